@@ -1,0 +1,77 @@
+/**
+ * Standalone start of the example ERP.
+ *
+ *   ERP_PORT=8081 node dist/examples/erp/main.js
+ *
+ * Environment: ERP_PORT (default 8081), ERP_HOST (default 127.0.0.1),
+ * ERP_EXTRA_ORDERS (generated load-test orders, default 0).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BASE_PATH, createErpApp } from './app';
+import type { ErpState } from './types';
+
+export interface StartErpOptions {
+  /** default 0 = random free port */
+  port?: number;
+  /** default 127.0.0.1 */
+  host?: string;
+  extraOrders?: number;
+}
+
+export interface RunningErp {
+  /** e.g. `http://127.0.0.1:8081/api/v1` */
+  url: string;
+  port: number;
+  state: ErpState;
+  /** Stops listening and drops open (keep-alive) connections. */
+  close(): Promise<void>;
+}
+
+/** Starts an independent ERP instance on its own HTTP server. */
+export async function startErp(options: StartErpOptions = {}): Promise<RunningErp> {
+  const host = options.host ?? '127.0.0.1';
+  const { app, state } = createErpApp({ extraOrders: options.extraOrders });
+  const server = http.createServer(app.callback());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url: `http://${urlHost}:${port}${BASE_PATH}`,
+    port,
+    state,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        if (typeof server.closeAllConnections === 'function') server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+if (require.main === module) {
+  const port = Number(process.env.ERP_PORT ?? 8081);
+  const extraOrders = Number(process.env.ERP_EXTRA_ORDERS ?? 0);
+  startErp({ port, host: process.env.ERP_HOST, extraOrders })
+    .then((erp) => {
+      console.log(`example ERP listening on ${erp.url}`);
+      const stop = () => void erp.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    })
+    .catch((err: unknown) => {
+      console.error('example ERP failed to start:', err);
+      process.exit(1);
+    });
+}
