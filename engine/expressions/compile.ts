@@ -1,0 +1,97 @@
+import jsonata from 'jsonata';
+import { HELPER_FUNCTIONS } from './functions';
+
+/**
+ * Guardrails so that one bad expression cannot hang or exhaust the server: evaluation time, recursion
+ * depth and sequence length. A mapping may tighten or widen them under `limits:`.
+ */
+export interface ExpressionLimits {
+  readonly timeoutMs: number;
+  readonly maxDepth: number;
+  readonly maxSequence: number;
+}
+
+export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 5_000_000 });
+
+export interface CompiledExpression {
+  readonly source: string;
+  evaluate(input: unknown, bindings?: Record<string, unknown>): Promise<unknown>;
+}
+
+/** JSONata's error object: code (S0xxx syntax, T type, D dynamic, U undefined), position, token. */
+export interface JsonataFault {
+  code?: string;
+  position?: number;
+  token?: string;
+  message?: string;
+}
+
+export class ExpressionSyntaxError extends Error {
+  readonly code: string;
+  /** 0-based offset of the problem inside the expression text. */
+  readonly offset: number;
+  constructor(fault: JsonataFault, source: string) {
+    super(fault.message ?? 'syntax error');
+    this.code = fault.code ?? 'S0000';
+    // JSONata reports the position just after the offending token; point at its first character.
+    const end = typeof fault.position === 'number' ? fault.position : 0;
+    const tokenLength = typeof fault.token === 'string' ? fault.token.length : 0;
+    this.offset = Math.min(Math.max(0, end - tokenLength), Math.max(0, source.length - 1));
+  }
+}
+
+/**
+ * Compile once at load. Throws ExpressionSyntaxError with the offset so the loader can report
+ * file:line:col. `prelude` holds the mapping's own functions (`$name := function(...) {...};`): they are
+ * compiled into every expression rather than evaluated once and shared, because a JSONata lambda keeps
+ * the evaluation it was made in (its time limit and depth counter), which must be per request.
+ */
+export function compileExpression(source: string, limits: ExpressionLimits = DEFAULT_EXPRESSION_LIMITS, prelude = ''): CompiledExpression {
+  const options = { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence };
+  let expression: jsonata.Expression;
+  try {
+    expression = jsonata(source, options);
+  } catch (fault) {
+    throw new ExpressionSyntaxError(fault as JsonataFault, source);
+  }
+  if (prelude) expression = jsonata(`(${prelude}\n${source}\n)`, options);
+  for (const helper of HELPER_FUNCTIONS) {
+    expression.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
+  }
+  return Object.freeze({
+    source,
+    // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
+    evaluate: (input: unknown, bindings?: Record<string, unknown>) => expression.evaluate(input, bindings ?? {}),
+  });
+}
+
+/** JSONata's built-in functions (jsonata 2.2); a test checks each is really defined. */
+export const JSONATA_BUILTINS: readonly string[] = [
+  'sum', 'count', 'max', 'min', 'average', 'string', 'substring', 'substringBefore', 'substringAfter', 'lowercase',
+  'uppercase', 'length', 'trim', 'pad', 'match', 'contains', 'replace', 'split', 'join', 'formatNumber', 'formatBase',
+  'formatInteger', 'parseInteger', 'number', 'floor', 'ceil', 'round', 'abs', 'sqrt', 'power', 'random', 'boolean',
+  'not', 'exists', 'append', 'sort', 'reverse', 'shuffle', 'distinct', 'zip', 'keys', 'lookup', 'spread', 'merge',
+  'sift', 'each', 'error', 'assert', 'type', 'single', 'filter', 'map', 'reduce', 'now', 'millis', 'fromMillis',
+  'toMillis', 'base64encode', 'base64decode', 'encodeUrlComponent', 'encodeUrl', 'decodeUrlComponent', 'decodeUrl',
+  'eval', 'clone',
+];
+
+/** True when `$name` is already a JSONata built-in or an engine helper, so a mapping function would hide it. */
+export function isReservedFunctionName(name: string): boolean {
+  return HELPER_FUNCTIONS.some((helper) => helper.name === name) || JSONATA_BUILTINS.includes(name);
+}
+
+/** The AST root type, e.g. 'lambda' for `function($x) { ... }`. */
+export function expressionKind(source: string): string {
+  return jsonata(source).ast().type;
+}
+
+/** A readable message from whatever JSONata or a helper threw. */
+export function describeEvaluationError(error: unknown): string {
+  if (error && typeof error === 'object') {
+    const fault = error as JsonataFault;
+    const message = fault.message ?? String(error);
+    return fault.code ? `${message} (JSONata ${fault.code})` : message;
+  }
+  return String(error);
+}

@@ -1,0 +1,131 @@
+import http from 'node:http';
+import https from 'node:https';
+import axios, { AxiosError, type AxiosInstance } from 'axios';
+import type { ResponseType } from '../mapping/model';
+
+/**
+ * The one module that talks to external systems. Everything outbound goes through `HttpClient.send`,
+ * so the client can be measured, swapped for a fake in tests, and hardened in one place.
+ */
+export interface OutboundRequest {
+  readonly callName: string;
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON body, already built by the mapping; undefined sends no body. */
+  readonly body?: unknown;
+  readonly timeoutMs: number;
+  readonly responseType: ResponseType;
+  readonly maxResponseBytes: number;
+}
+
+export interface OutboundResponse {
+  readonly status: number;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Parsed as the call declared: JSON value, text, or Base64 of the bytes. Undefined when unreadable. */
+  readonly body: unknown;
+  /** Why the body could not be read as declared (e.g. HTML where JSON was expected). */
+  readonly bodyError?: string;
+  readonly durationMs: number;
+}
+
+export type TransportErrorCode = 'TIMEOUT' | 'REFUSED' | 'RESET' | 'DNS' | 'TLS' | 'TOO_LARGE' | 'NETWORK';
+
+/** No usable HTTP answer arrived. */
+export class TransportError extends Error {
+  constructor(readonly code: TransportErrorCode, message: string) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
+
+export interface HttpClient {
+  send(request: OutboundRequest): Promise<OutboundResponse>;
+  close(): void;
+}
+
+const TLS_CODES = /CERT|SELF_SIGNED|TLS|SSL|EPROTO|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
+
+function classify(error: AxiosError, request: OutboundRequest): TransportError {
+  const code = error.code ?? '';
+  const target = `${request.method} ${request.url.origin}${request.url.pathname}`;
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_CANCELED') {
+    return new TransportError('TIMEOUT', `${target}: no answer within ${request.timeoutMs} ms`);
+  }
+  if (code === 'ECONNREFUSED') return new TransportError('REFUSED', `${target}: connection refused`);
+  if (code === 'ECONNRESET' || code === 'EPIPE' || /socket hang up/i.test(error.message)) return new TransportError('RESET', `${target}: connection reset by the server`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new TransportError('DNS', `${target}: host name not found`);
+  if (TLS_CODES.test(code)) return new TransportError('TLS', `${target}: TLS failure (${code})`);
+  if (/maxContentLength/i.test(error.message)) return new TransportError('TOO_LARGE', `${target}: response larger than ${request.maxResponseBytes} bytes`);
+  return new TransportError('NETWORK', `${target}: ${code || error.message}`);
+}
+
+function decodeBody(data: Buffer, responseType: ResponseType, contentType: string): { body: unknown; bodyError?: string } {
+  if (responseType === 'binary') return { body: data.toString('base64') };
+  const text = data.toString('utf8');
+  if (responseType === 'text') return { body: text };
+  if (text.trim() === '') return { body: null };
+  try {
+    return { body: JSON.parse(text) };
+  } catch {
+    const preview = text.slice(0, 80).replace(/\s+/g, ' ');
+    return { body: undefined, bodyError: `the answer is not JSON (content-type ${contentType || 'none'}): "${preview}${text.length > 80 ? '…' : ''}"` };
+  }
+}
+
+function flattenHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || value === null) continue;
+    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return flat;
+}
+
+export function createHttpClient(options: { maxSockets?: number } = {}): HttpClient {
+  // Keep-alive: an adapter talks to one ERP all day; a TCP (and TLS) handshake per call would dominate.
+  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
+  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
+  const instance: AxiosInstance = axios.create({
+    httpAgent,
+    httpsAgent,
+    proxy: false,
+    // Redirects are not followed: a redirect could carry credentials to another host, and an ERP API
+    // that redirects is a configuration error the integrator should see.
+    maxRedirects: 0,
+    responseType: 'arraybuffer',
+    validateStatus: () => true,
+    decompress: true,
+    transitional: { clarifyTimeoutError: false },
+  });
+
+  return {
+    async send(request) {
+      const started = performance.now();
+      const hasBody = request.body !== undefined;
+      let response;
+      try {
+        response = await instance.request<Buffer>({
+          method: request.method,
+          url: request.url.href,
+          headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...request.headers },
+          data: hasBody ? JSON.stringify(request.body) : undefined,
+          timeout: request.timeoutMs,
+          maxContentLength: request.maxResponseBytes,
+          maxBodyLength: Infinity,
+        });
+      } catch (error) {
+        if (error instanceof AxiosError) throw classify(error, request);
+        throw error;
+      }
+      const headers = flattenHeaders(response.headers as Record<string, unknown>);
+      const decoded = decodeBody(Buffer.from(response.data ?? []), request.responseType, headers['content-type'] ?? '');
+      return { status: response.status, headers, ...decoded, durationMs: performance.now() - started };
+    },
+    close() {
+      httpAgent.destroy();
+      httpsAgent.destroy();
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import { ROUTES } from '../contract/routes';
+import type { MappingIssue } from '../errors';
+import { buildMappingSchema } from './mapping-schema';
+import type { PathSegment, YamlSource } from './yaml-source';
+
+/**
+ * Checks the shape of a mapping file against the format's JSON Schema and says what is wrong in words
+ * an integrator understands, at the line and column of the offending key or value.
+ */
+
+const validateShape = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(buildMappingSchema());
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'text',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'a block of settings (key: value)',
+  array: 'a list (lines starting with "- ")',
+};
+
+function segments(instancePath: string): PathSegment[] {
+  if (instancePath === '') return [];
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+}
+
+function describePath(path: readonly PathSegment[]): string {
+  return path.length === 0 ? 'the file' : path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+}
+
+/** Closest known name by edit distance, for "did you mean" hints. */
+export function closest(name: string, candidates: readonly string[]): string | undefined {
+  const distance = (a: string, b: string) => {
+    const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i += 1) {
+      let previous = row[0];
+      row[0] = i;
+      for (let j = 1; j <= b.length; j += 1) {
+        const current = row[j];
+        row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
+        previous = current;
+      }
+    }
+    return row[b.length];
+  };
+  let best: { name: string; score: number } | undefined;
+  for (const candidate of candidates) {
+    const score = distance(name, candidate);
+    if (!best || score < best.score) best = { name: candidate, score };
+  }
+  return best && best.score <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
+}
+
+function toIssue(error: ErrorObject, source: YamlSource): MappingIssue | undefined {
+  const path = segments(error.instancePath);
+  const here = describePath(path);
+  const at = (pos: { line: number; col: number }, code: MappingIssue['code'], message: string): MappingIssue => ({
+    file: source.file, line: pos.line, col: pos.col, severity: 'error', code, message,
+  });
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
+      if (path.length === 1 && path[0] === 'operations') {
+        const hint = closest(extra, ROUTES.map((r) => r.operationId));
+        return at(source.keyAt([...path, extra]), 'UNKNOWN_OPERATION',
+          `"${extra}" is not a contract operation${hint ? `; did you mean ${hint}?` : ''} (run the routes command for the list)`);
+      }
+      const hint = closest(extra, allowed);
+      return at(source.keyAt([...path, extra]), 'SCHEMA',
+        `unknown setting "${extra}" in ${here}${hint ? `; did you mean "${hint}"?` : ''} (allowed: ${allowed.join(', ')})`);
+    }
+    case 'required':
+      return at(source.at(path), 'SCHEMA', `${here} is missing the required setting "${(error.params as { missingProperty: string }).missingProperty}"`);
+    case 'type': {
+      const expected = String((error.params as { type: string }).type).split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ');
+      return at(source.at(path), 'SCHEMA', `${here} must be ${expected}`);
+    }
+    case 'enum':
+      return at(source.at(path), 'SCHEMA', `${here} must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`);
+    case 'const':
+      return at(source.at(path), 'SCHEMA', `${here} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`);
+    default:
+      return at(source.at(path), 'SCHEMA', `${here} ${error.message ?? 'is invalid'}`);
+  }
+}
+
+export function checkStructure(source: YamlSource): MappingIssue[] {
+  if (validateShape(source.value)) return [];
+  const seen = new Set<string>();
+  const issues: MappingIssue[] = [];
+  for (const error of validateShape.errors ?? []) {
+    const found = toIssue(error, source);
+    if (!found) continue;
+    const key = `${found.line}:${found.col}:${found.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      issues.push(found);
+    }
+  }
+  return issues;
+}

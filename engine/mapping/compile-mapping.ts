@@ -1,0 +1,241 @@
+import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
+import { contractSchemas } from '../contract/schema-registry';
+import type { MappingIssue, MappingIssueCode } from '../errors';
+import { compileExpression, DEFAULT_EXPRESSION_LIMITS, ExpressionSyntaxError, expressionKind, isReservedFunctionName, type ExpressionLimits } from '../expressions/compile';
+import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, ResponseType, SystemSpec, Template } from './model';
+import { splitTemplate, TemplateSyntaxError } from './templates';
+import type { PathSegment, YamlSource } from './yaml-source';
+
+/**
+ * Turns a structurally valid mapping document into the frozen internal model: every expression and
+ * template compiled, every result name checked against its route, every static answer checked against
+ * the contract. Collects all problems rather than stopping at the first.
+ */
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
+
+// Raw shapes as the structure check guarantees them (optional keys may be absent).
+interface RawCall { name: string; method: CallSpec['method']; path: string; query?: Record<string, string>; headers?: Record<string, string>; body?: string; responseType?: ResponseType; timeoutMs?: number }
+interface RawOutcome { when: string; result: string; message?: string }
+interface RawOperation { calls?: RawCall[]; outcomes?: RawOutcome[]; output?: string; static?: unknown; acknowledge?: true }
+interface RawMapping {
+  name: string;
+  description?: string;
+  system: { baseUrl: string; headers?: Record<string, string>; timeoutMs?: number; maxResponseBytes?: number };
+  limits?: { expressionTimeoutMs?: number; expressionMaxDepth?: number; expressionMaxSequence?: number };
+  functions?: Record<string, string>;
+  operations: Record<string, RawOperation>;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !(value instanceof URL)) {
+    Object.freeze(value);
+    for (const child of Object.values(value as Record<string, unknown>)) deepFreeze(child);
+  }
+  return value;
+}
+
+class Compiler {
+  readonly issues: MappingIssue[] = [];
+  /** `$name := function(...) {...};` for each mapping function, placed before every expression. */
+  private prelude = '';
+
+  constructor(private readonly source: YamlSource, private readonly limits: ExpressionLimits) {}
+
+  functions(raw: Record<string, string> | undefined): void {
+    const definitions: string[] = [];
+    for (const [name, text] of Object.entries(raw ?? {})) {
+      const path = ['functions', name];
+      if (isReservedFunctionName(name)) {
+        this.report('MODE_CONFLICT', path, `a function named "${name}" would hide the built-in $${name}; choose another name`, this.source.keyAt(path));
+        continue;
+      }
+      if (!this.expression(text, path)) continue;
+      if (expressionKind(text) !== 'lambda') {
+        this.report('EXPRESSION_SYNTAX', path, `functions.${name} must be a JSONata function, e.g. function($order) { ... }`);
+        continue;
+      }
+      definitions.push(`$${name} := ${text};`);
+    }
+    this.prelude = definitions.join('\n');
+  }
+
+  report(code: MappingIssueCode, path: readonly PathSegment[], message: string, pos = this.source.at(path)): void {
+    this.issues.push({ file: this.source.file, line: pos.line, col: pos.col, severity: 'error', code, message });
+  }
+
+  origin(path: readonly PathSegment[]) {
+    return { file: this.source.file, ...this.source.at(path) };
+  }
+
+  expression(text: string, path: readonly PathSegment[], offsetInString = 0): LocatedExpression | undefined {
+    try {
+      return Object.freeze({ ...compileExpression(text, this.limits, this.prelude), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
+    } catch (error) {
+      if (!(error instanceof ExpressionSyntaxError)) throw error;
+      this.report('EXPRESSION_SYNTAX', path, `JSONata expression does not compile: ${error.message} (${error.code})`, this.source.insideString(path, offsetInString + error.offset));
+      return undefined;
+    }
+  }
+
+  template(text: string, path: readonly PathSegment[]): Template | undefined {
+    let pieces;
+    try {
+      pieces = splitTemplate(text);
+    } catch (error) {
+      if (!(error instanceof TemplateSyntaxError)) throw error;
+      this.report('TEMPLATE_SYNTAX', path, error.message, this.source.insideString(path, error.offset));
+      return undefined;
+    }
+    const parts: (string | LocatedExpression)[] = [];
+    let ok = true;
+    for (const piece of pieces) {
+      if ('literal' in piece) parts.push(piece.literal);
+      else {
+        const compiled = this.expression(piece.expression, path, piece.offset);
+        if (compiled) parts.push(compiled);
+        else ok = false;
+      }
+    }
+    return ok ? { source: text, parts, origin: this.origin(path) } : undefined;
+  }
+
+  pathTemplate(text: string, path: readonly PathSegment[]): Template | undefined {
+    const literal = text.replace(/\{[^}]*\}/g, 'x');
+    const unsafe =
+      !text.startsWith('/') ? 'must start with "/" (it is appended to system.baseUrl)'
+      : /^\/\//.test(text) || /:\/\//.test(literal) ? 'must be a path, not an absolute URL'
+      : /(^|\/)\.\.?(\/|$)/.test(literal) ? 'must not contain "." or ".." segments'
+      : /[?#]/.test(literal) ? 'must not contain "?" or "#"; put query parameters under query:'
+      : undefined;
+    if (unsafe) {
+      this.report('UNSAFE_PATH', path, `call path "${text}" ${unsafe}`);
+      return undefined;
+    }
+    return this.template(text, path);
+  }
+
+  templates(record: Record<string, string> | undefined, path: readonly PathSegment[]): (readonly [string, Template])[] {
+    return Object.entries(record ?? {}).flatMap(([key, text]) => {
+      const compiled = this.template(text, [...path, key]);
+      return compiled ? [[key, compiled] as const] : [];
+    });
+  }
+
+  system(raw: RawMapping['system']): SystemSpec | undefined {
+    let baseUrl: URL | undefined;
+    try {
+      baseUrl = new URL(raw.baseUrl);
+    } catch {
+      baseUrl = undefined;
+    }
+    if (!baseUrl || (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') || baseUrl.search || baseUrl.hash) {
+      this.report('BASE_URL_INVALID', ['system', 'baseUrl'], `system.baseUrl "${raw.baseUrl}" must be an absolute http:// or https:// URL without ? or #`);
+      return undefined;
+    }
+    return {
+      baseUrl,
+      headers: Object.entries(raw.headers ?? {}),
+      timeoutMs: raw.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxResponseBytes: raw.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    };
+  }
+
+  call(raw: RawCall, path: readonly PathSegment[], system: SystemSpec | undefined): CallSpec | undefined {
+    const pathTemplate = this.pathTemplate(raw.path, [...path, 'path']);
+    const query = this.templates(raw.query, [...path, 'query']);
+    const headers = this.templates(raw.headers, [...path, 'headers']);
+    const body = raw.body === undefined ? undefined : this.expression(raw.body, [...path, 'body']);
+    if (!pathTemplate || (raw.body !== undefined && !body)) return undefined;
+    return {
+      name: raw.name,
+      method: raw.method,
+      path: pathTemplate,
+      query,
+      headers,
+      body,
+      responseType: raw.responseType ?? 'json',
+      timeoutMs: raw.timeoutMs ?? system?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      origin: this.origin(path),
+    };
+  }
+
+  outcome(raw: RawOutcome, path: readonly PathSegment[], route: RouteSpec): OutcomeRule | undefined {
+    const when = this.expression(raw.when, [...path, 'when']);
+    const message = raw.message === undefined ? undefined : this.expression(raw.message, [...path, 'message']);
+    const known = Object.keys(route.results);
+    if (!known.includes(raw.result)) {
+      this.report('UNKNOWN_RESULT', [...path, 'result'], `"${raw.result}" is not a result of ${route.method} ${route.path}; use one of: ${known.join(', ')}`);
+      return undefined;
+    }
+    if (!when || (raw.message !== undefined && !message)) return undefined;
+    return { when, result: raw.result, message, origin: this.origin(path) };
+  }
+
+  operation(operationId: string, raw: RawOperation, system: SystemSpec | undefined): Operation | undefined {
+    const route = findRoute(operationId) as RouteSpec; // the structure check admits only contract operations
+    const path: PathSegment[] = ['operations', operationId];
+    const origin = this.origin(path);
+    const flowKeys = (['calls', 'outcomes', 'output'] as const).filter((key) => raw[key] !== undefined);
+
+    if (raw.static !== undefined) {
+      if (route.kind === 'event') return this.conflict(path, `${operationId} is an event route and answers without data; use "acknowledge: true" instead of "static"`);
+      if (flowKeys.length > 0 || raw.acknowledge) return this.conflict(path, `${operationId} has "static" together with ${[...flowKeys, ...(raw.acknowledge ? ['acknowledge'] : [])].join(', ')}; a static answer stands alone`);
+      const problems = contractSchemas().compile(route.dataSchema as JsonSchema)(raw.static);
+      if (problems.length > 0) {
+        for (const problem of problems) {
+          const where = problem.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+          this.report('STATIC_DATA_INVALID', [...path, 'static', ...where], `static answer of ${operationId} at ${problem.path}: ${problem.message}`);
+        }
+        return undefined;
+      }
+      return { mode: 'static', route, origin, data: raw.static };
+    }
+    if (raw.acknowledge) {
+      if (route.kind !== 'event') return this.conflict(path, `"acknowledge" is for event routes; ${operationId} must answer data (use calls + output, or static)`);
+      if (flowKeys.length > 0) return this.conflict(path, `${operationId} has "acknowledge" together with ${flowKeys.join(', ')}; acknowledge means nothing is forwarded`);
+      return { mode: 'acknowledge', route, origin };
+    }
+    if (route.kind === 'event' && raw.output !== undefined) return this.conflict([...path, 'output'], `${operationId} is an event route and answers without data; remove "output"`);
+    if (route.kind === 'event' && !raw.calls?.length) return this.conflict(path, `${operationId} needs "calls" to forward the event, or "acknowledge: true"`);
+    if (route.kind === 'data' && raw.output === undefined) return this.conflict(path, `${operationId} must say how its data is built: add "output" (or use "static")`);
+
+    const names = new Set<string>();
+    const calls = (raw.calls ?? []).map((call, index) => {
+      if (names.has(call.name)) this.report('DUPLICATE_CALL_NAME', [...path, 'calls', index, 'name'], `a call named "${call.name}" already exists in ${operationId}; names must be unique`);
+      names.add(call.name);
+      return this.call(call, [...path, 'calls', index], system);
+    });
+    const outcomes = (raw.outcomes ?? []).map((rule, index) => this.outcome(rule, [...path, 'outcomes', index], route));
+    const output = raw.output === undefined ? undefined : this.expression(raw.output, [...path, 'output']);
+    if (calls.some((c) => !c) || outcomes.some((o) => !o) || (raw.output !== undefined && !output)) return undefined;
+    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output };
+  }
+
+  conflict(path: readonly PathSegment[], message: string): undefined {
+    this.report('MODE_CONFLICT', path, message);
+    return undefined;
+  }
+}
+
+export function compileMapping(source: YamlSource): { mapping?: Mapping; issues: MappingIssue[] } {
+  const raw = source.value as RawMapping;
+  const limits: ExpressionLimits = {
+    timeoutMs: raw.limits?.expressionTimeoutMs ?? DEFAULT_EXPRESSION_LIMITS.timeoutMs,
+    maxDepth: raw.limits?.expressionMaxDepth ?? DEFAULT_EXPRESSION_LIMITS.maxDepth,
+    maxSequence: raw.limits?.expressionMaxSequence ?? DEFAULT_EXPRESSION_LIMITS.maxSequence,
+  };
+  const compiler = new Compiler(source, limits);
+  compiler.functions(raw.functions);
+  const system = compiler.system(raw.system);
+  const operations = new Map<string, Operation>();
+  for (const [operationId, rawOperation] of Object.entries(raw.operations)) {
+    const compiled = compiler.operation(operationId, rawOperation ?? {}, system);
+    if (compiled) operations.set(operationId, deepFreeze(compiled));
+  }
+  if (compiler.issues.length > 0 || !system) return { issues: compiler.issues };
+  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, limits, operations };
+  deepFreeze(mapping);
+  return { mapping, issues: [] };
+}

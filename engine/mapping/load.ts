@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROUTES } from '../contract/routes';
+import { MappingLoadError, type MappingIssue } from '../errors';
+import { checkStructure } from './check-structure';
+import { compileMapping } from './compile-mapping';
+import type { Mapping } from './model';
+import { parseYamlSource } from './yaml-source';
+
+export interface LoadOptions {
+  /** Variables for `${VAR}`; defaults to the process environment. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** How the file is named in messages; defaults to the path relative to the working directory. */
+  readonly displayName?: string;
+}
+
+export interface CheckResult {
+  readonly mapping?: Mapping;
+  /** Errors (the mapping is unusable) and warnings (it loads), in file order. */
+  readonly issues: readonly MappingIssue[];
+}
+
+function byPosition(a: MappingIssue, b: MappingIssue): number {
+  return a.line - b.line || a.col - b.col;
+}
+
+/** Parses mapping text through every stage and returns all issues; never throws for a bad mapping. */
+export function checkMappingText(text: string, file: string, env: NodeJS.ProcessEnv = process.env): CheckResult {
+  const parsed = parseYamlSource(file, text, env);
+  if (!parsed.source) return { issues: parsed.issues.sort(byPosition) };
+  const structural = checkStructure(parsed.source);
+  if (structural.length > 0) return { issues: structural.sort(byPosition) };
+  const compiled = compileMapping(parsed.source);
+  if (!compiled.mapping) return { issues: compiled.issues.sort(byPosition) };
+  const warnings: MappingIssue[] = ROUTES.filter((route) => !compiled.mapping!.operations.has(route.operationId)).map((route) => ({
+    file, line: 0, col: 0, severity: 'warning', code: 'UNMAPPED_ROUTE',
+    message: `${route.method} ${route.path} (${route.operationId}) is not mapped and answers ${route.unmappedDefault ? `${route.successResult} with empty data (contract rule 5)` : 'AdapterNotDefined'}`,
+  }));
+  return { mapping: compiled.mapping, issues: warnings };
+}
+
+export function checkMappingFile(filePath: string, options: LoadOptions = {}): CheckResult {
+  const file = options.displayName ?? path.relative(process.cwd(), filePath) ?? filePath;
+  let text: string;
+  try {
+    text = fs.readFileSync(filePath, 'utf8');
+  } catch (error) {
+    return { issues: [{ file, line: 0, col: 0, severity: 'error', code: 'FILE_UNREADABLE', message: `cannot read the mapping file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
+  }
+  return checkMappingText(text, file, options.env);
+}
+
+/** Loads a mapping for serving; throws MappingLoadError listing every error with file:line:col. */
+export function loadMapping(filePath: string, options: LoadOptions = {}): { mapping: Mapping; warnings: readonly MappingIssue[] } {
+  const result = checkMappingFile(filePath, options);
+  if (!result.mapping) throw new MappingLoadError(result.issues);
+  return { mapping: result.mapping, warnings: result.issues };
+}

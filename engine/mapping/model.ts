@@ -1,0 +1,90 @@
+import type { RouteSpec } from '../contract/routes';
+import type { SourcePosition } from '../errors';
+import type { CompiledExpression, ExpressionLimits } from '../expressions/compile';
+
+/**
+ * The internal model of a mapping file: built once by the loader, frozen, and the only thing the
+ * pipeline reads. The YAML is never looked at again after load.
+ */
+
+/** Where a model element came from, so runtime messages and the CLI can point back into the file. */
+export type Origin = SourcePosition;
+
+export interface LocatedExpression extends CompiledExpression {
+  readonly origin: Origin;
+}
+
+/** Literal text with `{expression}` placeholders, e.g. `/sales-orders/{input.Code}`. */
+export interface Template {
+  readonly source: string;
+  readonly parts: readonly (string | LocatedExpression)[];
+  readonly origin: Origin;
+}
+
+export type ResponseType = 'json' | 'text' | 'binary';
+
+export interface CallSpec {
+  readonly name: string;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path under the system's base URL; placeholder values are URI-encoded. */
+  readonly path: Template;
+  readonly query: readonly (readonly [string, Template])[];
+  readonly headers: readonly (readonly [string, Template])[];
+  readonly body?: LocatedExpression;
+  readonly responseType: ResponseType;
+  readonly timeoutMs: number;
+  readonly origin: Origin;
+}
+
+export interface OutcomeRule {
+  readonly when: LocatedExpression;
+  /** A result name of the route, checked at load. */
+  readonly result: string;
+  readonly message?: LocatedExpression;
+  readonly origin: Origin;
+}
+
+interface OperationBase {
+  readonly route: RouteSpec;
+  readonly origin: Origin;
+}
+
+/** Calls to the external system (possibly none), outcome rules, and an output transform. */
+export interface FlowOperation extends OperationBase {
+  readonly mode: 'flow';
+  readonly calls: readonly CallSpec[];
+  readonly outcomes: readonly OutcomeRule[];
+  /** Builds `data`; absent on event routes. */
+  readonly output?: LocatedExpression;
+}
+
+/** A fixed answer written in the mapping (export columns, the label), checked against the contract at load. */
+export interface StaticOperation extends OperationBase {
+  readonly mode: 'static';
+  readonly data: unknown;
+}
+
+/** Event routes only: answer success without forwarding anything. */
+export interface AcknowledgeOperation extends OperationBase {
+  readonly mode: 'acknowledge';
+}
+
+export type Operation = FlowOperation | StaticOperation | AcknowledgeOperation;
+
+export interface SystemSpec {
+  readonly baseUrl: URL;
+  readonly headers: readonly (readonly [string, string])[];
+  readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+}
+
+export interface Mapping {
+  readonly file: string;
+  readonly name: string;
+  readonly version: 1;
+  readonly description?: string;
+  readonly system: SystemSpec;
+  readonly limits: ExpressionLimits;
+  /** Keyed by operation id; a route absent here is unmapped. */
+  readonly operations: ReadonlyMap<string, Operation>;
+}

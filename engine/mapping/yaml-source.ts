@@ -1,0 +1,122 @@
+import { isMap, isPair, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type Scalar } from 'yaml';
+import type { MappingIssue, MappingIssueCode } from '../errors';
+
+/**
+ * A mapping file as a YAML document that remembers where everything is, so every later check can
+ * report `file:line:col`. Also the only place `${VAR}` is expanded.
+ */
+export type PathSegment = string | number;
+
+export interface YamlSource {
+  readonly file: string;
+  readonly value: unknown;
+  /** Position of the value at `path`, or of the nearest ancestor that exists. */
+  at(path: readonly PathSegment[]): { line: number; col: number };
+  /** Position of the key of `path` (for "unknown setting" messages). */
+  keyAt(path: readonly PathSegment[]): { line: number; col: number };
+  /** Position of character `offset` of the string value at `path` (for errors inside expressions). */
+  insideString(path: readonly PathSegment[], offset: number): { line: number; col: number };
+}
+
+/** Aliases are a YAML feature integrators rarely need; a low cap stops "billion laughs" documents. */
+const MAX_ALIAS_COUNT = 100;
+const ENV_PATTERN = /\$\$\{|\$\{([^}]*)\}/g;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Issue = Omit<MappingIssue, 'file'>;
+
+function issue(code: MappingIssueCode, message: string, pos: { line: number; col: number }, severity: 'error' | 'warning' = 'error'): Issue {
+  return { code, message, severity, line: pos.line, col: pos.col };
+}
+
+export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessEnv): { source?: YamlSource; issues: MappingIssue[] } {
+  const lineCounter = new LineCounter();
+  const lines = text.split('\n');
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, strict: true, prettyErrors: false });
+  const issues: Issue[] = [];
+  const posOf = (offset: number) => lineCounter.linePos(Math.max(0, offset));
+
+  for (const error of doc.errors) {
+    const code: MappingIssueCode = error.code === 'DUPLICATE_KEY' ? 'YAML_DUPLICATE_KEY' : 'YAML_SYNTAX';
+    const message = error.code === 'DUPLICATE_KEY' ? 'this key appears twice in the same block; keep one' : `YAML: ${error.message.split('\n')[0]}`;
+    issues.push(issue(code, message, posOf(error.pos[0])));
+  }
+  for (const warning of doc.warnings) {
+    issues.push(issue('YAML_WARNING', `YAML: ${warning.message.split('\n')[0]} (the engine accepts plain YAML only)`, posOf(warning.pos[0])));
+  }
+  if (issues.length > 0) return { issues: issues.map((i) => ({ ...i, file })) };
+
+  const scalarPosition = (node: Scalar, offset: number) => {
+    const start = node.range?.[0] ?? 0;
+    if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') {
+      const value = String(node.value);
+      const before = value.slice(0, offset);
+      const lineIndex = before.split('\n').length - 1;
+      const col = offset - (before.lastIndexOf('\n') + 1);
+      const headerLine = posOf(start).line; // 1-based line of the `|` indicator
+      const firstContent = lines.slice(headerLine).find((line) => line.trim() !== '') ?? '';
+      const indent = firstContent.length - firstContent.trimStart().length;
+      return { line: headerLine + 1 + lineIndex, col: indent + col + 1 };
+    }
+    const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE' ? 1 : 0;
+    return posOf(start + quoted + offset);
+  };
+
+  // ${VAR} expansion happens on the document, before conversion, so an unset variable has a position.
+  visit(doc, {
+    Scalar(key, node) {
+      if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
+      const original = node.value;
+      node.value = original.replace(ENV_PATTERN, (match: string, name: string | undefined, index: number) => {
+        if (match === '$${') return '${';
+        const at = scalarPosition(node, index);
+        if (!name || !ENV_NAME.test(name)) {
+          issues.push(issue('ENV_UNSET', `"${match}" is not a valid variable reference; write \${NAME} with letters, digits and _ (or $\${ for a literal \${)`, at));
+          return match;
+        }
+        const value = env[name];
+        if (value === undefined) {
+          issues.push(issue('ENV_UNSET', `environment variable ${name} is not set; set it before starting the engine (or write $\${${name}} for the literal text)`, at));
+          return match;
+        }
+        return value;
+      });
+    },
+  });
+
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    issues.push(issue('YAML_ALIAS_LIMIT', `YAML aliases expand too much (more than ${MAX_ALIAS_COUNT}); write the values out instead of using many *aliases`, { line: 1, col: 1 }));
+  }
+  if (issues.length > 0) return { issues: issues.map((i) => ({ ...i, file })) };
+
+  const source: YamlSource = {
+    file,
+    value,
+    at(path) {
+      for (let depth = path.length; depth >= 0; depth -= 1) {
+        const node = doc.getIn(path.slice(0, depth), true) as Node | undefined;
+        if (node && typeof node === 'object' && 'range' in node && node.range) return posOf(node.range[0]);
+      }
+      return { line: 1, col: 1 };
+    },
+    keyAt(path) {
+      const parent = path.length > 0 ? (doc.getIn(path.slice(0, -1), true) as unknown) : doc.contents;
+      if (isMap(parent)) {
+        const pair = parent.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === path[path.length - 1]);
+        if (pair && isScalar(pair.key) && pair.key.range) return posOf(pair.key.range[0]);
+      }
+      return this.at(path);
+    },
+    insideString(path, offset) {
+      const node = doc.getIn(path, true) as unknown;
+      if (isScalar(node)) return scalarPosition(node, offset);
+      return this.at(path);
+    },
+  };
+  return { source, issues: [] };
+}
+
+export type { Document };

@@ -1,0 +1,91 @@
+import { OperationFailure } from '../errors';
+import type { OutboundRequest } from '../http/client';
+import type { CallSpec, SystemSpec, Template } from '../mapping/model';
+import type { ExpressionContext } from './context';
+import { evaluateAt } from './evaluate';
+
+/**
+ * Builds the outbound request of one call. The path can only ever grow the base URL's path: placeholder
+ * values are URI-encoded (a `/` becomes `%2F`), and the finished URL is checked to still sit under it.
+ */
+
+type Rendered = string | undefined | string[];
+
+function scalarText(value: unknown, what: string): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new OperationFailure('REQUEST_INVALID', `${what} gave ${JSON.stringify(value)}; expected text or a number`);
+}
+
+/** A template that is one placeholder may give nothing (the parameter is left out) or a list (repeated). */
+async function render(template: Template, context: ExpressionContext, what: string, encode: (text: string) => string): Promise<Rendered> {
+  const sole = template.parts.length === 1 && typeof template.parts[0] !== 'string' ? template.parts[0] : undefined;
+  if (sole) {
+    const value = await evaluateAt(sole, context, what);
+    if (value === undefined || value === null) return undefined;
+    if (Array.isArray(value)) return value.map((item) => encode(scalarText(item, what)));
+    return encode(scalarText(value, what));
+  }
+  let text = '';
+  for (const part of template.parts) {
+    if (typeof part === 'string') {
+      text += part;
+      continue;
+    }
+    const value = await evaluateAt(part, context, what);
+    if (value === undefined || value === null) {
+      throw new OperationFailure('REQUEST_INVALID', `${what}: the placeholder {${part.source}} gave no value`, [{ path: what, message: `the placeholder {${part.source}} gave no value` }]);
+    }
+    text += encode(scalarText(value, what));
+  }
+  return text;
+}
+
+function encodePathValue(value: string): string {
+  if (value === '' || value === '.' || value === '..') {
+    throw new OperationFailure('REQUEST_INVALID', `"${value}" cannot be placed into a URL path`, [{ path: 'path', message: `"${value}" cannot be used as a path segment` }]);
+  }
+  return encodeURIComponent(value);
+}
+
+export function joinUnderBase(base: URL, encodedPath: string, callName: string): URL {
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const url = new URL(base.origin + basePath + encodedPath);
+  // The URL parser resolves dot segments (also %2E-encoded ones); if anything moved, refuse.
+  if (url.origin !== base.origin || url.pathname !== basePath + encodedPath || !url.pathname.startsWith(`${basePath}/`)) {
+    throw new OperationFailure('REQUEST_INVALID', `call ${callName}: the path ${encodedPath} would leave ${base.href}`, [{ path: `calls.${callName}.path`, message: 'the request would leave the configured base URL' }]);
+  }
+  return url;
+}
+
+export async function buildRequest(call: CallSpec, system: SystemSpec, context: ExpressionContext): Promise<OutboundRequest> {
+  const label = `calls.${call.name}`;
+  const path = await render(call.path, context, `${label}.path`, encodePathValue);
+  if (typeof path !== 'string') {
+    throw new OperationFailure('REQUEST_INVALID', `${label}.path gave no value`, [{ path: `${label}.path`, message: 'the path gave no value' }]);
+  }
+  const url = joinUnderBase(system.baseUrl, path, call.name);
+  for (const [name, template] of call.query) {
+    const value = await render(template, context, `${label}.query.${name}`, (text) => text);
+    for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) url.searchParams.append(name, item);
+  }
+  const headers: Record<string, string> = Object.fromEntries(system.headers);
+  for (const [name, template] of call.headers) {
+    const value = await render(template, context, `${label}.headers.${name}`, (text) => text);
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    if (/[\r\n]/.test(text)) throw new OperationFailure('REQUEST_INVALID', `${label}.headers.${name} contains a line break`);
+    headers[name] = text;
+  }
+  const body = call.body ? await evaluateAt(call.body, context, `${label}.body`) : undefined;
+  return {
+    callName: call.name,
+    method: call.method,
+    url,
+    headers,
+    body,
+    timeoutMs: call.timeoutMs,
+    responseType: call.responseType,
+    maxResponseBytes: system.maxResponseBytes,
+  };
+}

@@ -1,0 +1,43 @@
+import type { Outcome } from '../contract/envelope';
+import { firstResultOf, type RouteSpec } from '../contract/routes';
+import type { Validator } from '../contract/schema-registry';
+import { FAILURE_RESULTS, OperationFailure, type Problem } from '../errors';
+import type { Mapping } from '../mapping/model';
+import { runFlow, type PipelineDeps } from './run-operation';
+
+/** Everything about one route that is prepared once, when the app is built. */
+export interface PreparedRoute {
+  readonly route: RouteSpec;
+  readonly checkInput?: Validator;
+  readonly checkData?: Validator;
+}
+
+/** The result name for a failure on this route: the first name of the failure's list the route has. */
+export function failureOutcome(route: RouteSpec, failure: OperationFailure): Outcome {
+  return { resultName: firstResultOf(route, ...FAILURE_RESULTS[failure.kind]), problems: failure.problems };
+}
+
+/**
+ * The pipeline of one request after routing: check input, dispatch on the operation's mode, map.
+ * Throws OperationFailure for anything that should become a failure result.
+ */
+export async function handleRequest(mapping: Mapping, prepared: PreparedRoute, input: unknown, inputProblems: readonly Problem[], deps: PipelineDeps): Promise<Outcome> {
+  const { route } = prepared;
+  const problems = inputProblems.length > 0
+    ? inputProblems
+    : (prepared.checkInput?.(input) ?? []).map((p) => ({ path: `${route.inputSource}${p.path === '/' ? '' : p.path}`, message: p.message }));
+  if (problems.length > 0) throw new OperationFailure('INPUT_INVALID', `the request does not match the contract: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
+
+  const operation = mapping.operations.get(route.operationId);
+  if (!operation) {
+    return route.unmappedDefault ? { resultName: route.successResult, data: route.unmappedDefault.data } : { resultName: 'AdapterNotDefined' };
+  }
+  switch (operation.mode) {
+    case 'static':
+      return { resultName: route.successResult, data: operation.data };
+    case 'acknowledge':
+      return { resultName: route.successResult };
+    case 'flow':
+      return runFlow(mapping, operation, input, prepared.checkData, deps);
+  }
+}
