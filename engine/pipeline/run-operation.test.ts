@@ -116,3 +116,11 @@ describe('runFlow through handleRequest', () => {
     expect(http.sent).toHaveLength(0);
   });
 });
+
+describe('contract check messages', () => {
+  it('explain the JSONata one-element surprise when a list is expected', async () => {
+    const single = `  GetWorkOrders:\n    output: '[{ "number": "A", "dueDate": "2026-01-01T00:00:00Z", "requests": {"itemNumber": "x", "requestedAmount": 1} }]'\n`;
+    const outcome = await run(single, 'GetWorkOrders', {}, fakeHttp([]));
+    expect(outcome).toMatchObject({ resultName: 'WorkOrderInvalid', problems: [{ path: 'data/0/requests', message: expect.stringMatching(/must be a list.*wrap the expression in \[ \]/) }] });
+  });
+});
