@@ -16,6 +16,7 @@ export const MAPPING_ISSUE_CODES = {
   UNKNOWN_OPERATION: 'an operation name that is not a contract route',
   UNKNOWN_RESULT: 'a result name that the route does not have',
   MODE_CONFLICT: 'an operation mixes settings that exclude each other',
+  RESERVED_NAME: 'a mapping function would hide a built-in function of the same name',
   EXPRESSION_SYNTAX: 'a JSONata expression does not compile',
   TEMPLATE_SYNTAX: 'a text template has an unclosed or empty {placeholder}',
   UNSAFE_PATH: 'a call path could leave the configured base URL',
