@@ -83,8 +83,11 @@ export async function runFlow(
       break; // a rule that declares success ends the call sequence
     }
     const target = `${request.method} ${request.url.pathname}`;
-    if (response.status >= 400) {
-      const message = `the external system answered ${response.status} to ${target}`;
+    // Redirects are never followed (see http/client.ts), so a 3xx is not the answer either: without this
+    // an empty 302 would pass as a successful empty list.
+    if (response.status >= 300) {
+      const redirect = response.status < 400 ? ` (a redirect${response.headers.location ? ` to ${response.headers.location}` : ''}; redirects are not followed, check system.baseUrl)` : '';
+      const message = `the external system answered ${response.status} to ${target}${redirect}`;
       throw new OperationFailure('ERP_ERROR_STATUS', message, [{ path: `calls.${call.name}`, message }]);
     }
     if (response.bodyError !== undefined) {

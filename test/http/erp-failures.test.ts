@@ -120,3 +120,48 @@ describe('ERP resets the connection', () => {
     expectResult(await engine().post('/WorkOrders/GetReport', REPORT), 'GetReport', 'AdapterApiClientFailed', 2);
   });
 });
+
+describe('ERP answers a redirect', () => {
+  const engine = misbehavingErp({ kind: 'raw', status: 302, contentType: 'text/plain', text: '', headers: { location: 'http://127.0.0.1:9/elsewhere' } });
+
+  it('is not followed and not taken for an empty success: AdapterApiCallFailed naming the status', async () => {
+    const reply = await engine().get('/WorkOrders');
+    expectResult(reply, 'GetWorkOrders', 'AdapterApiCallFailed', 4);
+    const [problem] = problemsOf(reply);
+    expect(problem.path).toBe('calls.orders');
+    expect(problem.message).toContain('answered 302');
+    expect(problem.message).toContain('redirects are not followed');
+  });
+});
+
+describe('ERP answers more than system.maxResponseBytes', () => {
+  let erp: FakeErp;
+  let engine: RunningEngine;
+  beforeAll(async () => {
+    erp = await startFakeErp(() => ({ kind: 'json', status: 200, body: { salesOrders: [], padding: 'x'.repeat(4096) } }));
+    engine = await startEngine(mappingFromText(`
+version: 1
+name: big-answer
+system:
+  baseUrl: \${ERP_URL}
+  maxResponseBytes: 1024
+operations:
+  GetWorkOrders:
+    calls:
+      - name: orders
+        method: GET
+        path: /sales-orders
+    output: calls.orders.body.salesOrders
+`, { ERP_URL: erp.url }));
+  });
+  afterAll(async () => {
+    await engine.close();
+    await erp.close();
+  });
+
+  it('answers AdapterApiClientFailed saying the answer is too large', async () => {
+    const reply = await engine.get('/WorkOrders');
+    expectResult(reply, 'GetWorkOrders', 'AdapterApiClientFailed', 3);
+    expect(problemsOf(reply)).toEqual([{ path: 'calls.orders', message: expect.stringContaining('larger than 1024 bytes') }]);
+  });
+});

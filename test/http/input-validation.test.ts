@@ -86,7 +86,30 @@ describe('bodies that are JSON but not what the contract says', () => {
   });
 });
 
+describe('a body larger than the engine accepts', () => {
+  let small: RunningEngine;
+  beforeAll(async () => {
+    small = await startEngine(loadExampleMapping(spy.url), { bodyLimit: '1kb' });
+  });
+  afterAll(() => small.close());
+
+  it('answers InvalidInput (1) saying so, without calling the ERP', async () => {
+    const before = spy.received.length;
+    const reply = await small.post('/WorkOrders/GetReport', { workOrdersNumbers: Array.from({ length: 200 }, (_, i) => `SO-${i}`), storageId: 'S', remainingRequests: {} });
+    expectResult(reply, 'GetReport', 'InvalidInput', 1);
+    expect(problemsOf(reply)).toEqual([{ path: 'body', message: expect.stringContaining('larger than the engine accepts') }]);
+    expect(spy.received.length).toBe(before);
+  });
+});
+
 describe('GET /WorkOrders/Code query', () => {
+  it('Code given twice is not a string: OperationFailed (0) naming query/Code', async () => {
+    const reply = await spied.get('/WorkOrders/Code?Code=SO-1&Code=SO-2');
+    expectResult(reply, 'GetWorkOrderByCode', 'OperationFailed', 0);
+    expect(problemsOf(reply).map((p) => p.path)).toContain('query/Code');
+  });
+
+
   it('without Code → OperationFailed (0), the route has no InvalidInput, with a message', async () => {
     const before = spy.received.length;
     const reply = await spied.get('/WorkOrders/Code?StorageName=WH-MAIN');

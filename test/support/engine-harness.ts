@@ -60,8 +60,8 @@ function getVerbatim(base: string, pathAndQuery: string): Promise<Reply> {
   });
 }
 
-export async function startEngine(mapping: Mapping): Promise<RunningEngine> {
-  const app = createApp({ mapping });
+export async function startEngine(mapping: Mapping, options: { bodyLimit?: string } = {}): Promise<RunningEngine> {
+  const app = createApp({ mapping, bodyLimit: options.bodyLimit });
   const server = http.createServer(app.koa.callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -14,7 +14,7 @@ export interface ReceivedRequest {
 
 export type FakeAnswer =
   | { readonly kind: 'json'; readonly status: number; readonly body: unknown }
-  | { readonly kind: 'raw'; readonly status: number; readonly contentType: string; readonly text: string }
+  | { readonly kind: 'raw'; readonly status: number; readonly contentType: string; readonly text: string; readonly headers?: Readonly<Record<string, string>> }
   /** Answer after `delayMs`; the timer is cleared when the server closes, so no test waits for it. */
   | { readonly kind: 'slow'; readonly delayMs: number; readonly status: number; readonly body: unknown }
   /** Destroy the socket without any answer. */
@@ -48,7 +48,7 @@ export async function startFakeErp(answer: (request: ReceivedRequest) => FakeAns
           sendJson(reply.status, reply.body);
           break;
         case 'raw':
-          res.writeHead(reply.status, { 'content-type': reply.contentType });
+          res.writeHead(reply.status, { ...reply.headers, 'content-type': reply.contentType });
           res.end(reply.text);
           break;
         case 'slow': {
