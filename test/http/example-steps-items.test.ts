@@ -140,3 +140,14 @@ describe('POST /Items/File', () => {
     expect(reply.body.externalMessage).toMatch(/^Unexpected CSV header/);
   });
 });
+
+describe('concurrent requests share the compiled mapping', () => {
+  it('each answer belongs to its own request', async () => {
+    const numbers = ['A-100', 'A-200', 'A-300', 'A-400', 'A-600'];
+    const replies = await Promise.all(Array.from({ length: 4 }, () => numbers).flat().map((number) => engine.get(`/Items/${number}`)));
+    replies.forEach((reply, index) => {
+      expectSuccess(reply, 'GetItem', 1);
+      expect((reply.body.data as { number: string }).number).toBe(numbers[index % numbers.length]);
+    });
+  });
+});
