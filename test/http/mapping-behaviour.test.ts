@@ -144,4 +144,11 @@ operations:
       expect(await response.json()).toEqual({ error: expect.stringContaining('no contract route') });
     }
   });
+
+  it('a contract path with the wrong method answers 405 in JSON, naming the allowed method', async () => {
+    const response = await fetch(`${engine.url}/WorkOrders/GetReport`);
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toContain('POST');
+    expect(await response.json()).toEqual({ error: 'GET is not allowed on /WorkOrders/GetReport; allowed: POST' });
+  });
 });
