@@ -10,7 +10,8 @@ import { parseYamlSource, type PathSegment, type YamlSource } from '../mapping/y
  * kept, shape checked by a JSON Schema, every problem reported as `file:line:col  message`. No `${VAR}`
  * expansion: they hold literal ERP answers.
  */
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+// verbose: the shared toIssue reads parentSchema to list the allowed settings.
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
 
 export type ShapeCheck = (value: unknown) => boolean;
 
