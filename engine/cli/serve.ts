@@ -125,7 +125,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
   program
     .command('serve')
     .summary('serve the contract from one or more mappings')
-    .description('Serve every contract route from the given mapping(s). One mapping is served at the root; several are each served under /<mapping name>/... on the same port.\n\nThe mappings are checked first; any error is printed as file:line:col  message and the command exits 1. It exits 0 when stopped with Ctrl-C or SIGTERM, 2 for usage errors (including a port in use).')
+    .description('Serve every contract route from the given mapping(s). One mapping is served at the root; several are each served under /<mapping name>/... on the same port.\n\nThe mappings are checked first and every error is printed as file:line:col  message.\nExit code 1 when a mapping has errors, 0 when stopped with Ctrl-C or SIGTERM, 2 for usage errors (including a port in use).')
     .argument('<mappings...>', 'mapping files (YAML)')
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', process.env.PORT ?? '8080')
     .option('-H, --host <host>', 'address to listen on (default: all interfaces)')
