@@ -57,6 +57,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  // `adapter-engine test | head`: the reader went away; stop quietly like other command-line tools.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    });
+  }
   runCli(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
