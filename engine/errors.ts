@@ -24,6 +24,9 @@ export const MAPPING_ISSUE_CODES = {
   STATIC_DATA_INVALID: 'a static answer does not match the contract',
   BASE_URL_INVALID: 'the base URL is not an absolute http(s) URL',
   UNMAPPED_ROUTE: 'a contract route the mapping leaves unmapped',
+  // Mapping test files and recorded-answer files (the CLI's `test` and `dry-run --answers`).
+  UNKNOWN_CALL_NAME: 'an answer is given for a call the operation does not make',
+  TEST_INPUT_INVALID: 'a test case gives an input that cannot be used',
 } as const;
 
 export type MappingIssueCode = keyof typeof MAPPING_ISSUE_CODES;
@@ -87,6 +90,12 @@ export const FAILURE_RESULTS = {
 } as const satisfies Record<string, readonly string[]>;
 
 export type FailureKind = keyof typeof FAILURE_RESULTS;
+
+/**
+ * Exit codes of the `adapter-engine` command, which scripts rely on. BUG is for a fault inside the
+ * engine itself; it comes with a stack trace and a request to report it.
+ */
+export const EXIT_CODES = { OK: 0, FAILED: 1, USAGE: 2, BUG: 3 } as const;
 
 /** One problem shown in `validationStatus`: where (a JSON path or a call name) and what. */
 export interface Problem {

@@ -30,6 +30,11 @@ export interface OutboundResponse {
   readonly durationMs: number;
 }
 
+/** The headers that go on the wire; the CLI's dry run shows exactly these. */
+export function outgoingHeaders(request: OutboundRequest): Record<string, string> {
+  return { ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}), ...request.headers };
+}
+
 export type TransportErrorCode = 'TIMEOUT' | 'REFUSED' | 'RESET' | 'DNS' | 'TLS' | 'TOO_LARGE' | 'NETWORK';
 
 /** No usable HTTP answer arrived. */
@@ -61,7 +66,8 @@ function classify(error: AxiosError, request: OutboundRequest): TransportError {
   return new TransportError('NETWORK', `${target}: ${code || error.message}`);
 }
 
-function decodeBody(data: Buffer, responseType: ResponseType, contentType: string): { body: unknown; bodyError?: string } {
+/** Shared with the CLI's recorded answers, so a recorded text body is read exactly as a live one. */
+export function decodeBody(data: Buffer, responseType: ResponseType, contentType: string): { body: unknown; bodyError?: string } {
   if (responseType === 'binary') return { body: data.toString('base64') };
   const text = data.toString('utf8');
   if (responseType === 'text') return { body: text };
@@ -109,7 +115,7 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
         response = await instance.request<Buffer>({
           method: request.method,
           url: request.url.href,
-          headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...request.headers },
+          headers: outgoingHeaders(request),
           data: hasBody ? JSON.stringify(request.body) : undefined,
           timeout: request.timeoutMs,
           maxContentLength: request.maxResponseBytes,

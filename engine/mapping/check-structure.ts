@@ -57,7 +57,8 @@ export function closest(name: string, candidates: readonly string[]): string | u
   return best && best.score <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
 }
 
-function toIssue(error: ErrorObject, source: YamlSource): MappingIssue | undefined {
+/** One AJV error as a plain-language issue at the offending line:col; also used for the CLI's test files. */
+export function toIssue(error: ErrorObject, source: YamlSource): MappingIssue | undefined {
   const path = segments(error.instancePath);
   const here = describePath(path);
   const at = (pos: { line: number; col: number }, code: MappingIssue['code'], message: string): MappingIssue => ({

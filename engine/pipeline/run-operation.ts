@@ -18,6 +18,8 @@ export interface TraceObserver {
   request?(request: OutboundRequest): void;
   response?(callName: string, response: OutboundResponse): void;
   rule?(callName: string, rule: OutcomeRule): void;
+  /** Every outcome rule evaluated after a call, matched or not, so a dry run shows why a rule did not fire. */
+  ruleChecked?(callName: string, index: number, rule: OutcomeRule, matched: boolean): void;
   output?(data: unknown): void;
   check?(problems: readonly { path: string; message: string }[]): void;
 }
@@ -27,9 +29,11 @@ export interface PipelineDeps {
   readonly observer?: TraceObserver;
 }
 
-async function firstMatchingRule(rules: readonly OutcomeRule[], context: ExpressionContext): Promise<OutcomeRule | undefined> {
+async function firstMatchingRule(rules: readonly OutcomeRule[], context: ExpressionContext, callName: string, observer?: TraceObserver): Promise<OutcomeRule | undefined> {
   for (const [index, rule] of rules.entries()) {
-    if ((await evaluateAt(rule.when, context, `outcomes[${index}].when`)) === true) return rule;
+    const matched = (await evaluateAt(rule.when, context, `outcomes[${index}].when`)) === true;
+    observer?.ruleChecked?.(callName, index, rule, matched);
+    if (matched) return rule;
   }
   return undefined;
 }
@@ -74,7 +78,7 @@ export async function runFlow(
     calls[call.name] = record;
 
     const ruleContext: ExpressionContext = { input, calls, response: record, call: call.name };
-    const rule = await firstMatchingRule(operation.outcomes, ruleContext);
+    const rule = await firstMatchingRule(operation.outcomes, ruleContext, call.name, deps.observer);
     if (rule) {
       deps.observer?.rule?.(call.name, rule);
       const externalMessage = await messageOf(rule, ruleContext);
