@@ -6,7 +6,7 @@ import type { CsvLayout, FileOperation, JsonLayout } from '../mapping/model';
 import { evaluateAt } from '../pipeline/evaluate';
 import { buildRecords, rowObject } from './build-records';
 import { decodeBase64Strict } from './decode-base64';
-import { decodeText } from './decode-text';
+import { decodeText, type TextEncoding } from './decode-text';
 import { parseCsv } from './parse-csv';
 import { parseJsonFile } from './parse-json';
 import { FileProblems } from './problems';
@@ -29,8 +29,13 @@ function checkContract(data: unknown[], checkData: Validator | undefined) {
   return checkData ? checkData(data) : [];
 }
 
-async function fromCsv(bytes: Buffer, layout: CsvLayout, checkData: Validator | undefined, problems: FileProblems): Promise<unknown[]> {
-  const table = parseCsv(decodeText(bytes, layout.encoding), layout, problems);
+/** Synchronous, so the decoded bytes (as large as the file) are garbage as soon as the text exists. */
+function readText(fileContent: string, maxFileBytes: number, encoding: TextEncoding): string {
+  return decodeText(decodeBase64Strict(fileContent, maxFileBytes), encoding);
+}
+
+async function fromCsv(text: string, layout: CsvLayout, checkData: Validator | undefined, problems: FileProblems): Promise<unknown[]> {
+  const table = parseCsv(text, layout, problems);
   if (table.records.length === 0 && problems.count === 0) return []; // an empty file, or a header alone
   checkColumns(table, referencedColumns(layout.types, layout.build), problems);
   problems.throwIfAny(); // a missing column or a broken header would make every row wrong: say that once
@@ -51,8 +56,8 @@ async function fromCsv(bytes: Buffer, layout: CsvLayout, checkData: Validator | 
   return built.data;
 }
 
-async function fromJson(bytes: Buffer, layout: JsonLayout, checkData: Validator | undefined, problems: FileProblems): Promise<unknown[]> {
-  const parsed = parseJsonFile(decodeText(bytes, layout.encoding));
+async function fromJson(text: string, layout: JsonLayout, checkData: Validator | undefined, problems: FileProblems): Promise<unknown[]> {
+  const parsed = parseJsonFile(text);
   if (parsed.empty) return [];
   const data = asList(await evaluateAt(layout.output, parsed.value, 'json.output', 'FILE_INVALID'));
   reportByPath(checkContract(data, checkData), problems);
@@ -69,8 +74,8 @@ export async function runFileOperation(operation: FileOperation, input: unknown,
     const message = `this adapter does not accept ${typeName ?? `file type ${fileType}`} files here; it accepts ${accepted}`;
     throw new OperationFailure('FILE_NOT_SUPPORTED', message, [{ path: 'fileType', message }]);
   }
-  const bytes = decodeBase64Strict(fileContent, operation.maxFileBytes);
+  const text = readText(fileContent, operation.maxFileBytes, layout.encoding);
   const problems = new FileProblems(operation.maxProblems);
-  const data = typeName === 'CSV' ? await fromCsv(bytes, operation.csv as CsvLayout, checkData, problems) : await fromJson(bytes, layout as JsonLayout, checkData, problems);
+  const data = typeName === 'CSV' ? await fromCsv(text, layout as CsvLayout, checkData, problems) : await fromJson(text, layout as JsonLayout, checkData, problems);
   return { resultName: operation.route.successResult, data };
 }

@@ -49,11 +49,21 @@ export function convertTypedCells(table: CsvTable, types: ReadonlyMap<string, Co
     const column = table.columns.indexOf(name);
     if (column === -1 || type.name === 'text') continue;
     const { records } = table;
+    // Dates and enum codes repeat a lot down a column (every line of an order has its due date), and
+    // reading a date is the dearest conversion: convert each distinct text once.
+    const seen = type.name.startsWith('date') || type.name.startsWith('enum') ? new Map<string, unknown>() : undefined;
     for (let index = 0; index < records.length; index += 1) {
       const cell = records[index][column];
       if (cell === undefined || cell === '') continue;
       try {
-        records[index][column] = type.convert(cell as string);
+        const known = seen?.get(cell as string);
+        if (known !== undefined) {
+          records[index][column] = known;
+          continue;
+        }
+        const value = type.convert(cell as string);
+        if (seen && seen.size < 100_000) seen.set(cell as string, value);
+        records[index][column] = value;
       } catch (error) {
         if (!(error instanceof CellError)) throw error;
         problems.add(`row ${table.rowOf(index)}, column ${name}`, error.message);
