@@ -22,6 +22,8 @@ export interface CsvOptions {
   readonly trim: boolean;
   readonly skipEmptyLines: boolean;
   readonly allowRaggedRows: boolean;
+  /** Accept quote characters inside unquoted fields (37°36'37.8"N) as text. */
+  readonly relaxQuotes: boolean;
   readonly maxRecordChars: number;
 }
 
@@ -46,21 +48,34 @@ function parserOptions(options: CsvOptions, delimiter: string): Options {
     trim: options.trim,
     skip_empty_lines: options.skipEmptyLines,
     relax_column_count: true, // ragged rows are reported per row below, not as one fatal error
+    relax_quotes: options.relaxQuotes,
     max_record_size: options.maxRecordChars,
     bom: false, // the text decoder has already removed it
   };
 }
 
-function describeParseError(error: { code?: string; lines?: number; message: string }, options: CsvOptions): never {
+/** Line after the last record csv-parse completed before it failed: where the broken record starts. */
+function rowAfterLastRecord(text: string, options: Options): number {
+  let lastEnd = 0;
+  try {
+    parse(text, { ...options, on_record: (_record, context) => { lastEnd = context.lines; return null; } });
+  } catch {
+    // expected: this parse fails the same way
+  }
+  return lastEnd + 1;
+}
+
+function describeParseError(error: { code?: string; lines?: number; message: string }, text: string, options: CsvOptions, parserOptions: Options): never {
   const where = typeof error.lines === 'number' ? `row ${error.lines}` : 'file';
   switch (error.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
-      throw fileInvalid(where, `a quoted field is never closed (a ${options.quote} is missing); the file ends inside it`);
+      // csv-parse reports where the file ended; the operator needs the row where the quote opened.
+      throw fileInvalid(`row ${rowAfterLastRecord(text, parserOptions)}`, `a quoted field is never closed (a ${options.quote} is missing); the file ends inside it`);
     case 'CSV_INVALID_CLOSING_QUOTE':
     case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
       throw fileInvalid(where, `text follows the closing quote of a field; a quote inside a quoted field must be written twice (${options.quote}${options.quote})`);
-    case 'CSV_INVALID_OPENING_QUOTE':
-      throw fileInvalid(where, `a quote character appears inside a field that does not start with one; quote the whole field`);
+    case 'INVALID_OPENING_QUOTE':
+      throw fileInvalid(where, `a quote character appears inside a field that does not start with one; quote the whole field (or the mapping can set relaxQuotes: true)`);
     case 'CSV_MAX_RECORD_SIZE':
       throw fileInvalid(where, `one record is longer than ${options.maxRecordChars} characters (file.maxRecordChars); is a quote left open?`);
     default:
@@ -93,7 +108,7 @@ export function parseCsv(text: string, options: CsvOptions, problems: FileProble
   try {
     all = parse(text, csvOptions) as string[][];
   } catch (error) {
-    describeParseError(error as { code?: string; lines?: number; message: string }, options);
+    describeParseError(error as { code?: string; lines?: number; message: string }, text, options, csvOptions);
   }
   let lines: Int32Array | undefined;
   const headerRows = options.header ? 1 : 0;

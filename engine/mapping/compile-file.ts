@@ -25,7 +25,7 @@ type RawSource = string | number | boolean;
 type RawFields = Record<string, RawSource>;
 interface RawCsv {
   encoding?: TextEncoding; delimiter?: string; quote?: string; escape?: string; header?: boolean; names?: string[]; comment?: string;
-  trim?: boolean; skipEmptyLines?: boolean; allowRaggedRows?: boolean; maxRecordChars?: number; types?: Record<string, string>;
+  trim?: boolean; skipEmptyLines?: boolean; allowRaggedRows?: boolean; relaxQuotes?: boolean; maxRecordChars?: number; types?: Record<string, string>;
   workOrders?: { key?: RawSource; fields: RawFields; requests: RawFields }; items?: { fields: RawFields }; output?: string;
 }
 export interface RawFile { maxFileBytes?: number; maxProblems?: number; csv?: RawCsv; json?: { encoding?: TextEncoding; output: string } }
@@ -148,6 +148,7 @@ function compileCsv(context: CompileContext, raw: RawCsv, path: readonly PathSeg
     trim: raw.trim ?? false,
     skipEmptyLines: raw.skipEmptyLines ?? true,
     allowRaggedRows: raw.allowRaggedRows ?? false,
+    relaxQuotes: raw.relaxQuotes ?? false,
     maxRecordChars: raw.maxRecordChars ?? DEFAULT_MAX_RECORD_CHARS,
     types,
     build,

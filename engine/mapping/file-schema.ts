@@ -60,6 +60,7 @@ const csv = {
     trim: { type: 'boolean', default: false, description: 'Remove spaces around every field.' },
     skipEmptyLines: { type: 'boolean', default: true, description: 'Skip empty lines (false: an empty line is a row, and usually a ragged one).' },
     allowRaggedRows: { type: 'boolean', default: false, description: 'Accept rows with fewer or more cells than columns (missing cells are empty, extra cells ignored). false: each such row is reported.' },
+    relaxQuotes: { type: 'boolean', default: false, description: 'Accept a quote character inside a field that does not start with one (12"5, 37°36\'37.8"N) as text. false: such a field is an error.' },
     maxRecordChars: { type: 'integer', minimum: 16, default: 65536, description: 'Longest one record (row) may be, in characters; protects against a quote left open swallowing the file.' },
     types: {
       type: 'object',
