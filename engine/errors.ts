@@ -85,6 +85,14 @@ export const FAILURE_RESULTS = {
   TRANSFORM_FAILED: ['WorkOrderInvalid', 'OperationFailed'],
   /** The output did not match the contract's schema for the route's data. */
   OUTPUT_INVALID: ['WorkOrderInvalid', 'OperationFailed'],
+  /**
+   * An uploaded file (file routes) could not be read: not Base64, wrong text encoding, broken CSV or
+   * JSON, a cell of the wrong type, a row that does not give a valid contract object, a size limit.
+   * The operator fixes the file, so every problem names its row or JSON path.
+   */
+  FILE_INVALID: ['InvalidInput', 'OperationFailed'],
+  /** The mapping does not accept this file type (for example a JSON file where only CSV is declared). */
+  FILE_NOT_SUPPORTED: ['FileNotSupported', 'OperationFailed'],
   /** A fault inside the engine itself; logged with its stack, never shown to the platform. */
   INTERNAL: ['OperationFailed'],
 } as const satisfies Record<string, readonly string[]>;

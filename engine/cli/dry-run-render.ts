@@ -54,6 +54,7 @@ const MODE_NOTES: Record<CaseRun['mode'], string> = {
   flow: '',
   static: 'static answer written in the mapping; nothing is called',
   acknowledge: 'acknowledge: true; the event is answered without forwarding anything',
+  file: 'the file is decoded and parsed by the engine itself (file: block); nothing is sent to the external system',
   unmapped: 'the mapping does not map this route',
 };
 

@@ -20,6 +20,8 @@ interface RouteRow {
   kind: RouteSpec['kind'];
   status: Status;
   calls: string[];
+  /** File types a file route parses itself. */
+  fileTypes?: string[];
   /** What an unmapped route answers. */
   answers?: string;
 }
@@ -30,6 +32,7 @@ function rowOf(mapping: Mapping, route: RouteSpec): RouteRow {
   if (!operation) return { ...base, status: 'unmapped', answers: route.unmappedDefault ? `${route.successResult} with empty data (contract default)` : 'AdapterNotDefined' };
   if (operation.mode === 'static') return { ...base, status: 'static' };
   if (operation.mode === 'acknowledge') return { ...base, status: 'acknowledged' };
+  if (operation.mode === 'file') return { ...base, status: 'mapped', fileTypes: (['csv', 'json'] as const).filter((type) => operation[type] !== undefined) };
   return { ...base, status: 'mapped', calls: operation.calls.map((call) => call.name) };
 }
 
@@ -46,6 +49,7 @@ function detail(row: RouteRow): string {
   if (row.status === 'unmapped') return `answers ${row.answers}`;
   if (row.status === 'static') return 'fixed answer from the mapping';
   if (row.status === 'acknowledged') return 'answers success, forwards nothing';
+  if (row.fileTypes) return `parses ${row.fileTypes.join(' and ')} files itself`;
   return row.calls.length === 0 ? 'no calls (output only)' : `calls: ${row.calls.join(', ')}`;
 }
 

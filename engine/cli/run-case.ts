@@ -3,7 +3,7 @@ import type { RouteSpec } from '../contract/routes';
 import { contractSchemas } from '../contract/schema-registry';
 import { OperationFailure, type Problem } from '../errors';
 import { outgoingHeaders } from '../http/client';
-import type { Mapping } from '../mapping/model';
+import type { Mapping, Operation } from '../mapping/model';
 import { failureOutcome, handleRequest } from '../pipeline/handle';
 import type { TraceObserver } from '../pipeline/run-operation';
 import type { AnsweringClient, AnswerSource } from './answers';
@@ -22,7 +22,7 @@ export type TraceStep =
 
 export interface CaseRun {
   readonly route: RouteSpec;
-  readonly mode: 'flow' | 'static' | 'acknowledge' | 'unmapped';
+  readonly mode: Operation['mode'] | 'unmapped';
   readonly steps: TraceStep[];
   readonly outcome: Outcome;
   /** Set when the outcome is a failure: the engine's own explanation (also in validationStatus). */

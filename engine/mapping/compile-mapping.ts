@@ -3,6 +3,7 @@ import { contractSchemas } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS, ExpressionSyntaxError, expressionKind, isReservedFunctionName, type ExpressionLimits } from '../expressions/compile';
 import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, ResponseType, SystemSpec, Template } from './model';
+import { compileFileOperation, FILE_ROUTES, type CompileContext, type RawFile } from './compile-file';
 import { splitTemplate, TemplateSyntaxError } from './templates';
 import type { PathSegment, YamlSource } from './yaml-source';
 
@@ -18,7 +19,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
 // Raw shapes as the structure check guarantees them (optional keys may be absent).
 interface RawCall { name: string; method: CallSpec['method']; path: string; query?: Record<string, string>; headers?: Record<string, string>; body?: string; responseType?: ResponseType; timeoutMs?: number }
 interface RawOutcome { when: string; result: string; message?: string }
-interface RawOperation { calls?: RawCall[]; outcomes?: RawOutcome[]; output?: string; static?: unknown; acknowledge?: true }
+interface RawOperation { calls?: RawCall[]; outcomes?: RawOutcome[]; output?: string; static?: unknown; acknowledge?: true; file?: RawFile }
 interface RawMapping {
   name: string;
   description?: string;
@@ -36,12 +37,12 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-class Compiler {
+class Compiler implements CompileContext {
   readonly issues: MappingIssue[] = [];
   /** `$name := function(...) {...};` for each mapping function, placed before every expression. */
   private prelude = '';
 
-  constructor(private readonly source: YamlSource, private readonly limits: ExpressionLimits) {}
+  constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits) {}
 
   functions(raw: Record<string, string> | undefined): void {
     const definitions: string[] = [];
@@ -179,6 +180,15 @@ class Compiler {
     const origin = this.origin(path);
     const flowKeys = (['calls', 'outcomes', 'output'] as const).filter((key) => raw[key] !== undefined);
 
+    if (raw.file !== undefined) {
+      if (!FILE_ROUTES[operationId]) {
+        this.report('MODE_CONFLICT', [...path, 'file'], `"file" is only for ParseWorkOrderFile and ParseItemFile (uploaded files); ${operationId} cannot use it`, this.source.keyAt([...path, 'file']));
+        return undefined;
+      }
+      const others = [...flowKeys, ...(raw.static !== undefined ? ['static'] : []), ...(raw.acknowledge ? ['acknowledge'] : [])];
+      if (others.length > 0) return this.conflict(path, `${operationId} has "file" together with ${others.join(', ')}; either the engine reads the file (file) or the ERP does (calls + output), not both`);
+      return compileFileOperation(this, raw.file, path, route, origin);
+    }
     if (raw.static !== undefined) {
       if (route.kind === 'event') return this.conflict(path, `${operationId} is an event route and answers without data; use "acknowledge: true" instead of "static"`);
       if (flowKeys.length > 0 || raw.acknowledge) return this.conflict(path, `${operationId} has "static" together with ${[...flowKeys, ...(raw.acknowledge ? ['acknowledge'] : [])].join(', ')}; a static answer stands alone`);

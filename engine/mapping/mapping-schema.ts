@@ -1,4 +1,5 @@
 import { ROUTES } from '../contract/routes';
+import { fileBlock } from './file-schema';
 
 /**
  * The JSON Schema of mapping format v1, built from the contract table so the operation names can
@@ -44,7 +45,7 @@ const outcome = {
 const operation = {
   type: 'object',
   additionalProperties: false,
-  description: 'How one contract route is answered: calls (+ outcomes + output), output alone, static, or acknowledge.',
+  description: 'How one contract route is answered: calls (+ outcomes + output), output alone, static, acknowledge, or file.',
   properties: {
     description: { type: 'string', description: 'Free text for people reading the mapping.' },
     calls: { type: 'array', items: call, description: 'HTTP calls made in order.' },
@@ -52,6 +53,7 @@ const operation = {
     output: expression('Builds the data of the answer from input and calls (data routes only).'),
     static: { description: 'A fixed data answer, checked against the contract at load (data routes only).' },
     acknowledge: { const: true, description: 'Event routes only: answer success without forwarding anything.' },
+    file: { $ref: '#/definitions/file' },
   },
 };
 
@@ -100,6 +102,6 @@ export function buildMappingSchema(): Record<string, unknown> {
       },
       operations: { type: 'object', additionalProperties: false, properties: operations, description: 'One entry per contract route the mapping answers.' },
     },
-    definitions: { operation, call, outcome },
+    definitions: { operation, call, outcome, file: fileBlock },
   };
 }

@@ -1,6 +1,9 @@
 import type { RouteSpec } from '../contract/routes';
 import type { SourcePosition } from '../errors';
 import type { CompiledExpression, ExpressionLimits } from '../expressions/compile';
+import type { CellConverter } from '../files/column-types';
+import type { TextEncoding } from '../files/decode-text';
+import type { CsvOptions } from '../files/parse-csv';
 
 /**
  * The internal model of a mapping file: built once by the loader, frozen, and the only thing the
@@ -69,7 +72,55 @@ export interface AcknowledgeOperation extends OperationBase {
   readonly mode: 'acknowledge';
 }
 
-export type Operation = FlowOperation | StaticOperation | AcknowledgeOperation;
+/**
+ * Where one contract field of a file record comes from. A field written as a bare column name is read
+ * directly (no JSONata per row: that is what keeps 200,000-line files fast); a literal is a constant;
+ * anything else is a JSONata expression over the row.
+ */
+export type FieldSource =
+  | { readonly kind: 'column'; readonly column: string; readonly origin: Origin }
+  | { readonly kind: 'constant'; readonly value: unknown; readonly origin: Origin }
+  | { readonly kind: 'expression'; readonly expression: LocatedExpression; readonly origin: Origin };
+
+export type FieldMap = readonly (readonly [string, FieldSource])[];
+
+/** How CSV rows become contract objects. */
+export type RowBuild =
+  /** One work order per distinct key (file order), header fields from its first row, one request line per row. */
+  | { readonly kind: 'workOrders'; readonly key: FieldSource; readonly fields: FieldMap; readonly requests: FieldMap }
+  /** One item per row. */
+  | { readonly kind: 'items'; readonly fields: FieldMap }
+  /** A JSONata expression over the list of rows. */
+  | { readonly kind: 'output'; readonly expression: LocatedExpression };
+
+export interface ColumnType {
+  /** As written in the mapping, e.g. `date:DD.MM.YYYY`. */
+  readonly name: string;
+  readonly convert: CellConverter;
+}
+
+export interface CsvLayout extends CsvOptions {
+  readonly encoding: TextEncoding;
+  readonly types: ReadonlyMap<string, ColumnType>;
+  readonly build: RowBuild;
+}
+
+export interface JsonLayout {
+  readonly encoding: TextEncoding;
+  /** From the parsed document to the route's list. */
+  readonly output: LocatedExpression;
+}
+
+/** The two file routes, parsed by the engine: the accepted types are the ones with a layout. */
+export interface FileOperation extends OperationBase {
+  readonly mode: 'file';
+  readonly csv?: CsvLayout;
+  readonly json?: JsonLayout;
+  readonly maxFileBytes: number;
+  readonly maxProblems: number;
+}
+
+export type Operation = FlowOperation | StaticOperation | AcknowledgeOperation | FileOperation;
 
 export interface SystemSpec {
   readonly baseUrl: URL;

@@ -3,6 +3,7 @@ import { firstResultOf, type RouteSpec } from '../contract/routes';
 import type { Validator } from '../contract/schema-registry';
 import { FAILURE_RESULTS, OperationFailure, type Problem } from '../errors';
 import type { Mapping } from '../mapping/model';
+import { runFileOperation } from '../files/run-file';
 import { runFlow, type PipelineDeps } from './run-operation';
 
 /** Everything about one route that is prepared once, when the app is built. */
@@ -39,5 +40,7 @@ export async function handleRequest(mapping: Mapping, prepared: PreparedRoute, i
       return { resultName: route.successResult };
     case 'flow':
       return runFlow(mapping, operation, input, prepared.checkData, deps);
+    case 'file':
+      return runFileOperation(operation, input, prepared.checkData);
   }
 }

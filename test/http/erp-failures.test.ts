@@ -51,7 +51,6 @@ describe('ERP answers 500', () => {
     expect(problemsOf(orders)).toEqual([{ path: 'calls.orders', message: 'the external system answered 500 to GET /api/v1/sales-orders' }]);
     expectResult(await engine().get('/WorkOrders/Code?Code=SO-1001'), 'GetWorkOrderByCode', 'AdapterApiCallFailed', 4);
     expectResult(await engine().get('/Items/A-100'), 'GetItem', 'AdapterApiCallFailed', 4);
-    expectResult(await engine().post('/WorkOrders/File', { fileContent: 'W10=', fileType: 0 }), 'ParseWorkOrderFile', 'AdapterApiCallFailed', 5);
     expectResult(await engine().post('/WorkOrders/ForPutWall', PLACEMENT), 'ConfirmPutWallPlacement', 'AdapterApiCallFailed', 3);
   });
 

@@ -19,7 +19,6 @@ afterAll(async () => {
   await erp.close();
 });
 
-const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 type Order = { number: string; requests: Record<string, unknown>[] } & Record<string, unknown>;
 
 const SO_1001 = {
@@ -122,39 +121,6 @@ describe('POST /WorkOrders/GetReport', () => {
     const reply = await engine.post('/WorkOrders/GetReport', { workOrdersNumbers: ['SO-9999'], storageId: 'WH-MAIN', remainingRequests: {} });
     expectResult(reply, 'GetReport', 'WorkOrderDoesNotExist', 4);
     expect(reply.body).toMatchObject({ externalMessage: 'Sales order SO-9999 not found', data: null });
-  });
-});
-
-describe('POST /WorkOrders/File', () => {
-  it('forwards a JSON file (fileType 0) to the ERP and maps the orders it parsed', async () => {
-    const file = [{ docNo: 'SO-3100', deliveryDate: '2026-12-20', headerText: 'From file', positions: [{ article: { no: 'A-300' }, quantity: 2, unit: 'L' }] }];
-    const reply = await engine.post('/WorkOrders/File', { fileContent: base64(JSON.stringify(file)), fileType: 0 });
-    expectSuccess(reply, 'ParseWorkOrderFile', 1);
-    expect(reply.body.data).toEqual([
-      { number: 'SO-3100', description: 'From file', dueDate: '2026-12-20T00:00:00Z', requests: [{ itemNumber: 'A-300', requestedAmount: 2, unitOfMeasure: 7, requestType: 1, order: 10 }] },
-    ]);
-  });
-
-  it('forwards a CSV file (fileType 1) and groups its rows into orders', async () => {
-    const csv = 'docNo;deliveryDate;article;quantity;unit\nSO-3001;2026-12-15;A-100;12;PCE\nSO-3001;2026-12-15;A-400;25;KG\n';
-    const reply = await engine.post('/WorkOrders/File', { fileContent: base64(csv), fileType: 1 });
-    expectSuccess(reply, 'ParseWorkOrderFile', 1);
-    expect(reply.body.data).toEqual([
-      {
-        number: 'SO-3001', dueDate: '2026-12-15T00:00:00Z',
-        requests: [
-          { itemNumber: 'A-100', requestedAmount: 12, unitOfMeasure: 0, requestType: 1, order: 10 },
-          { itemNumber: 'A-400', requestedAmount: 25, unitOfMeasure: 4, requestType: 1, order: 20 },
-        ],
-      },
-    ]);
-  });
-
-  it('answers InvalidInput (2) with the ERP parse error for a broken file', async () => {
-    const reply = await engine.post('/WorkOrders/File', { fileContent: base64('[{"docNo": "SO-1",'), fileType: 0 });
-    expectResult(reply, 'ParseWorkOrderFile', 'InvalidInput', 2);
-    expect(reply.body.externalMessage).toMatch(/^Invalid JSON/);
-    expect(reply.body.data).toBeNull();
   });
 });
 

@@ -19,7 +19,6 @@ afterAll(async () => {
 });
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 function lastConfirmation(): unknown {
   return erp.state.events.filter((event) => event.type === 'pick-confirmation').at(-1)?.body;
@@ -113,31 +112,6 @@ describe('GET /Items/IntegrateImage/{number}', () => {
     const reply = await engine.get('/Items/IntegrateImage/A-500');
     expectResult(reply, 'GetItemImage', 'ImageDoesNotExist', 4);
     expect(reply.body).toMatchObject({ externalMessage: null, validationStatus: null, data: null });
-  });
-});
-
-describe('POST /Items/File', () => {
-  it('forwards a JSON file (fileType 0) and maps the articles', async () => {
-    const file = [{ articleNo: 'A-800', text: 'Paint thinner', baseUnit: 'L', grossWeightKg: 0.9 }];
-    const reply = await engine.post('/Items/File', { fileContent: base64(JSON.stringify(file)), fileType: 0 });
-    expectSuccess(reply, 'ParseItemFile', 1);
-    expect(reply.body.data).toEqual([{ number: 'A-800', name: 'Paint thinner', weight: 0.9, unitOfMeasure: 7 }]);
-  });
-
-  it('forwards a CSV file (fileType 1), decimal comma included', async () => {
-    const csv = 'articleNo;text;baseUnit;grossWeightKg\nA-700;"Wood glue; D3";KG;1,25\nA-701;Screws;PCE;0,5\n';
-    const reply = await engine.post('/Items/File', { fileContent: base64(csv), fileType: 1 });
-    expectSuccess(reply, 'ParseItemFile', 1);
-    expect(reply.body.data).toEqual([
-      { number: 'A-700', name: 'Wood glue; D3', weight: 1.25, unitOfMeasure: 4 },
-      { number: 'A-701', name: 'Screws', weight: 0.5, unitOfMeasure: 0 },
-    ]);
-  });
-
-  it('answers InvalidInput (2) with the ERP parse error', async () => {
-    const reply = await engine.post('/Items/File', { fileContent: base64('no;text\nA-1;x'), fileType: 1 });
-    expectResult(reply, 'ParseItemFile', 'InvalidInput', 2);
-    expect(reply.body.externalMessage).toMatch(/^Unexpected CSV header/);
   });
 });
 

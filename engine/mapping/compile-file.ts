@@ -1,0 +1,171 @@
+import jsonata from 'jsonata';
+import type { RouteSpec } from '../contract/routes';
+import type { MappingIssueCode } from '../errors';
+import { columnConverter } from '../files/column-types';
+import type { TextEncoding } from '../files/decode-text';
+import { DEFAULT_MAX_PROBLEMS } from '../files/problems';
+import type { ColumnType, CsvLayout, FieldMap, FieldSource, FileOperation, JsonLayout, LocatedExpression, Origin, RowBuild } from './model';
+import type { PathSegment, YamlSource } from './yaml-source';
+
+/**
+ * The `file:` block → a FileOperation. Checks what the JSON Schema cannot: the block is only for the two
+ * file routes, one way of building records per CSV layout and the right one for the route, column names
+ * that exist when the mapping names them, and which field sources are bare columns (read directly) and
+ * which are JSONata expressions (compiled once, here).
+ */
+
+export interface CompileContext {
+  readonly source: YamlSource;
+  report(code: MappingIssueCode, path: readonly PathSegment[], message: string, pos?: { line: number; col: number }): void;
+  expression(text: string, path: readonly PathSegment[]): LocatedExpression | undefined;
+  origin(path: readonly PathSegment[]): Origin;
+}
+
+type RawSource = string | number | boolean;
+type RawFields = Record<string, RawSource>;
+interface RawCsv {
+  encoding?: TextEncoding; delimiter?: string; quote?: string; escape?: string; header?: boolean; names?: string[]; comment?: string;
+  trim?: boolean; skipEmptyLines?: boolean; allowRaggedRows?: boolean; relaxQuotes?: boolean; maxRecordChars?: number; types?: Record<string, string>;
+  workOrders?: { key?: RawSource; fields: RawFields; requests: RawFields }; items?: { fields: RawFields }; output?: string;
+}
+export interface RawFile { maxFileBytes?: number; maxProblems?: number; csv?: RawCsv; json?: { encoding?: TextEncoding; output: string } }
+
+export const FILE_ROUTES: Readonly<Record<string, 'workOrders' | 'items'>> = { ParseWorkOrderFile: 'workOrders', ParseItemFile: 'items' };
+const DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_RECORD_CHARS = 65536;
+
+/** A bare name (`orderNo`, `` `Order No` ``) is a column; a literal is a constant; anything else is JSONata. */
+function bareColumn(text: string): string | undefined {
+  let ast: { type: string; steps?: { type: string; value: unknown }[] };
+  try {
+    ast = jsonata(text).ast() as typeof ast;
+  } catch {
+    return undefined;
+  }
+  const step = ast.type === 'path' && ast.steps?.length === 1 ? ast.steps[0] : undefined;
+  if (!step || step.type !== 'name' || Object.keys(step).some((key) => !['type', 'value', 'position'].includes(key))) return undefined;
+  return String(step.value);
+}
+
+class FileCompiler {
+  constructor(private readonly context: CompileContext, private readonly names: readonly string[] | undefined) {}
+
+  source(raw: RawSource, path: readonly PathSegment[]): FieldSource | undefined {
+    const origin = this.context.origin(path);
+    if (typeof raw !== 'string') return { kind: 'constant', value: raw, origin };
+    const column = bareColumn(raw);
+    if (column !== undefined) {
+      if (this.names && !this.names.includes(column)) {
+        this.context.report('SCHEMA', path, `"${column}" is not one of the column names given in csv.names (${this.names.join(', ')})`);
+        return undefined;
+      }
+      return { kind: 'column', column, origin };
+    }
+    const expression = this.context.expression(raw, path);
+    return expression && { kind: 'expression', expression, origin };
+  }
+
+  fields(raw: RawFields, path: readonly PathSegment[]): FieldMap | undefined {
+    const entries = Object.entries(raw).map(([name, value]) => {
+      const compiled = this.source(value, [...path, name]);
+      return compiled ? ([name, compiled] as const) : undefined;
+    });
+    return entries.every(Boolean) ? (entries as (readonly [string, FieldSource])[]) : undefined;
+  }
+
+  build(raw: RawCsv, path: readonly PathSegment[], route: RouteSpec): RowBuild | undefined {
+    const declared = (['workOrders', 'items', 'output'] as const).filter((key) => raw[key] !== undefined);
+    const expected = FILE_ROUTES[route.operationId];
+    if (declared.length !== 1) {
+      this.context.report('MODE_CONFLICT', path, declared.length === 0
+        ? `csv must say how rows become ${expected === 'workOrders' ? 'work orders' : 'items'}: add "${expected}" (or "output" with a JSONata expression)`
+        : `csv has ${declared.join(' and ')}; use exactly one of them`);
+      return undefined;
+    }
+    const [kind] = declared;
+    if (kind !== 'output' && kind !== expected) {
+      this.context.report('MODE_CONFLICT', [...path, kind], `"${kind}" builds ${kind === 'workOrders' ? 'work orders' : 'items'}, but ${route.operationId} answers ${expected === 'workOrders' ? 'work orders' : 'items'}; use "${expected}"`, this.context.source.keyAt([...path, kind]));
+      return undefined;
+    }
+    if (raw.output !== undefined) {
+      const expression = this.context.expression(raw.output, [...path, 'output']);
+      return expression && { kind: 'output', expression };
+    }
+    if (raw.items) {
+      const fields = this.fields(raw.items.fields, [...path, 'items', 'fields']);
+      return fields && { kind: 'items', fields };
+    }
+    const orders = raw.workOrders as NonNullable<RawCsv['workOrders']>;
+    const fields = this.fields(orders.fields, [...path, 'workOrders', 'fields']);
+    const requests = this.fields(orders.requests, [...path, 'workOrders', 'requests']);
+    const key = orders.key === undefined ? fields?.find(([name]) => name === 'number')?.[1] : this.source(orders.key, [...path, 'workOrders', 'key']);
+    return fields && requests && key && { kind: 'workOrders', key, fields, requests };
+  }
+
+  types(raw: Record<string, string> | undefined, path: readonly PathSegment[]): Map<string, ColumnType> | undefined {
+    const types = new Map<string, ColumnType>();
+    let ok = true;
+    for (const [column, name] of Object.entries(raw ?? {})) {
+      if (this.names && !this.names.includes(column)) {
+        this.context.report('SCHEMA', [...path, column], `types names column "${column}", which is not in csv.names (${this.names.join(', ')})`, this.context.source.keyAt([...path, column]));
+        ok = false;
+        continue;
+      }
+      types.set(column, { name, convert: columnConverter(name) as ColumnType['convert'] }); // the schema admits only known names
+    }
+    return ok ? types : undefined;
+  }
+}
+
+function compileCsv(context: CompileContext, raw: RawCsv, path: readonly PathSegment[], route: RouteSpec): CsvLayout | undefined {
+  const header = raw.header ?? true;
+  if (!header && !raw.names) {
+    context.report('MODE_CONFLICT', [...path, 'header'], 'header: false means the file has no header row, so csv.names must list the column names');
+    return undefined;
+  }
+  if (header && raw.names) {
+    context.report('MODE_CONFLICT', [...path, 'names'], 'csv.names is for files without a header row; add header: false, or remove names to read them from the first row', context.source.keyAt([...path, 'names']));
+    return undefined;
+  }
+  const duplicate = raw.names?.find((name, index) => raw.names?.indexOf(name) !== index);
+  if (duplicate) context.report('SCHEMA', [...path, 'names'], `csv.names lists "${duplicate}" twice`);
+  const delimiter = raw.delimiter ?? 'auto';
+  const quote = raw.quote ?? '"';
+  if (delimiter !== 'auto' && delimiter.length !== 1) context.report('SCHEMA', [...path, 'delimiter'], `delimiter "${delimiter}" must be one character (write "\\t" in double quotes for tab) or auto`);
+  else if (delimiter === quote) context.report('MODE_CONFLICT', [...path, 'delimiter'], `delimiter and quote are both "${quote}"`);
+  const compiler = new FileCompiler(context, raw.names);
+  const types = compiler.types(raw.types, [...path, 'types']);
+  const build = compiler.build(raw, path, route);
+  if (!types || !build || duplicate || (delimiter !== 'auto' && delimiter.length !== 1) || delimiter === quote) return undefined;
+  return {
+    encoding: raw.encoding ?? 'auto',
+    delimiter,
+    quote,
+    escape: raw.escape ?? '"',
+    header,
+    names: raw.names,
+    comment: raw.comment,
+    trim: raw.trim ?? false,
+    skipEmptyLines: raw.skipEmptyLines ?? true,
+    allowRaggedRows: raw.allowRaggedRows ?? false,
+    relaxQuotes: raw.relaxQuotes ?? false,
+    maxRecordChars: raw.maxRecordChars ?? DEFAULT_MAX_RECORD_CHARS,
+    types,
+    build,
+  };
+}
+
+export function compileFileOperation(context: CompileContext, raw: RawFile, path: readonly PathSegment[], route: RouteSpec, origin: Origin): FileOperation | undefined {
+  if (!raw.csv && !raw.json) {
+    context.report('MODE_CONFLICT', [...path, 'file'], 'file must declare the accepted file types: a csv block, a json block, or both');
+    return undefined;
+  }
+  const csv = raw.csv && compileCsv(context, raw.csv, [...path, 'file', 'csv'], route);
+  let json: JsonLayout | undefined;
+  if (raw.json) {
+    const output = context.expression(raw.json.output, [...path, 'file', 'json', 'output']);
+    json = output && { encoding: raw.json.encoding ?? 'auto', output };
+  }
+  if ((raw.csv && !csv) || (raw.json && !json)) return undefined;
+  return { mode: 'file', route, origin, csv, json, maxFileBytes: raw.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, maxProblems: raw.maxProblems ?? DEFAULT_MAX_PROBLEMS };
+}
