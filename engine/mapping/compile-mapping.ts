@@ -2,7 +2,11 @@ import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { contractSchemas } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS, ExpressionSyntaxError, expressionKind, isReservedFunctionName, type ExpressionLimits } from '../expressions/compile';
-import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, ResponseType, SystemSpec, Template } from './model';
+import {
+  compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY,
+  type CompileHelpers, type RawAuth, type RawCache, type RawForEach, type RawPaginate, type RawRetry, type RawTls,
+} from './compile-connectivity';
+import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, ResponseType, RetryPolicy, SystemSpec, Template } from './model';
 import { splitTemplate, TemplateSyntaxError } from './templates';
 import type { PathSegment, YamlSource } from './yaml-source';
 
@@ -16,13 +20,16 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
 
 // Raw shapes as the structure check guarantees them (optional keys may be absent).
-interface RawCall { name: string; method: CallSpec['method']; path: string; query?: Record<string, string>; headers?: Record<string, string>; body?: string; responseType?: ResponseType; timeoutMs?: number }
+interface RawCall {
+  name: string; method: CallSpec['method']; path: string; query?: Record<string, string>; headers?: Record<string, string>; body?: string; responseType?: ResponseType; timeoutMs?: number;
+  retry?: RawRetry; paginate?: RawPaginate; forEach?: RawForEach; cache?: RawCache;
+}
 interface RawOutcome { when: string; result: string; message?: string }
-interface RawOperation { calls?: RawCall[]; outcomes?: RawOutcome[]; output?: string; static?: unknown; acknowledge?: true }
+interface RawOperation { calls?: RawCall[]; outcomes?: RawOutcome[]; output?: string; static?: unknown; acknowledge?: true; deadlineMs?: number }
 interface RawMapping {
   name: string;
   description?: string;
-  system: { baseUrl: string; headers?: Record<string, string>; timeoutMs?: number; maxResponseBytes?: number };
+  system: { baseUrl: string; headers?: Record<string, string>; timeoutMs?: number; maxResponseBytes?: number; auth?: RawAuth; tls?: RawTls; retry?: RawRetry; maxConcurrency?: number };
   limits?: { expressionTimeoutMs?: number; expressionMaxDepth?: number; expressionMaxSequence?: number };
   functions?: Record<string, string>;
   operations: Record<string, RawOperation>;
@@ -36,12 +43,15 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-class Compiler {
+class Compiler implements CompileHelpers {
   readonly issues: MappingIssue[] = [];
+  readonly warnings: MappingIssue[] = [];
   /** `$name := function(...) {...};` for each mapping function, placed before every expression. */
   private prelude = '';
+  /** The effective system.retry, the default of every call. */
+  private retryDefaults: RetryPolicy = DEFAULT_RETRY;
 
-  constructor(private readonly source: YamlSource, private readonly limits: ExpressionLimits) {}
+  constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string) {}
 
   functions(raw: Record<string, string> | undefined): void {
     const definitions: string[] = [];
@@ -63,6 +73,11 @@ class Compiler {
 
   report(code: MappingIssueCode, path: readonly PathSegment[], message: string, pos = this.source.at(path)): void {
     this.issues.push({ file: this.source.file, line: pos.line, col: pos.col, severity: 'error', code, message });
+  }
+
+  warn(code: MappingIssueCode, path: readonly PathSegment[], message: string): void {
+    const pos = this.source.at(path);
+    this.warnings.push({ file: this.source.file, line: pos.line, col: pos.col, severity: 'warning', code, message });
   }
 
   origin(path: readonly PathSegment[]) {
@@ -134,11 +149,18 @@ class Compiler {
       this.report('BASE_URL_INVALID', ['system', 'baseUrl'], `system.baseUrl "${raw.baseUrl}" must be an absolute http:// or https:// URL without ? or #`);
       return undefined;
     }
+    this.retryDefaults = compileSystemRetry(raw.retry);
+    const auth = compileAuth(this, raw.auth);
+    const tls = compileTls(this, raw.tls);
+    if (!auth || tls === false) return undefined;
     return {
       baseUrl,
       headers: Object.entries(raw.headers ?? {}),
       timeoutMs: raw.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxResponseBytes: raw.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      auth,
+      tls,
+      maxConcurrency: raw.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
     };
   }
 
@@ -147,7 +169,10 @@ class Compiler {
     const query = this.templates(raw.query, [...path, 'query']);
     const headers = this.templates(raw.headers, [...path, 'headers']);
     const body = raw.body === undefined ? undefined : this.expression(raw.body, [...path, 'body']);
-    if (!pathTemplate || (raw.body !== undefined && !body)) return undefined;
+    const retry = compileCallRetry(this, raw.retry, raw.method, this.retryDefaults, path);
+    const paginate = compilePaginate(this, raw.paginate, path);
+    const forEach = compileForEach(this, raw.forEach, path);
+    if (!pathTemplate || (raw.body !== undefined && !body) || !retry || paginate === false || forEach === false) return undefined;
     return {
       name: raw.name,
       method: raw.method,
@@ -157,6 +182,10 @@ class Compiler {
       body,
       responseType: raw.responseType ?? 'json',
       timeoutMs: raw.timeoutMs ?? system?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      retry,
+      paginate,
+      forEach,
+      cache: compileCache(raw.cache),
       origin: this.origin(path),
     };
   }
@@ -177,7 +206,7 @@ class Compiler {
     const route = findRoute(operationId) as RouteSpec; // the structure check admits only contract operations
     const path: PathSegment[] = ['operations', operationId];
     const origin = this.origin(path);
-    const flowKeys = (['calls', 'outcomes', 'output'] as const).filter((key) => raw[key] !== undefined);
+    const flowKeys = (['calls', 'outcomes', 'output', 'deadlineMs'] as const).filter((key) => raw[key] !== undefined);
 
     if (raw.static !== undefined) {
       if (route.kind === 'event') return this.conflict(path, `${operationId} is an event route and answers without data; use "acknowledge: true" instead of "static"`);
@@ -210,7 +239,7 @@ class Compiler {
     const outcomes = (raw.outcomes ?? []).map((rule, index) => this.outcome(rule, [...path, 'outcomes', index], route));
     const output = raw.output === undefined ? undefined : this.expression(raw.output, [...path, 'output']);
     if (calls.some((c) => !c) || outcomes.some((o) => !o) || (raw.output !== undefined && !output)) return undefined;
-    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output };
+    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs };
   }
 
   conflict(path: readonly PathSegment[], message: string): undefined {
@@ -219,14 +248,15 @@ class Compiler {
   }
 }
 
-export function compileMapping(source: YamlSource): { mapping?: Mapping; issues: MappingIssue[] } {
+/** `baseDir` is where relative file paths of the mapping (TLS files) are read from. */
+export function compileMapping(source: YamlSource, baseDir = process.cwd()): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
   const raw = source.value as RawMapping;
   const limits: ExpressionLimits = {
     timeoutMs: raw.limits?.expressionTimeoutMs ?? DEFAULT_EXPRESSION_LIMITS.timeoutMs,
     maxDepth: raw.limits?.expressionMaxDepth ?? DEFAULT_EXPRESSION_LIMITS.maxDepth,
     maxSequence: raw.limits?.expressionMaxSequence ?? DEFAULT_EXPRESSION_LIMITS.maxSequence,
   };
-  const compiler = new Compiler(source, limits);
+  const compiler = new Compiler(source, limits, baseDir);
   compiler.functions(raw.functions);
   const system = compiler.system(raw.system);
   const operations = new Map<string, Operation>();
@@ -234,8 +264,8 @@ export function compileMapping(source: YamlSource): { mapping?: Mapping; issues:
     const compiled = compiler.operation(operationId, rawOperation ?? {}, system);
     if (compiled) operations.set(operationId, deepFreeze(compiled));
   }
-  if (compiler.issues.length > 0 || !system) return { issues: compiler.issues };
+  if (compiler.issues.length > 0 || !system) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
   const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, limits, operations };
   deepFreeze(mapping);
-  return { mapping, issues: [] };
+  return { mapping, issues: [], warnings: compiler.warnings };
 }
