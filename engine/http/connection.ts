@@ -86,7 +86,7 @@ export class ErpConnection {
     const started = performance.now();
     let outcome;
     try {
-      outcome = await withRetry(call.retry, deadline, attemptOnce, report);
+      outcome = await withRetry(call.retry, deadline, label, attemptOnce, report);
     } catch (error) {
       if (error instanceof TransportError) log?.warn({ ...target, error: error.code, attempts: lastAttempt + renewals }, 'erp call got no answer');
       throw error;

@@ -43,6 +43,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function withRetry(
   policy: RetryPolicy,
   deadline: Deadline,
+  label: string,
   attemptOnce: () => Promise<OutboundResponse>,
   onAttempt: (report: AttemptReport) => void,
 ): Promise<{ response: OutboundResponse; attempts: number }> {
@@ -58,11 +59,15 @@ export async function withRetry(
     const base = { attempt, of: policy.attempts, status: response?.status, error: failure?.code };
     const retryable = failure ? RETRYABLE_TRANSPORT.has(failure.code) : RETRYABLE_STATUS.has(response?.status ?? 0);
     let gaveUp: string | undefined;
+    let stoppedByDeadline = deadline.remainingMs() < 1;
     if (retryable && attempt < policy.attempts) {
       const asked = response ? retryAfterMs(response.headers['retry-after']) : undefined;
       const delay = asked ?? backoffMs(policy, attempt);
       if (asked !== undefined && asked > policy.retryAfterMaxMs) gaveUp = `Retry-After of ${asked} ms is longer than retryAfterMaxMs (${policy.retryAfterMaxMs} ms)`;
-      else if (delay >= deadline.remainingMs()) gaveUp = `waiting ${delay} ms would pass the operation's deadline`;
+      else if (delay >= deadline.remainingMs()) {
+        gaveUp = `waiting ${delay} ms would pass the operation's deadline`;
+        stoppedByDeadline = true;
+      }
       else {
         onAttempt({ ...base, retryInMs: delay });
         await sleep(delay);
@@ -70,6 +75,8 @@ export async function withRetry(
       }
     }
     onAttempt({ ...base, gaveUp });
+    // No answer, and the deadline is why no (further) attempt was possible: say so, not "timeout".
+    if (failure && stoppedByDeadline) throw deadline.failure(label);
     if (failure) throw failure;
     return { response: response as OutboundResponse, attempts: attempt };
   }

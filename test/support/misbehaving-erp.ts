@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -29,6 +30,10 @@ export interface MisbehavingErp {
   readonly requests: readonly ReceivedRequest[];
   /** Requests received for `METHOD /path` (path without the /api prefix and without query), or all. */
   count(route?: string): number;
+  /** Most requests that were being answered at the same time. */
+  readonly maxInFlight: number;
+  /** TLS connections refused during the handshake (https only). */
+  readonly tlsFailures: number;
   /** Answer `METHOD /path` with the handler; `seen` is 1 for the first request to the route. */
   on(route: string, handler: Handler): void;
   close(): Promise<void>;
@@ -84,13 +89,29 @@ export function paginated(items: readonly unknown[], style: PageStyle, pageSize:
   };
 }
 
-export async function startMisbehavingErp(): Promise<MisbehavingErp> {
+/** https when `tls` is given; `requestCert` demands a client certificate signed by `ca` (mutual TLS). */
+export interface ErpOptions {
+  readonly tls?: { readonly key: string; readonly cert: string; readonly ca?: string; readonly requestCert?: boolean };
+}
+
+export async function startMisbehavingErp(options: ErpOptions = {}): Promise<MisbehavingErp> {
   const requests: ReceivedRequest[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let tlsFailures = 0;
   const handlers = new Map<string, Handler>();
   const seen = new Map<string, number>();
   const sockets = new Set<import('node:net').Socket>();
 
-  const server = http.createServer((req, res) => {
+  const listener: http.RequestListener = (req, res) => {
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    let finished = false;
+    const done = () => {
+      if (!finished) inFlight -= 1;
+      finished = true;
+    };
+    res.on('close', done);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -115,18 +136,30 @@ export async function startMisbehavingErp(): Promise<MisbehavingErp> {
       if (answer.delayMs) setTimeout(respond, answer.delayMs);
       else respond();
     });
+  };
+  const server = options.tls
+    ? https.createServer({ key: options.tls.key, cert: options.tls.cert, ca: options.tls.ca, requestCert: options.tls.requestCert ?? false, rejectUnauthorized: options.tls.requestCert ?? false }, listener)
+    : http.createServer(listener);
+  server.on('tlsClientError', () => {
+    tlsFailures += 1;
   });
-  server.on('connection', (socket) => {
+  server.on('connection', (socket: import('node:net').Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   return {
     url: `${origin}/api`,
     origin,
     requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    get tlsFailures() {
+      return tlsFailures;
+    },
     count: (route) => (route === undefined ? requests.length : requests.filter((r) => `${r.method} ${r.path}` === route).length),
     on: (route, handler) => {
       handlers.set(route, handler);
