@@ -57,10 +57,15 @@ const PAGINATE_FIELDS: Record<PaginateSpec['style'], { required: readonly (keyof
 };
 const PAGINATE_COMMON: readonly string[] = ['style', 'items', 'maxPages'];
 
+/** `operations.GetItem.calls[0].retry`, as the structure check names places. */
+function named(where: readonly PathSegment[]): string {
+  return where.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+}
+
 /** Reports fields that do not belong to the chosen variant and the ones it needs but lacks; true when fine. */
 function checkVariant(h: CompileHelpers, raw: object, where: readonly PathSegment[], kind: string, variant: string, fields: { required: readonly string[]; optional: readonly string[] }, common: readonly string[]): boolean {
   let ok = true;
-  const label = where.join('.');
+  const label = named(where);
   for (const key of Object.keys(raw)) {
     if (common.includes(key) || fields.required.includes(key) || fields.optional.includes(key)) continue;
     h.report('MODE_CONFLICT', [...where, key], `${label}.${key} does not apply to ${kind} ${variant}${fields.required.length + fields.optional.length > 0 ? ` (it takes: ${[...fields.required, ...fields.optional].join(', ')})` : ''}`, h.source.keyAt([...where, key]));
@@ -76,7 +81,7 @@ function checkVariant(h: CompileHelpers, raw: object, where: readonly PathSegmen
 
 function secretAt(h: CompileHelpers, value: string, where: readonly PathSegment[]): Secret | undefined {
   if (!h.source.usesEnv(where)) {
-    h.report('SECRET_INLINE', where, `${where.join('.')} is a secret and must come from an environment variable, e.g. \${ERP_${String(where[where.length - 1]).toUpperCase()}}; a secret written into the mapping file ends up in version control and in every copy of it`);
+    h.report('SECRET_INLINE', where, `${named(where)} is a secret and must come from an environment variable, e.g. \${ERP_${String(where[where.length - 1]).toUpperCase()}}; a secret written into the mapping file ends up in version control and in every copy of it`);
     return undefined;
   }
   return new Secret(value);
@@ -168,7 +173,7 @@ export function compileCallRetry(h: CompileHelpers, raw: RawRetry | undefined, m
   if (safe) return policy;
   if (raw?.attempts !== undefined && raw.attempts > 1) {
     const why = method === 'GET' ? 'the call says idempotent: false' : `a ${method} is only repeated when the call says idempotent: true (repeating it could, for example, book twice)`;
-    h.report('MODE_CONFLICT', [...where, 'retry', 'attempts'], `${where.join('.')}.retry.attempts is ${raw.attempts}, but ${why}`);
+    h.report('MODE_CONFLICT', [...where, 'retry', 'attempts'], `${named(where)}.retry.attempts is ${raw.attempts}, but ${why}`);
     return undefined;
   }
   return { ...policy, attempts: 1 };
@@ -179,7 +184,7 @@ export function compilePaginate(h: CompileHelpers, raw: RawPaginate | undefined,
   const at = [...where, 'paginate'];
   if (!checkVariant(h, raw, at, 'style', raw.style, PAGINATE_FIELDS[raw.style], PAGINATE_COMMON)) return false;
   if (raw.style === 'page' && raw.sizeParam !== undefined && raw.pageSize === undefined) {
-    h.report('SCHEMA', at, `${at.join('.')} has sizeParam but no pageSize to send in it`);
+    h.report('SCHEMA', at, `${named(at)} has sizeParam but no pageSize to send in it`);
     return false;
   }
   const items = h.expression(raw.items, [...at, 'items']);

@@ -59,9 +59,9 @@ async function runPlain(call: CallSpec, operation: FlowOperation, base: Expressi
   return { record: answer.record, decision: verdict.decision };
 }
 
-function named(unit: Unit, label: string, failure: OperationFailure): OperationFailure {
-  const message = `calls.${label}, ${unit.describe}: ${failure.message}`;
-  return new OperationFailure(failure.kind, message, [{ path: `calls.${label}`, message }]);
+function named(unit: Unit, callName: string, failure: OperationFailure): OperationFailure {
+  const message = `calls.${callName}, ${unit.describe}: ${failure.message}`;
+  return new OperationFailure(failure.kind, message, [{ path: `calls.${callName}[${unit.index}]`, message }]);
 }
 
 async function runFanOut(call: CallSpec, operation: FlowOperation, base: ExpressionContext, env: CallEnv): Promise<CallResult> {

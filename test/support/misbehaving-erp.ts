@@ -32,8 +32,6 @@ export interface MisbehavingErp {
   count(route?: string): number;
   /** Most requests that were being answered at the same time. */
   readonly maxInFlight: number;
-  /** TLS connections refused during the handshake (https only). */
-  readonly tlsFailures: number;
   /** Answer `METHOD /path` with the handler; `seen` is 1 for the first request to the route. */
   on(route: string, handler: Handler): void;
   close(): Promise<void>;
@@ -98,7 +96,6 @@ export async function startMisbehavingErp(options: ErpOptions = {}): Promise<Mis
   const requests: ReceivedRequest[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  let tlsFailures = 0;
   const handlers = new Map<string, Handler>();
   const seen = new Map<string, number>();
   const sockets = new Set<import('node:net').Socket>();
@@ -140,9 +137,6 @@ export async function startMisbehavingErp(options: ErpOptions = {}): Promise<Mis
   const server = options.tls
     ? https.createServer({ key: options.tls.key, cert: options.tls.cert, ca: options.tls.ca, requestCert: options.tls.requestCert ?? false, rejectUnauthorized: options.tls.requestCert ?? false }, listener)
     : http.createServer(listener);
-  server.on('tlsClientError', () => {
-    tlsFailures += 1;
-  });
   server.on('connection', (socket: import('node:net').Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -156,9 +150,6 @@ export async function startMisbehavingErp(options: ErpOptions = {}): Promise<Mis
     requests,
     get maxInFlight() {
       return maxInFlight;
-    },
-    get tlsFailures() {
-      return tlsFailures;
     },
     count: (route) => (route === undefined ? requests.length : requests.filter((r) => `${r.method} ${r.path}` === route).length),
     on: (route, handler) => {
