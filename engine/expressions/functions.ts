@@ -83,7 +83,7 @@ export const HELPER_FUNCTIONS: readonly HelperFunction[] = [
   },
   {
     name: 'isoDateTime',
-    signature: '<(sn)-s?:s>',
+    signature: '<(snl)-s?:s>', // null in (an ERP's empty date field) gives nothing out
     doc: "$isoDateTime('30.11.2026') → '2026-11-30T00:00:00Z'. Optional format: YYYY-MM-DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYYMMDD.",
     implementation: ((value: unknown, format?: string) => toIsoDateTime(value, format)) as HelperFunction['implementation'],
   },
