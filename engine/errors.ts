@@ -27,6 +27,7 @@ export const MAPPING_ISSUE_CODES = {
   TOKEN_URL_INVALID: 'the OAuth2 token URL is not an absolute http(s) URL',
   TLS_FILE_UNREADABLE: 'a TLS file (CA bundle, client certificate or key) cannot be read',
   TLS_VERIFY_OFF: 'certificate checking toward the ERP is turned off (insecureSkipVerify)',
+  CREDENTIAL_IN_HEADERS: 'a credential is sent through system.headers instead of system.auth, so it is not kept out of traces',
 } as const;
 
 export type MappingIssueCode = keyof typeof MAPPING_ISSUE_CODES;

@@ -9,7 +9,8 @@ import type { PathSegment, YamlSource } from './yaml-source';
  * an integrator understands, at the line and column of the offending key or value.
  */
 
-const validateShape = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(buildMappingSchema());
+// verbose: errors carry their parentSchema, which the "unknown setting" message lists the allowed keys from.
+const validateShape = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true }).compile(buildMappingSchema());
 
 const TYPE_WORDS: Record<string, string> = {
   string: 'text',

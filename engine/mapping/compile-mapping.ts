@@ -149,6 +149,11 @@ class Compiler implements CompileHelpers {
       this.report('BASE_URL_INVALID', ['system', 'baseUrl'], `system.baseUrl "${raw.baseUrl}" must be an absolute http:// or https:// URL without ? or #`);
       return undefined;
     }
+    for (const name of Object.keys(raw.headers ?? {})) {
+      if (/^(authorization|proxy-authorization)$|api[-_]?key|token|secret|password/i.test(name) && this.source.usesEnv(['system', 'headers', name])) {
+        this.warn('CREDENTIAL_IN_HEADERS', ['system', 'headers', name], `system.headers.${name} looks like a credential; declare it under system.auth instead, which keeps it out of logs and dry-run output`);
+      }
+    }
     this.retryDefaults = compileSystemRetry(raw.retry);
     const auth = compileAuth(this, raw.auth);
     const tls = compileTls(this, raw.tls);
