@@ -2,10 +2,12 @@ import { inspect } from 'node:util';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findRoute } from '../../engine/contract/routes';
 import { formatIssue } from '../../engine/errors';
 import { createHttpClient } from '../../engine/http/client';
 import { TokenSource } from '../../engine/http/token-source';
 import { checkMappingText } from '../../engine/mapping/load';
+import { handleRequest } from '../../engine/pipeline/handle';
 import { head, mappingFrom, startEngine, type RunningEngine } from '../support/engine';
 import { json, sequence, startMisbehavingErp, status, type Handler, type MisbehavingErp } from '../support/misbehaving-erp';
 
@@ -158,6 +160,34 @@ describe('OAuth2 client credentials', () => {
 });
 
 describe('secrets', () => {
+  it('stay out of the log and the dry-run trace, while reaching the ERP', async () => {
+    for (const auth of ['{ type: apiKey, in: query, name: api_key, value: "${SECRET}" }', '{ type: basic, username: u, password: "${SECRET}" }']) {
+      const mapping = mappingFrom(head(erp.url, `auth: ${auth}\nretry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 }`) + labelOperation, { SECRET });
+      erp.on('GET /label', (_request, seen) => (seen % 2 === 1 ? status(503) : json({ text: 'ERP id' })));
+      const lines: string[] = [];
+      const log = pino({ level: 'trace' }, new Writable({ write(chunk, _enc, next) { lines.push(String(chunk)); next(); } }));
+      const trace: unknown[] = [];
+      const observer = { request: (r: unknown) => trace.push(r), attempt: (...a: unknown[]) => trace.push(a), response: (...a: unknown[]) => trace.push(a) };
+      const http = createHttpClient();
+      try {
+        const outcome = await handleRequest(mapping, { route: findRoute('GetExternalIndexableValueLabel')! }, null, [], { http, log, observer });
+        expect(outcome.resultName).toBe('Success');
+      } finally {
+        http.close();
+      }
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.join('\n')).not.toContain(SECRET);
+      expect(trace.length).toBe(4); // request, two attempts, response
+      expect(JSON.stringify(trace)).not.toContain(SECRET);
+      expect(inspect(trace, { depth: 10 })).not.toContain(SECRET);
+    }
+    const sentToErp = erp.requests.map((r) => `${r.query.get('api_key')} ${r.headers.authorization}`);
+    expect(sentToErp).toEqual([
+      `${SECRET} undefined`, `${SECRET} undefined`,
+      `null Basic ${Buffer.from(`u:${SECRET}`).toString('base64')}`, `null Basic ${Buffer.from(`u:${SECRET}`).toString('base64')}`,
+    ]);
+  });
+
   it('never print: not in the model, its JSON, or util.inspect', () => {
     const mapping = mappingFrom(head(erp.url, 'auth: { type: basic, username: u, password: "${SECRET}" }') + labelOperation, { SECRET });
     expect(JSON.stringify(mapping.system)).not.toContain(SECRET);
