@@ -16,6 +16,7 @@ export const MAPPING_ISSUE_CODES = {
   UNKNOWN_OPERATION: 'an operation name that is not a contract route',
   UNKNOWN_RESULT: 'a result name that the route does not have',
   MODE_CONFLICT: 'an operation mixes settings that exclude each other',
+  RESERVED_NAME: 'a mapping function would hide a built-in function of the same name',
   EXPRESSION_SYNTAX: 'a JSONata expression does not compile',
   TEMPLATE_SYNTAX: 'a text template has an unclosed or empty {placeholder}',
   UNSAFE_PATH: 'a call path could leave the configured base URL',
@@ -23,6 +24,9 @@ export const MAPPING_ISSUE_CODES = {
   STATIC_DATA_INVALID: 'a static answer does not match the contract',
   BASE_URL_INVALID: 'the base URL is not an absolute http(s) URL',
   UNMAPPED_ROUTE: 'a contract route the mapping leaves unmapped',
+  // Mapping test files and recorded-answer files (the CLI's `test` and `dry-run --answers`).
+  UNKNOWN_CALL_NAME: 'an answer is given for a call the operation does not make',
+  TEST_INPUT_INVALID: 'a test case gives an input that cannot be used',
   SECRET_INLINE: 'a secret (password, token, key) is written into the file instead of coming from ${VAR}',
   TOKEN_URL_INVALID: 'the OAuth2 token URL is not an absolute http(s) URL',
   TLS_FILE_UNREADABLE: 'a TLS file (CA bundle, client certificate or key) cannot be read',
@@ -97,6 +101,12 @@ export const FAILURE_RESULTS = {
 } as const satisfies Record<string, readonly string[]>;
 
 export type FailureKind = keyof typeof FAILURE_RESULTS;
+
+/**
+ * Exit codes of the `adapter-engine` command, which scripts rely on. BUG is for a fault inside the
+ * engine itself; it comes with a stack trace and a request to report it.
+ */
+export const EXIT_CODES = { OK: 0, FAILED: 1, USAGE: 2, BUG: 3 } as const;
 
 /** One problem shown in `validationStatus`: where (a JSON path or a call name) and what. */
 export interface Problem {

@@ -37,6 +37,9 @@ export function toProblems(errors: readonly ErrorObject[] | null | undefined, ro
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
       where = `${where}/${extra}`;
       message = 'is not a property the contract defines';
+    } else if (error.keyword === 'type' && (error.params as { type: unknown }).type === 'array') {
+      // The classic JSONata surprise: a path over a one-element list yields the element itself.
+      message = 'must be a list (JSONata gives a single value for a one-element result: wrap the expression in [ ])';
     } else if (error.keyword === 'enum') {
       message = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     }

@@ -35,7 +35,8 @@ export class ExpressionSyntaxError extends Error {
     this.code = fault.code ?? 'S0000';
     // JSONata reports the position just after the offending token; point at its first character.
     const end = typeof fault.position === 'number' ? fault.position : 0;
-    const tokenLength = typeof fault.token === 'string' ? fault.token.length : 0;
+    // At the end of the text the token is the marker "(end)", which is not in the source: point at the last character.
+    const tokenLength = typeof fault.token === 'string' && fault.token !== '(end)' ? fault.token.length : 0;
     this.offset = Math.min(Math.max(0, end - tokenLength), Math.max(0, source.length - 1));
   }
 }

@@ -52,7 +52,8 @@ export const HELPER_FUNCTIONS: readonly HelperFunction[] = [
   },
   {
     name: 'parseJson',
-    signature: '<s-:x>',
+    // `l` (null) too: ERPs and the platform send null for absent text, which the implementation reads as nothing.
+    signature: '<(sl)-:x>',
     doc: '$parseJson(externalData) → the value of a JSON string; empty or missing text gives nothing.',
     implementation: ((text: string | undefined) => {
       if (text === undefined || text === null || text.trim() === '') return undefined;
@@ -83,7 +84,8 @@ export const HELPER_FUNCTIONS: readonly HelperFunction[] = [
   },
   {
     name: 'isoDateTime',
-    signature: '<(snl)-s?:s>', // null in (an ERP's empty date field) gives nothing out
+    // `l` (null) too: a null date (e.g. the example ERP's wishDate) gives nothing, as toIsoDateTime intends.
+    signature: '<(snl)-s?:s>',
     doc: "$isoDateTime('30.11.2026') → '2026-11-30T00:00:00Z'. Optional format: YYYY-MM-DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYYMMDD.",
     implementation: ((value: unknown, format?: string) => toIsoDateTime(value, format)) as HelperFunction['implementation'],
   },

@@ -35,6 +35,12 @@ export interface OutboundResponse {
   readonly durationMs: number;
 }
 
+/** The headers that go on the wire; the CLI's dry run shows exactly these. */
+export function outgoingHeaders(request: OutboundRequest): Record<string, string> {
+  const contentType = request.form !== undefined ? 'application/x-www-form-urlencoded' : request.body !== undefined ? 'application/json' : undefined;
+  return { ...(contentType ? { 'content-type': contentType } : {}), ...request.headers };
+}
+
 export type TransportErrorCode = 'TIMEOUT' | 'REFUSED' | 'RESET' | 'DNS' | 'TLS' | 'TOO_LARGE' | 'NETWORK';
 
 /** No usable HTTP answer arrived. */
@@ -66,7 +72,8 @@ function classify(error: AxiosError, request: OutboundRequest): TransportError {
   return new TransportError('NETWORK', `${target}: ${code || error.message}`);
 }
 
-function decodeBody(data: Buffer, responseType: ResponseType, contentType: string): { body: unknown; bodyError?: string } {
+/** Shared with the CLI's recorded answers, so a recorded text body is read exactly as a live one. */
+export function decodeBody(data: Buffer, responseType: ResponseType, contentType: string): { body: unknown; bodyError?: string } {
   if (responseType === 'binary') return { body: data.toString('base64') };
   const text = data.toString('utf8');
   if (responseType === 'text') return { body: text };
@@ -129,13 +136,12 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
       const started = performance.now();
       const form = request.form ? new URLSearchParams(request.form as Record<string, string>).toString() : undefined;
       const hasBody = request.body !== undefined;
-      const contentType = form !== undefined ? 'application/x-www-form-urlencoded' : hasBody ? 'application/json' : undefined;
       let response;
       try {
         response = await instance.request<Buffer>({
           method: request.method,
           url: request.url.href,
-          headers: { ...(contentType ? { 'content-type': contentType } : {}), ...request.headers },
+          headers: outgoingHeaders(request),
           data: form ?? (hasBody ? JSON.stringify(request.body) : undefined),
           ...(request.tls ? { httpsAgent: agentFor(request.tls) } : {}),
           timeout: request.timeoutMs,

@@ -9,7 +9,7 @@ import type { PathSegment, YamlSource } from './yaml-source';
  * an integrator understands, at the line and column of the offending key or value.
  */
 
-// verbose: errors carry their parentSchema, which the "unknown setting" message lists the allowed keys from.
+// verbose: errors carry parentSchema, which the messages read for the allowed settings.
 const validateShape = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true }).compile(buildMappingSchema());
 
 const TYPE_WORDS: Record<string, string> = {
@@ -57,7 +57,8 @@ export function closest(name: string, candidates: readonly string[]): string | u
   return best && best.score <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
 }
 
-function toIssue(error: ErrorObject, source: YamlSource): MappingIssue | undefined {
+/** One AJV error as a plain-language issue at the offending line:col; also used for the CLI's test files. */
+export function toIssue(error: ErrorObject, source: YamlSource): MappingIssue | undefined {
   const path = segments(error.instancePath);
   const here = describePath(path);
   const at = (pos: { line: number; col: number }, code: MappingIssue['code'], message: string): MappingIssue => ({

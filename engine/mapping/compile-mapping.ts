@@ -58,7 +58,7 @@ class Compiler implements CompileHelpers {
     for (const [name, text] of Object.entries(raw ?? {})) {
       const path = ['functions', name];
       if (isReservedFunctionName(name)) {
-        this.report('MODE_CONFLICT', path, `a function named "${name}" would hide the built-in $${name}; choose another name`, this.source.keyAt(path));
+        this.report('RESERVED_NAME', path, `a function named "${name}" would hide the built-in $${name}; choose another name`, this.source.keyAt(path));
         continue;
       }
       if (!this.expression(text, path)) continue;

@@ -31,7 +31,11 @@ function issue(code: MappingIssueCode, message: string, pos: { line: number; col
   return { code, message, severity, line: pos.line, col: pos.col };
 }
 
-export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessEnv): { source?: YamlSource; issues: MappingIssue[] } {
+/**
+ * `env` null reads the text as it is, without `${VAR}` expansion: test and recorded-answer files hold
+ * literal ERP answers, in which `${` is ordinary text.
+ */
+export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessEnv | null): { source?: YamlSource; issues: MappingIssue[] } {
   const lineCounter = new LineCounter();
   const lines = text.split('\n');
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, strict: true, prettyErrors: false });
@@ -66,7 +70,7 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
 
   // ${VAR} expansion happens on the document, before conversion, so an unset variable has a position.
   const fromEnv = new WeakSet<Node>();
-  visit(doc, {
+  if (env) visit(doc, {
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
       const original = node.value;

@@ -7,7 +7,7 @@ import type { Answer, SendPage } from './fetch-call';
 
 /**
  * Fetches every page of a paginated call. It stops at the last page, or at the first page that answers
- * an error status or an unreadable body (the outcome rules then judge that page). More pages than
+ * an error or redirect status or an unreadable body (the outcome rules then judge that page). More pages than
  * maxPages is a failure that says so: a list cut short would look complete to the platform.
  */
 
@@ -59,7 +59,7 @@ export async function fetchPages(spec: PaginateSpec, first: OutboundRequest, con
     const response = await send(request);
     const record = { status: response.status, headers: response.headers, body: response.body };
     const target = `${request.method} ${request.url.pathname}`;
-    if (response.status >= 400 || response.bodyError !== undefined) return { record: { ...record, items, pages }, target, bodyError: response.bodyError };
+    if (response.status >= 300 || response.bodyError !== undefined) return { record: { ...record, items, pages }, target, bodyError: response.bodyError };
 
     const pageContext = { ...record, input: context.input, item: context.item, chunk: context.chunk, index: context.index };
     const at = (expression: LocatedExpression, key: string) => evaluateAt(expression, pageContext, `calls.${label}.paginate.${key}`);

@@ -21,9 +21,11 @@ type Verdict = { readonly decision?: Decision; readonly failure?: OperationFailu
 /** Failures that belong to one element; the others (deadline, auth, page limit, mapping faults) fail the request. */
 const ELEMENT_FAILURES: ReadonlySet<FailureKind> = new Set(['ERP_UNREACHABLE', 'ERP_ERROR_STATUS', 'ERP_BODY_UNREADABLE', 'REQUEST_INVALID']);
 
-async function firstMatchingRule(rules: readonly OutcomeRule[], context: ExpressionContext): Promise<OutcomeRule | undefined> {
+async function firstMatchingRule(rules: readonly OutcomeRule[], context: ExpressionContext, label: string, env: CallEnv): Promise<OutcomeRule | undefined> {
   for (const [index, rule] of rules.entries()) {
-    if ((await evaluateAt(rule.when, context, `outcomes[${index}].when`)) === true) return rule;
+    const matched = (await evaluateAt(rule.when, context, `outcomes[${index}].when`)) === true;
+    env.observer?.ruleChecked?.(label, index, rule, matched);
+    if (matched) return rule;
   }
   return undefined;
 }
@@ -36,13 +38,19 @@ async function messageOf(rule: OutcomeRule, context: ExpressionContext): Promise
 }
 
 async function judge(operation: FlowOperation, label: string, answer: Answer, context: ExpressionContext, env: CallEnv): Promise<Verdict> {
-  const rule = await firstMatchingRule(operation.outcomes, context);
+  const rule = await firstMatchingRule(operation.outcomes, context, label, env);
   if (rule) {
     env.observer?.rule?.(label, rule);
     return { decision: { rule, message: await messageOf(rule, context) } };
   }
   const fail = (kind: FailureKind, message: string) => ({ failure: new OperationFailure(kind, message, [{ path: `calls.${label}`, message }]) });
-  if (answer.record.status >= 400) return fail('ERP_ERROR_STATUS', `the external system answered ${answer.record.status} to ${answer.target}`);
+  const { status, headers } = answer.record;
+  // Redirects are never followed (see http/client.ts), so a 3xx is not the answer either: without this
+  // an empty 302 would pass as a successful empty list.
+  if (status >= 300) {
+    const redirect = status < 400 ? ` (a redirect${headers.location ? ` to ${headers.location}` : ''}; redirects are not followed, check system.baseUrl)` : '';
+    return fail('ERP_ERROR_STATUS', `the external system answered ${status} to ${answer.target}${redirect}`);
+  }
   if (answer.bodyError !== undefined) return fail('ERP_BODY_UNREADABLE', `${answer.target}: ${answer.bodyError}`);
   return {};
 }

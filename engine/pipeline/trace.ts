@@ -15,6 +15,8 @@ export interface TraceObserver {
   /** The answer used: `attempts` requests reached the ERP for it (0 when `cached`). */
   response?(label: string, response: OutboundResponse, info?: { readonly attempts: number; readonly cached: boolean }): void;
   rule?(label: string, rule: OutcomeRule): void;
+  /** Every outcome rule evaluated after a call, matched or not, so a dry run shows why a rule did not fire. */
+  ruleChecked?(label: string, index: number, rule: OutcomeRule, matched: boolean): void;
   /** A fan-out element that failed and was left out because the call says onError: skip. */
   skipped?(label: string, message: string): void;
   output?(data: unknown): void;

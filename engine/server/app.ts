@@ -92,7 +92,12 @@ export function createApp(deps: AppDeps): EngineApp {
       ctx.status = 500;
       ctx.body = { error: 'internal error' };
     }
-    if (ctx.status === 404 && ctx.body === undefined) ctx.body = { error: `no contract route ${ctx.method} ${ctx.path}` };
+    if (ctx.status === 404 && ctx.body === undefined) {
+      ctx.body = { error: `no contract route ${ctx.method} ${ctx.path}` };
+      ctx.status = 404; // Koa turns an implicit 404 into 200 when a body is assigned
+    } else if (ctx.status === 405) {
+      ctx.body = { error: `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}` };
+    }
   });
   koa.use(router.routes());
   koa.use(router.allowedMethods());

@@ -1,0 +1,88 @@
+import type { CaseRun, TraceStep } from './run-case';
+import { out, prettyJson, type Colors } from './output';
+
+/** The dry-run trace for people: each step in the order it happened, then the envelope. */
+
+const INDENT = '    ';
+
+function headerLines(headers: Record<string, string>, c: Colors): string[] {
+  return Object.entries(headers).map(([name, value]) => `${INDENT}${c.dim(`${name}: ${value}`)}`);
+}
+
+function sourceNote(step: Extract<TraceStep, { step: 'request' }>, c: Colors): string {
+  switch (step.source) {
+    case 'live': return c.magenta('(sent)');
+    case 'recorded': return c.cyan('(recorded answer, not sent)');
+    case 'not sent': return c.yellow('(not sent: event routes go out only with --live)');
+    case 'missing': return c.red('(no recorded answer)');
+  }
+}
+
+function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
+  switch (step.step) {
+    case 'request':
+      return [
+        '',
+        `${c.bold(`${number()}. call ${step.call}`)}  ${sourceNote(step, c)}`,
+        `  ${c.bold('→')} ${step.method} ${step.url}`,
+        ...headerLines(step.headers, c),
+        ...(step.body === undefined ? [] : [prettyJson(step.body, INDENT)]),
+      ];
+    case 'response': {
+      const status = step.status >= 400 ? c.red(String(step.status)) : c.green(String(step.status));
+      const note = step.source === 'not sent' ? c.yellow('synthetic answer: nothing was sent')
+        : step.cached ? 'from the answer cache (call.cache), nothing was sent'
+        : `${step.durationMs} ms${step.attempts !== undefined && step.attempts > 1 ? `, ${step.attempts} attempts (retry)` : ''}`;
+      return [
+        `  ${c.bold('←')} ${status}  ${c.dim(note)}`,
+        ...headerLines(step.headers, c),
+        ...(step.bodyError ? [`${INDENT}${c.red(`unreadable body: ${step.bodyError}`)}`] : [prettyJson(step.body, INDENT)]),
+      ];
+    }
+    case 'rule': {
+      const verdict = step.matched ? c.green('matched') : c.dim('no');
+      return [`  rule ${step.index + 1}  ${step.when}  → ${step.result}  ${verdict}  ${c.dim(step.at)}`];
+    }
+    case 'output':
+      return ['', `${c.bold('output')}  ${c.dim(step.at ?? '')}`, prettyJson(step.data, INDENT)];
+    case 'check':
+      return step.problems.length === 0
+        ? ['', `${c.bold('schema check')}  ${c.green('passed')}`]
+        : ['', `${c.bold('schema check')}  ${c.red(`${step.problems.length} problem(s)`)}`, ...step.problems.map((p) => `${INDENT}${p.path}  ${p.message}`)];
+  }
+}
+
+const MODE_NOTES: Record<CaseRun['mode'], string> = {
+  flow: '',
+  static: 'static answer written in the mapping; nothing is called',
+  acknowledge: 'acknowledge: true; the event is answered without forwarding anything',
+  unmapped: 'the mapping does not map this route',
+};
+
+export function renderDryRun(run: CaseRun, header: { mapping: string; file: string; input: unknown; answers: string; unanswered: readonly string[]; answersFile?: string }): void {
+  const c = out.colors;
+  const { route } = run;
+  out.line(`${c.bold('dry run')}  ${route.operationId}  ${c.dim(`${route.method} ${route.path}`)}  mapping ${header.mapping} ${c.dim(`(${header.file})`)}`);
+  out.line(`${c.bold('answers')}  ${header.answers}`);
+  if (run.mode !== 'flow') out.line(`${c.bold('mode')}     ${MODE_NOTES[run.mode]}`);
+  out.line('');
+  out.line(c.bold('input'));
+  out.line(prettyJson(header.input, INDENT));
+  let count = 0;
+  for (const step of run.steps) for (const line of stepLines(step, c, () => ++count)) out.line(line);
+  if (run.failure) {
+    out.line('');
+    out.line(`${c.bold('failure')}  ${c.red(run.failure.kind)}  ${run.failure.message}`);
+  }
+  for (const call of header.unanswered) {
+    out.line(`${c.red('missing')}  no recorded answer for call ${call}${header.answersFile ? ` in ${header.answersFile}` : ''}; add one to run this call`);
+  }
+  out.line('');
+  out.line(c.bold('envelope'));
+  const resultTag = `${run.resultName}${run.envelope.isResultSuccess ? '' : ' (failure)'}`;
+  const envelope = prettyJson(run.envelope, INDENT)
+    .split('\n')
+    .map((line) => (/^\s*"result": \d+,?$/.test(line) ? `${line}  ${run.envelope.isResultSuccess ? c.green(`← ${resultTag}`) : c.red(`← ${resultTag}`)}` : line))
+    .join('\n');
+  out.line(envelope);
+}

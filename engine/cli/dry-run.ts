@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { EXIT_CODES } from '../errors';
+import { createHttpClient } from '../http/client';
+import { checkAnswers, createAnsweringClient, readAnswersFile, type RecordedAnswers } from './answers';
+import { renderDryRun } from './dry-run-render';
+import { withExampleErp } from './example-erp';
+import { createMasker } from './mask';
+import { loadOrReport } from './mapping-file';
+import { err, issueLine, out } from './output';
+import { operationList, resolveOperation } from './resolve-operation';
+import { runCase } from './run-case';
+import { collectEnv, envWith, usageError } from './usage';
+import { displayName } from './yaml-file';
+
+interface DryRunOptions {
+  input?: string;
+  inputFile?: string;
+  answers?: string;
+  live?: boolean;
+  exampleErp?: boolean;
+  env?: Record<string, string>;
+  json?: boolean;
+}
+
+function readInput(options: DryRunOptions, fromTarget: Record<string, string> | undefined): unknown {
+  if (options.input !== undefined && options.inputFile !== undefined) usageError('give the input once: --input or --input-file, not both');
+  if (options.input !== undefined) {
+    try {
+      return JSON.parse(options.input);
+    } catch (error) {
+      return usageError(`--input is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  if (options.inputFile !== undefined) {
+    let text: string;
+    try {
+      text = fs.readFileSync(options.inputFile, 'utf8');
+    } catch (error) {
+      return usageError(`cannot read the input file ${options.inputFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    try {
+      return parseYaml(text) as unknown; // YAML reads JSON too
+    } catch (error) {
+      return usageError(`the input file ${options.inputFile} is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  return fromTarget;
+}
+
+async function dryRun(mappingFile: string, target: string, options: DryRunOptions): Promise<number> {
+  const resolved = resolveOperation(target);
+  if (!resolved) usageError(`"${target}" is not a contract operation or route; use one of:\n${operationList().join('\n')}`);
+  const { route } = resolved;
+  if (options.live && options.answers) usageError('--live and --answers exclude each other: answers come either from the external system or from the file');
+  const input = readInput(options, resolved.input);
+  if (input === undefined && route.inputSource === 'body') usageError(`${route.operationId} takes a JSON body; give it with --input '<json>' or --input-file <file>`);
+
+  let answers: RecordedAnswers | undefined;
+  const erp = await withExampleErp(options.exampleErp, envWith(options.env), 0);
+  try {
+    const mapping = loadOrReport(mappingFile, erp.env);
+    if (!mapping) return EXIT_CODES.FAILED;
+    if (options.answers) {
+      if (!fs.existsSync(options.answers)) usageError(`answers file not found: ${options.answers}`);
+      const read = readAnswersFile(options.answers);
+      const issues = read.source && read.answers ? checkAnswers(read.source, [], read.answers, mapping.operations.get(route.operationId)) : read.issues;
+      if (issues.length > 0) {
+        for (const issue of issues) err.line(issueLine(issue, err.colors));
+        return EXIT_CODES.USAGE;
+      }
+      answers = read.answers;
+    }
+    const sendsLive = !answers && (route.kind === 'data' || options.live === true);
+    const client = createAnsweringClient({ answers, live: sendsLive ? createHttpClient() : undefined, notSent: route.kind === 'event' && !options.live });
+    const mask = createMasker(mappingFile, erp.env);
+    let run;
+    try {
+      run = await runCase(mapping, route, input, client, mask);
+    } finally {
+      client.close();
+    }
+    const answersFrom = answers ? `recorded, from ${displayName(options.answers as string)}`
+      : sendsLive ? `live, from ${mask.text(mapping.system.baseUrl.href)}`
+      : 'none: event routes are not sent without --live (a synthetic 200 answer stands in)';
+    if (options.json) {
+      out.json({
+        mapping: { name: mapping.name, file: mapping.file },
+        operation: route.operationId,
+        route: `${route.method} ${route.path}`,
+        mode: run.mode,
+        answers: answers ? 'recorded' : sendsLive ? 'live' : 'not sent',
+        input: mask.deep(input ?? {}),
+        steps: run.steps,
+        failure: run.failure ?? null,
+        unanswered: client.unanswered,
+        resultName: run.resultName,
+        envelope: run.envelope,
+      });
+    } else {
+      renderDryRun(run, { mapping: mapping.name, file: mapping.file, input: mask.deep(input ?? {}), answers: answersFrom, unanswered: client.unanswered, answersFile: options.answers && displayName(options.answers) });
+    }
+    return run.envelope.isResultSuccess && client.unanswered.length === 0 ? EXIT_CODES.OK : EXIT_CODES.FAILED;
+  } finally {
+    await erp.close();
+  }
+}
+
+export function registerDryRun(program: Command, run: (work: Promise<number>) => Promise<void>): void {
+  program
+    .command('dry-run')
+    .summary('run one operation and show every step')
+    .description('Run one operation of a mapping and show, in order, each request to the external system (secrets masked), each answer, the outcome rules, the output, the contract check and the final envelope.\n\nData routes call the external system unless --answers is given; event routes are sent only with --live.\nExit code 0 when the envelope is a success, 1 when it is a failure (or the mapping has errors), 2 for usage errors.')
+    .argument('<mapping>', 'mapping file (YAML)')
+    .argument('<operation>', 'operation id (GetWorkOrderByCode), route ("GET /WorkOrders/Code") or request line ("GET /Items/A-100")')
+    .option('-i, --input <json>', 'the input as JSON: query or path parameters as an object, or the request body')
+    .option('-f, --input-file <file>', 'the input from a JSON or YAML file')
+    .option('-a, --answers <file>', 'recorded answers of the external system by call name (YAML or JSON); nothing is sent')
+    .option('--live', 'send event routes to the external system too')
+    .option('--example-erp', 'start the bundled example ERP and point ERP_URL at it (only when ERP_URL is not set)')
+    .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mapping (repeatable)', collectEnv)
+    .option('--json', 'print the trace as one JSON document')
+    .action((mapping: string, operation: string, options: DryRunOptions) => run(dryRun(mapping, operation, options)));
+}

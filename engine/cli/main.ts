@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { PROJECT_ROOT } from '../paths';
+import { exitCodeFor } from './fatal';
+import { registerDryRun } from './dry-run';
+import { registerRoutes } from './routes';
+import { registerServe } from './serve';
+import { registerTest } from './test';
+import { registerValidate } from './validate';
+import { EXIT_CODES } from '../errors';
+
+/**
+ * `adapter-engine`: serve, validate, dry-run, test and routes. Exit codes scripts rely on: 0 ok,
+ * 1 the mapping or test failed, 2 usage error, 3 a bug in the engine (with its stack trace).
+ */
+function version(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require(`${PROJECT_ROOT}/package.json`) as { version: string }).version;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('adapter-engine')
+    .description('Serve the warehouse platform\'s adapter contract from a YAML mapping, and check, try and test mappings from a terminal.\n\nExit codes: 0 ok, 1 the mapping or test failed, 2 usage error, 3 a bug in the engine.')
+    .version(version(), '-V, --version')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride();
+  // Every subcommand reports its own parse errors through the same override, with exit code 2.
+  program.configureHelp({ sortSubcommands: false, showGlobalOptions: false });
+  let finished: Promise<void> = Promise.resolve();
+  const run = (work: Promise<number>): Promise<void> => {
+    finished = work.then((code) => {
+      process.exitCode = code;
+    });
+    return finished;
+  };
+  registerServe(program, run);
+  registerValidate(program, run);
+  registerDryRun(program, run);
+  registerTest(program, run);
+  registerRoutes(program, run);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  if (argv.length === 0) {
+    program.outputHelp({ error: true });
+    return EXIT_CODES.USAGE;
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT_CODES.OK;
+  } catch (error) {
+    return exitCodeFor(error);
+  }
+}
+
+if (require.main === module) {
+  // `adapter-engine test | head`: the reader went away; stop quietly like other command-line tools.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    });
+  }
+  runCli(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.exitCode = exitCodeFor(error);
+    },
+  );
+}

@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv from 'ajv';
+import type { MappingIssue, MappingIssueCode } from '../errors';
+import { toIssue } from '../mapping/check-structure';
+import { parseYamlSource, type PathSegment, type YamlSource } from '../mapping/yaml-source';
+
+/**
+ * The CLI's own YAML inputs (mapping tests, recorded answers) are read like mapping files: positions
+ * kept, shape checked by a JSON Schema, every problem reported as `file:line:col  message`. No `${VAR}`
+ * expansion: they hold literal ERP answers.
+ */
+// verbose: the shared toIssue reads parentSchema to list the allowed settings.
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
+
+export type ShapeCheck = (value: unknown) => boolean;
+
+export function compileShape(schema: Record<string, unknown>): ReturnType<typeof ajv.compile> {
+  return ajv.compile(schema);
+}
+
+export function displayName(filePath: string): string {
+  const relative = path.relative(process.cwd(), filePath);
+  return relative && !relative.startsWith('..') ? relative : filePath;
+}
+
+export function readCheckedYaml(filePath: string, validate: ReturnType<typeof ajv.compile>): { source?: YamlSource; issues: MappingIssue[] } {
+  const file = displayName(filePath);
+  let text: string;
+  try {
+    text = fs.readFileSync(filePath, 'utf8');
+  } catch (error) {
+    return { issues: [{ file, line: 0, col: 0, severity: 'error', code: 'FILE_UNREADABLE', message: `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
+  }
+  const parsed = parseYamlSource(file, text, null);
+  if (!parsed.source) return { issues: parsed.issues };
+  if (validate(parsed.source.value)) return { source: parsed.source, issues: [] };
+  const seen = new Set<string>();
+  const issues: MappingIssue[] = [];
+  for (const error of validate.errors ?? []) {
+    const found = toIssue(error, parsed.source);
+    const key = found && `${found.line}:${found.col}:${found.message}`;
+    if (found && key && !seen.has(key)) {
+      seen.add(key);
+      issues.push(found);
+    }
+  }
+  return { issues: issues.sort((a, b) => a.line - b.line || a.col - b.col) };
+}
+
+export function issueAt(source: YamlSource, at: readonly PathSegment[], code: MappingIssueCode, message: string, key = false): MappingIssue {
+  const pos = key ? source.keyAt(at) : source.at(at);
+  return { file: source.file, line: pos.line, col: pos.col, severity: 'error', code, message };
+}

@@ -1,0 +1,27 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * vitest global setup: the CLI tests run the real binary from dist/, so dist/ must match the sources.
+ * `npm test` builds first (pretest); a bare `npx vitest run` gets a build here when dist/ is stale.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+const BINARY = path.join(ROOT, 'dist', 'engine', 'cli', 'main.js');
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) newest = Math.max(newest, fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+export default function setup(): void {
+  const built = fs.existsSync(BINARY) ? fs.statSync(BINARY).mtimeMs : 0;
+  const sources = Math.max(newestSource(path.join(ROOT, 'engine')), newestSource(path.join(ROOT, 'examples')));
+  if (built >= sources) return;
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.json')], { stdio: 'inherit' });
+}

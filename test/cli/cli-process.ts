@@ -1,0 +1,104 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Runs the real `adapter-engine` binary as a child process, the way integrators and scripts do. */
+export const ROOT = path.resolve(__dirname, '..', '..');
+export const BINARY = path.join(ROOT, 'dist', 'engine', 'cli', 'main.js');
+export const EXAMPLE = path.join(ROOT, 'mappings', 'example.yaml');
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The environment of a test run: no colour, no inherited ERP_URL, plus what the test sets. */
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent', ...extra };
+  delete env.FORCE_COLOR;
+  if (!('ERP_URL' in extra)) delete env.ERP_URL;
+  return env;
+}
+
+export function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BINARY, ...args], { cwd: options.cwd ?? ROOT, env: cliEnv(options.env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface Serving {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly urls: string[];
+  readonly exited: Promise<CliResult>;
+}
+
+/** Starts `serve` and resolves with the URLs it printed; the caller stops it with SIGTERM. */
+export function startServe(args: readonly string[], env: Record<string, string> = {}, expectedUrls = 1): Promise<Serving> {
+  const child = spawn(process.execPath, [BINARY, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { cwd: ROOT, env: cliEnv(env) });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<CliResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const urls = [...stdout.matchAll(/adapter engine \(mapping "[^"]+"\) listening on (\S+)/g)].map((match) => match[1]);
+      if (urls.length >= expectedUrls) resolve({ child, urls, exited });
+    });
+    void exited.then((result) => reject(new Error(`serve exited with ${result.code} before listening:\n${result.stdout}\n${result.stderr}`)));
+  });
+}
+
+export function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'adapter-cli-'));
+}
+
+export function writeFile(dir: string, name: string, text: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+export interface ReceivedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** A tiny stand-in ERP on 127.0.0.1 that records what reaches it and answers 200 with a fixed body. */
+export async function startRecordingErp(answer: unknown = {}): Promise<{ url: string; received: ReceivedRequest[]; close(): Promise<void> }> {
+  const received: ReceivedRequest[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+    req.on('end', () => {
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/api/v1`,
+    received,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+/** A stack trace line of Node: must never appear for a bad mapping or a usage error. */
+export const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;

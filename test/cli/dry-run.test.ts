@@ -1,0 +1,157 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, STACK_LINE, startRecordingErp, tempDir, writeFile } from './cli-process';
+
+const ERP = { ERP_URL: 'http://erp.test/api/v1' };
+
+const ORDER_ANSWERS = `order:
+  status: 200
+  body:
+    docNo: SO-1001
+    docId: 50001
+    deliveryDate: "2026-12-01"
+    positions:
+      - { posNo: 10, article: { no: A-100 }, quantity: 12, unit: PCE, direction: OUT }
+`;
+
+const SECRET_MAPPING = `version: 1
+name: secretive
+system:
+  baseUrl: \${ERP_URL}
+  headers:
+    Authorization: Bearer \${ERP_API_TOKEN}
+operations:
+  GetItem:
+    calls:
+      - name: article
+        method: GET
+        path: /articles/{input.number}
+        query:
+          tenant: \${ERP_API_TOKEN}
+          api_key: plain-key-value
+    output: '{ "number": calls.article.body.articleNo }'
+`;
+
+let stop: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await stop?.();
+  stop = undefined;
+});
+
+describe('adapter-engine dry-run with recorded answers', () => {
+  it('shows request, answer, rules, output, check and envelope in that order; exit 0 on success', async () => {
+    const answers = writeFile(tempDir(), 'answers.yaml', ORDER_ANSWERS);
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'GetWorkOrderByCode', '--input', '{"Code":"SO-1001"}', '--answers', answers], { env: ERP });
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    const order = ['1. call order', '→ GET http://erp.test/api/v1/sales-orders/SO-1001', '← 200', 'rule 1  response.status = 404', 'output', 'schema check  passed', 'envelope'].map((text) => out.indexOf(text));
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(out).toContain('(recorded answer, not sent)');
+    expect(out).toMatch(/"result": 1, {2}← Succeed$/m);
+  });
+
+  it('exits 1 when the envelope is a failure, with the result name beside its number', async () => {
+    const answers = writeFile(tempDir(), 'answers.yaml', 'order: { status: 404, body: null }\n');
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'GET /WorkOrders/Code?Code=SO-4711', '--answers', answers], { env: ERP });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/rule 1 {2}response\.status = 404 {2}→ WorkOrderDoesNotExist {2}matched/);
+    expect(result.stdout).toMatch(/"result": 2, {2}← WorkOrderDoesNotExist \(failure\)$/m);
+    expect(result.stdout).toContain('"externalMessage": "Order SO-4711 is not known in the ERP"');
+  });
+
+  it('--json prints the same trace as one document', async () => {
+    const answers = writeFile(tempDir(), 'answers.json', JSON.stringify({ article: { status: 200, body: { articleNo: 'A-100', baseUnit: 'PCE' } } }));
+    const result = await runCli(['dry-run', '--json', 'mappings/example.yaml', 'GET /Items/A-100', '--answers', answers], { env: ERP });
+    expect(result.code).toBe(0);
+    const trace = JSON.parse(result.stdout) as { operation: string; input: unknown; steps: { step: string }[]; resultName: string; envelope: { result: number; data: unknown } };
+    expect(trace.operation).toBe('GetItem');
+    expect(trace.input).toEqual({ number: 'A-100' });
+    expect(trace.steps.map((s) => s.step)).toEqual(['request', 'response', 'rule', 'output', 'check']);
+    expect(trace.resultName).toBe('Succeed');
+    expect(trace.envelope).toMatchObject({ result: 1, data: { number: 'A-100', unitOfMeasure: 0 } });
+  });
+
+  it('a call without a recorded answer is named and fails the run (exit 1)', async () => {
+    const answers = writeFile(tempDir(), 'answers.yaml', '{}\n');
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'GetWorkOrders', '--answers', answers], { env: ERP });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('no recorded answer for call orders');
+  });
+
+  it('an answers file naming a call the operation does not make is refused at line:col (exit 2)', async () => {
+    const answers = writeFile(tempDir(), 'answers.yaml', 'orders: { body: [] }\nextra: { status: 200 }\n');
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'GetWorkOrders', '--answers', answers], { env: ERP });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/answers\.yaml:2:1 {2}"extra" is not a call of GetWorkOrders; it makes: orders/);
+  });
+});
+
+describe('adapter-engine dry-run against a live external system', () => {
+  it('sends data routes and masks secrets in headers, query and URL', async () => {
+    const erp = await startRecordingErp({ articleNo: 'A-100' });
+    stop = erp.close;
+    const mapping = writeFile(tempDir(), 'secretive.yaml', SECRET_MAPPING);
+    const token = 's3cr3t-token-value';
+    const result = await runCli(['dry-run', mapping, 'GetItem', '-i', '{"number":"A-100"}'], { env: { ERP_URL: erp.url, ERP_API_TOKEN: token } });
+    expect(result.code).toBe(0);
+    expect(erp.received).toHaveLength(1);
+    expect(erp.received[0].headers.authorization).toBe(`Bearer ${token}`);
+    expect(result.stdout).not.toContain(token);
+    expect(result.stdout).not.toContain('plain-key-value');
+    expect(result.stdout).toContain('Authorization: ***');
+    expect(result.stdout).toContain('tenant=***');
+    expect(result.stdout).toContain('api_key=***');
+    expect(result.stdout).toContain('(sent)');
+  });
+
+  it('does not send event routes without --live, and says so', async () => {
+    const erp = await startRecordingErp({ eventId: 1 });
+    stop = erp.close;
+    const input = '{"workOrderNumber":"SO-1001","itemNumber":"A-100"}';
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'CancelPutWallItem', '-i', input], { env: { ERP_URL: erp.url } });
+    expect(result.code).toBe(0);
+    expect(erp.received).toHaveLength(0);
+    expect(result.stdout).toContain('not sent: event routes go out only with --live');
+    expect(result.stdout).toContain('"docNo": "SO-1001"');
+  });
+
+  it('sends event routes with --live', async () => {
+    const erp = await startRecordingErp({ eventId: 1 });
+    stop = erp.close;
+    const input = '{"workOrderNumber":"SO-1001","itemNumber":"A-100"}';
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'POST /WorkOrders/CancelPutWallItem', '-i', input, '--live'], { env: { ERP_URL: erp.url } });
+    expect(result.code).toBe(0);
+    expect(erp.received).toHaveLength(1);
+    expect(JSON.parse(erp.received[0].body)).toEqual({ docNo: 'SO-1001', article: 'A-100' });
+  });
+
+  it('reads the input from a file and runs against the bundled example ERP', async () => {
+    const input = writeFile(tempDir(), 'input.yaml', 'workOrdersNumbers: [SO-1001]\nstorageId: WH-MAIN\nremainingRequests: { A-100: 2 }\n');
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'GetReport', '--input-file', input, '--example-erp', '--json']);
+    expect(result.code).toBe(0);
+    const trace = JSON.parse(result.stdout) as { envelope: { data: unknown } };
+    expect(trace.envelope.data).toMatchObject({ missingQuantities: { 'A-100': 2 } });
+  });
+});
+
+describe('adapter-engine dry-run usage errors (exit 2)', () => {
+  it.each([
+    [['GetWorkOrderByKode'], /"GetWorkOrderByKode" is not a contract operation or route; use one of:\n {2}GetWorkOrders +GET \/WorkOrders/],
+    [['GetReport'], /GetReport takes a JSON body; give it with --input/],
+    [['GetItem', '--input', '{number:'], /--input is not valid JSON/],
+    [['GetItem', '--input-file', 'missing.json'], /cannot read the input file missing\.json/],
+    [['GetItem', '--live', '--answers', 'a.yaml', '-i', '{}'], /--live and --answers exclude each other/],
+  ])('%j', async (args, message) => {
+    const result = await runCli(['dry-run', 'mappings/example.yaml', ...args], { env: ERP });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it('a mapping with errors exits 1 with file:line:col and no stack trace', async () => {
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'GetWorkOrders']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/mappings\/example\.yaml:\d+:\d+ {2}environment variable ERP_URL is not set/);
+    expect(result.stderr).not.toMatch(STACK_LINE);
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { createMasker } from '../../engine/cli/mask';
+import { partialMatch } from '../../engine/cli/partial-match';
+import { resolveOperation } from '../../engine/cli/resolve-operation';
+import { tempDir, writeFile } from './cli-process';
+
+describe('resolveOperation', () => {
+  it.each([
+    ['GetWorkOrderByCode', 'GetWorkOrderByCode', undefined],
+    ['getitem', 'GetItem', undefined],
+    ['GET /WorkOrders/Code', 'GetWorkOrderByCode', undefined],
+    ['GET /Items/{number}', 'GetItem', undefined],
+    ['GET /Items/A-100', 'GetItem', { number: 'A-100' }],
+    ['GET /Items/IntegrateImage/A%2F1', 'GetItemImage', { number: 'A/1' }],
+    ['GET /workorders/code?code=SO-1&StorageName=WH', 'GetWorkOrderByCode', { Code: 'SO-1', StorageName: 'WH' }],
+    ['/WorkOrders/ForPutWall', 'ConfirmPutWallPlacement', undefined],
+    ['GET /WorkOrders/ForPutWall/PW-01', 'GetWorkOrdersForPutWall', { code: 'PW-01' }],
+  ])('%s → %s', (argument, operation, input) => {
+    const resolved = resolveOperation(argument);
+    expect(resolved?.route.operationId).toBe(operation);
+    expect(resolved?.input).toEqual(input);
+  });
+
+  it.each(['GetWorkOrder', 'DELETE /Items/A-1', 'GET /WorkOrders/ForPutWall', 'GET /Nowhere'])('%s names nothing', (argument) => {
+    expect(resolveOperation(argument)).toBeUndefined();
+  });
+});
+
+describe('partialMatch', () => {
+  it('compares only the fields the expectation names', () => {
+    expect(partialMatch({ a: 1 }, { a: 1, b: 2 }, 'data')).toEqual([]);
+    expect(partialMatch({ a: { b: 1 } }, { a: { b: 2 } }, 'data')).toEqual([{ path: 'data.a.b', expected: 1, actual: 2 }]);
+  });
+
+  it('needs lists of the same length, and a named field to be present', () => {
+    expect(partialMatch([], [1], 'data')[0].note).toBe('expected 0 element(s), got 1');
+    expect(partialMatch({ x: null }, {}, 'data')).toEqual([{ path: 'data.x', expected: null, actual: undefined, note: 'missing' }]);
+    expect(partialMatch({ 'A-100': 2 }, { 'A-100': 3 }, 'data')[0].path).toBe('data["A-100"]');
+  });
+});
+
+describe('createMasker', () => {
+  it('masks credential headers, credential query parameters and secret variable values everywhere', () => {
+    const mapping = writeFile(tempDir(), 'm.yaml', 'baseUrl: ${ERP_URL}\nheaders: { X-Tenant: "${ERP_API_KEY}" }\nname: ${PLANT}\n');
+    const mask = createMasker(mapping, { ERP_URL: 'http://erp', ERP_API_KEY: 'k-123456', PLANT: 'Berlin' });
+    expect(mask.headers({ Authorization: 'Basic abc', 'X-Tenant': 'k-123456', Accept: 'json' })).toEqual({ Authorization: '***', 'X-Tenant': '***', Accept: 'json' });
+    expect(mask.url(new URL('http://erp/x?token=t1&plant=Berlin&id=k-123456'))).toBe('http://erp/x?token=***&plant=Berlin&id=***');
+    expect(mask.deep({ note: 'key k-123456 used', key: 'customerName' })).toEqual({ note: 'key *** used', key: 'customerName' });
+  });
+});

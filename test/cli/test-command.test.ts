@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EXAMPLE, ROOT, runCli, STACK_LINE, tempDir, writeFile } from './cli-process';
+
+/** A test directory with a copy of the example mapping, so test files can sit beside it. */
+function workspace(tests: string): string {
+  const dir = tempDir();
+  fs.copyFileSync(EXAMPLE, path.join(dir, 'example.yaml'));
+  writeFile(dir, 'example.test.yaml', tests);
+  return dir;
+}
+
+const FAILING = `env: { ERP_URL: http://erp.test/api/v1 }
+cases:
+  - name: passes
+    operation: GetExternalIndexableValueLabel
+    expect: { result: Success, data: { label: ERP order id } }
+  - name: wrong quantity
+    operation: GET /Items/A-100
+    answers:
+      article: { body: { articleNo: A-100, minStock: 50, baseUnit: PCE } }
+    expect:
+      result: Succeed
+      data: { number: A-100, minimumStockQuantity: 60 }
+  - name: call without answer
+    operation: GetWorkOrders
+    expect: { result: Succeed }
+`;
+
+describe('adapter-engine test', () => {
+  // This is how `npm test` runs the repository's own mapping tests: every case of mappings/*.test.yaml.
+  it('runs every test file in mappings/ when given no arguments, and they all pass', async () => {
+    const result = await runCli(['test'], { cwd: ROOT });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('mappings/example.test.yaml  (mapping mappings/example.yaml)');
+    expect(result.stdout).toMatch(/^ok {2}\d+ passed, 0 failed {2}\(1 file\)$/m);
+    expect(result.stdout).not.toContain('✗');
+  });
+
+  it('the example tests cover every operation of the example mapping', async () => {
+    const result = await runCli(['test', '--json', 'mappings/example.test.yaml']);
+    const report = JSON.parse(result.stdout) as { files: { cases: { operation: string }[] }[] };
+    const covered = new Set(report.files[0].cases.map((c) => c.operation));
+    const routes = await runCli(['routes', '--json', 'mappings/example.yaml'], { env: { ERP_URL: 'http://erp.test/api/v1' } });
+    const mapped = (JSON.parse(routes.stdout) as { routes: { operation: string; status: string }[] }).routes.filter((r) => r.status !== 'unmapped').map((r) => r.operation);
+    expect(mapped.filter((operation) => !covered.has(operation))).toEqual([]);
+  });
+
+  it('prints a pass/fail line per case, a readable diff, and exits 1 on failure', async () => {
+    const dir = workspace(FAILING);
+    const result = await runCli(['test', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('✓ passes');
+    expect(result.stdout).toMatch(/✗ wrong quantity {2}\S+example\.test\.yaml:6:5/);
+    expect(result.stdout).toContain('data.minimumStockQuantity\n        - expected  60\n        + actual    50');
+    expect(result.stdout).toContain('the operation called orders but the case gives no answer for it');
+    expect(result.stdout).toMatch(/^FAILED {2}1 passed, 2 failed {2}\(1 file\)$/m);
+  });
+
+  it('--json reports every case with its mismatches', async () => {
+    const dir = workspace(FAILING);
+    const result = await runCli(['test', '--json', path.join(dir, 'example.test.yaml')]);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { ok: boolean; passed: number; failed: number; files: { cases: { name: string; passed: boolean; mismatches: { path: string }[] }[] }[] };
+    expect(report).toMatchObject({ ok: false, passed: 1, failed: 2 });
+    expect(report.files[0].cases[1].mismatches.map((m) => m.path)).toEqual(['data.minimumStockQuantity']);
+  });
+
+  it('reports problems of the test file itself at line:col, without a stack trace (exit 1)', async () => {
+    const dir = workspace(`env: { ERP_URL: http://erp.test/api/v1 }
+cases:
+  - name: typo in the operation
+    operation: GetItm
+    expect: { result: Succeed }
+  - name: a result the route does not have
+    operation: GetItem
+    input: { number: A-1 }
+    answers:
+      artcle: { status: 200 }
+    expect: { result: Success }
+`);
+    const result = await runCli(['test', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/example\.test\.yaml:4:16 {2}"GetItm" is not a contract operation or route/);
+    expect(result.stdout).toMatch(/example\.test\.yaml:10:7 {2}"artcle" is not a call of GetItem; it makes: article/);
+    expect(result.stdout).toMatch(/example\.test\.yaml:11:23 {2}"Success" is not a result of GET \/Items\/\{number\}/);
+    expect(result.stdout).toContain('1 file(s) could not run');
+    expect(result.stdout + result.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it('reports a broken mapping under test with file:line:col (exit 1)', async () => {
+    const dir = workspace('cases:\n  - { name: any, operation: GetWorkOrders, expect: { result: Succeed } }\n');
+    const result = await runCli(['test', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/example\.yaml:\d+:\d+ {2}environment variable ERP_URL is not set/);
+  });
+
+  it('a directory without test files is a usage error (exit 2)', async () => {
+    const result = await runCli(['test', tempDir()]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no test files \(\*\.test\.yaml\)/);
+  });
+
+  it('without arguments outside a project it says where it looked (exit 2)', async () => {
+    const result = await runCli(['test'], { cwd: tempDir() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no mappings/ directory here');
+  });
+});

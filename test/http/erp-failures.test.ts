@@ -1,0 +1,167 @@
+/**
+ * The ERP misbehaves: down, 500, too slow, HTML instead of JSON, connection reset. Every case must end
+ * in the route's envelope with the contract's result, never a hang or a crash.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadExampleMapping, mappingFromText, startEngine, type RunningEngine } from '../support/engine-harness';
+import { expectResult, problemsOf } from '../support/envelope';
+import { deadErpUrl, startFakeErp, type FakeAnswer, type FakeErp } from '../support/fake-erp';
+
+const REPORT = { workOrdersNumbers: ['SO-1001'], storageId: 'WH-MAIN', remainingRequests: {} };
+const PLACEMENT = { workOrderNumber: 'SO-1001', itemNumber: 'A-100', completedAmount: 1 };
+
+function misbehavingErp(answer: FakeAnswer) {
+  const running: { erp?: FakeErp; engine?: RunningEngine } = {};
+  beforeAll(async () => {
+    running.erp = await startFakeErp(() => answer);
+    running.engine = await startEngine(loadExampleMapping(running.erp.url));
+  });
+  afterAll(async () => {
+    await running.engine?.close();
+    await running.erp?.close();
+  });
+  return () => running.engine as RunningEngine;
+}
+
+describe('ERP down (connection refused)', () => {
+  let engine: RunningEngine;
+  beforeAll(async () => {
+    engine = await startEngine(loadExampleMapping(await deadErpUrl()));
+  });
+  afterAll(() => engine.close());
+
+  it('answers AdapterApiClientFailed on every kind of route, naming the call', async () => {
+    const orders = await engine.get('/WorkOrders');
+    expectResult(orders, 'GetWorkOrders', 'AdapterApiClientFailed', 3);
+    expect(problemsOf(orders)).toEqual([{ path: 'calls.orders', message: expect.stringContaining('connection refused') }]);
+    expectResult(await engine.post('/WorkOrders/GetReport', REPORT), 'GetReport', 'AdapterApiClientFailed', 2);
+    expectResult(await engine.post('/WorkOrders/ForPutWall', PLACEMENT), 'ConfirmPutWallPlacement', 'AdapterApiClientFailed', 2);
+    expectResult(await engine.post('/WorkOrders/AttachWorkOrder', { workOrderNumber: 'SO-1001', containerCode: 'C-100' }), 'AttachWorkOrder', 'AdapterApiClientFailed', 7);
+    expectResult(await engine.get('/Items/IntegrateImage/A-100'), 'GetItemImage', 'AdapterApiClientFailed', 2);
+    expectResult(await engine.post('/WorkOrderProcessing/ConfirmWorkOrderStep', { itemNumber: 'A-100' }), 'ConfirmWorkOrderStep', 'AdapterApiClientFailed', 3);
+  });
+});
+
+describe('ERP answers 500', () => {
+  const engine = misbehavingErp({ kind: 'json', status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'Internal ERP error' } } });
+
+  it('answers AdapterApiCallFailed where the route has it', async () => {
+    const orders = await engine().get('/WorkOrders');
+    expectResult(orders, 'GetWorkOrders', 'AdapterApiCallFailed', 4);
+    expect(problemsOf(orders)).toEqual([{ path: 'calls.orders', message: 'the external system answered 500 to GET /api/v1/sales-orders' }]);
+    expectResult(await engine().get('/WorkOrders/Code?Code=SO-1001'), 'GetWorkOrderByCode', 'AdapterApiCallFailed', 4);
+    expectResult(await engine().get('/Items/A-100'), 'GetItem', 'AdapterApiCallFailed', 4);
+    expectResult(await engine().post('/WorkOrders/File', { fileContent: 'W10=', fileType: 0 }), 'ParseWorkOrderFile', 'AdapterApiCallFailed', 5);
+    expectResult(await engine().post('/WorkOrders/ForPutWall', PLACEMENT), 'ConfirmPutWallPlacement', 'AdapterApiCallFailed', 3);
+  });
+
+  it('answers AdapterApiClientFailed on routes without AdapterApiCallFailed', async () => {
+    expectResult(await engine().post('/WorkOrders/GetReport', REPORT), 'GetReport', 'AdapterApiClientFailed', 2);
+    expectResult(await engine().post('/WorkOrders/CancelWorkOrderRequest', { workOrderNumber: 'SO-1001' }), 'CancelWorkOrderRequest', 'AdapterApiClientFailed', 0);
+    expectResult(await engine().post('/WorkOrders/RelocateCartContainers', []), 'RelocateCartContainers', 'AdapterApiClientFailed', 3);
+    expectResult(await engine().get('/Items/IntegrateImage/A-100'), 'GetItemImage', 'AdapterApiClientFailed', 2);
+  });
+});
+
+describe('ERP slower than the timeout', () => {
+  let erp: FakeErp;
+  let engine: RunningEngine;
+  beforeAll(async () => {
+    erp = await startFakeErp(() => ({ kind: 'slow', delayMs: 2000, status: 200, body: { salesOrders: [] } }));
+    engine = await startEngine(mappingFromText(`
+version: 1
+name: slow-erp
+system:
+  baseUrl: \${ERP_URL}
+  timeoutMs: 200
+operations:
+  GetWorkOrders:
+    calls:
+      - name: orders
+        method: GET
+        path: /sales-orders
+    output: calls.orders.body.salesOrders
+`, { ERP_URL: erp.url }));
+  });
+  afterAll(async () => {
+    await engine.close();
+    await erp.close();
+  });
+
+  it('answers AdapterApiClientFailed saying no answer came within the timeout', async () => {
+    const reply = await engine.get('/WorkOrders');
+    expectResult(reply, 'GetWorkOrders', 'AdapterApiClientFailed', 3);
+    expect(problemsOf(reply)).toEqual([{ path: 'calls.orders', message: expect.stringContaining('no answer within 200 ms') }]);
+    expect(erp.received).toHaveLength(1);
+  });
+});
+
+describe('ERP answers HTML with status 200', () => {
+  const engine = misbehavingErp({ kind: 'raw', status: 200, contentType: 'text/html', text: '<html><body>Maintenance until 6 am</body></html>' });
+
+  it('answers AdapterApiCallFailed with a message saying the answer is not JSON', async () => {
+    const reply = await engine().get('/WorkOrders');
+    expectResult(reply, 'GetWorkOrders', 'AdapterApiCallFailed', 4);
+    const [problem] = problemsOf(reply);
+    expect(problem.path).toBe('calls.orders');
+    expect(problem.message).toContain('not JSON');
+    expect(problem.message).toContain('text/html');
+    expectResult(await engine().get('/Items/A-100'), 'GetItem', 'AdapterApiCallFailed', 4);
+  });
+});
+
+describe('ERP resets the connection', () => {
+  const engine = misbehavingErp({ kind: 'reset' });
+
+  it('answers AdapterApiClientFailed', async () => {
+    const reply = await engine().get('/WorkOrders');
+    expectResult(reply, 'GetWorkOrders', 'AdapterApiClientFailed', 3);
+    expect(problemsOf(reply)).toEqual([{ path: 'calls.orders', message: expect.stringContaining('connection reset') }]);
+    expectResult(await engine().post('/WorkOrders/GetReport', REPORT), 'GetReport', 'AdapterApiClientFailed', 2);
+  });
+});
+
+describe('ERP answers a redirect', () => {
+  const engine = misbehavingErp({ kind: 'raw', status: 302, contentType: 'text/plain', text: '', headers: { location: 'http://127.0.0.1:9/elsewhere' } });
+
+  it('is not followed and not taken for an empty success: AdapterApiCallFailed naming the status', async () => {
+    const reply = await engine().get('/WorkOrders');
+    expectResult(reply, 'GetWorkOrders', 'AdapterApiCallFailed', 4);
+    const [problem] = problemsOf(reply);
+    expect(problem.path).toBe('calls.orders');
+    expect(problem.message).toContain('answered 302');
+    expect(problem.message).toContain('redirects are not followed');
+  });
+});
+
+describe('ERP answers more than system.maxResponseBytes', () => {
+  let erp: FakeErp;
+  let engine: RunningEngine;
+  beforeAll(async () => {
+    erp = await startFakeErp(() => ({ kind: 'json', status: 200, body: { salesOrders: [], padding: 'x'.repeat(4096) } }));
+    engine = await startEngine(mappingFromText(`
+version: 1
+name: big-answer
+system:
+  baseUrl: \${ERP_URL}
+  maxResponseBytes: 1024
+operations:
+  GetWorkOrders:
+    calls:
+      - name: orders
+        method: GET
+        path: /sales-orders
+    output: calls.orders.body.salesOrders
+`, { ERP_URL: erp.url }));
+  });
+  afterAll(async () => {
+    await engine.close();
+    await erp.close();
+  });
+
+  it('answers AdapterApiClientFailed saying the answer is too large', async () => {
+    const reply = await engine.get('/WorkOrders');
+    expectResult(reply, 'GetWorkOrders', 'AdapterApiClientFailed', 3);
+    expect(problemsOf(reply)).toEqual([{ path: 'calls.orders', message: expect.stringContaining('larger than 1024 bytes') }]);
+  });
+});
