@@ -27,6 +27,11 @@ export const MAPPING_ISSUE_CODES = {
   // Mapping test files and recorded-answer files (the CLI's `test` and `dry-run --answers`).
   UNKNOWN_CALL_NAME: 'an answer is given for a call the operation does not make',
   TEST_INPUT_INVALID: 'a test case gives an input that cannot be used',
+  SECRET_INLINE: 'a secret (password, token, key) is written into the file instead of coming from ${VAR}',
+  TOKEN_URL_INVALID: 'the OAuth2 token URL is not an absolute http(s) URL',
+  TLS_FILE_UNREADABLE: 'a TLS file (CA bundle, client certificate or key) cannot be read',
+  TLS_VERIFY_OFF: 'certificate checking toward the ERP is turned off (insecureSkipVerify)',
+  CREDENTIAL_IN_HEADERS: 'a credential is sent through system.headers instead of system.auth, so it is not kept out of traces',
 } as const;
 
 export type MappingIssueCode = keyof typeof MAPPING_ISSUE_CODES;
@@ -70,8 +75,14 @@ export class MappingLoadError extends Error {
 export const FAILURE_RESULTS = {
   /** The platform's request did not match the contract (malformed JSON, missing field, wrong type). */
   INPUT_INVALID: ['InvalidInput', 'OperationFailed'],
-  /** No HTTP answer from the external system: refused, reset, timeout, DNS, TLS, too large. */
+  /** No HTTP answer from the external system (after the retries the mapping allows): refused, reset, timeout, DNS, TLS, too large. */
   ERP_UNREACHABLE: ['AdapterApiClientFailed'],
+  /** The operation's deadlineMs passed before its calls were done. */
+  DEADLINE_EXCEEDED: ['AdapterApiClientFailed'],
+  /** The OAuth2 token endpoint failed (unreachable, error status, no access_token). */
+  AUTH_FAILED: ['AdapterApiClientFailed'],
+  /** A paginated call had more pages than its maxPages: reported, never silently cut. */
+  PAGE_LIMIT: ['OperationFailed'],
   /** The external system answered with an error status and no outcome rule claimed it. */
   ERP_ERROR_STATUS: ['AdapterApiCallFailed', 'AdapterApiClientFailed'],
   /** The external system answered with a body that could not be read as declared (HTML instead of JSON). */

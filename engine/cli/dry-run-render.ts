@@ -30,7 +30,9 @@ function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
       ];
     case 'response': {
       const status = step.status >= 400 ? c.red(String(step.status)) : c.green(String(step.status));
-      const note = step.source === 'not sent' ? c.yellow('synthetic answer: nothing was sent') : `${step.durationMs} ms`;
+      const note = step.source === 'not sent' ? c.yellow('synthetic answer: nothing was sent')
+        : step.cached ? 'from the answer cache (call.cache), nothing was sent'
+        : `${step.durationMs} ms${step.attempts !== undefined && step.attempts > 1 ? `, ${step.attempts} attempts (retry)` : ''}`;
       return [
         `  ${c.bold('←')} ${status}  ${c.dim(note)}`,
         ...headerLines(step.headers, c),

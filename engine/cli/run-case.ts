@@ -15,7 +15,7 @@ import type { Masker } from './mask';
  */
 export type TraceStep =
   | { step: 'request'; call: string; method: string; url: string; path: string; query: Record<string, string | string[]>; headers: Record<string, string>; body?: unknown; source: AnswerSource }
-  | { step: 'response'; call: string; status: number; headers: Record<string, string>; body: unknown; bodyError?: string; durationMs: number; source: AnswerSource }
+  | { step: 'response'; call: string; status: number; headers: Record<string, string>; body: unknown; bodyError?: string; durationMs: number; source: AnswerSource; attempts?: number; cached?: boolean }
   | { step: 'rule'; call: string; index: number; when: string; result: string; matched: boolean; at: string }
   | { step: 'output'; data: unknown; at?: string }
   | { step: 'check'; problems: readonly Problem[] };
@@ -63,10 +63,12 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
         headers: mask.headers(outgoingHeaders(request)), body: mask.deep(request.body), source: 'live',
       });
     },
-    response(call, response) {
+    response(call, response, info) {
       // Calls run one after another, so the answer just received is the client's latest.
       const source = client.log[client.log.length - 1]?.source ?? 'live';
-      steps.push({ step: 'response', call, status: response.status, headers: mask.headers(response.headers), body: mask.deep(response.body), bodyError: response.bodyError, durationMs: Math.round(response.durationMs), source });
+      // Retries and cache hits are worth a note; a plain single attempt adds nothing to the trace.
+      const extra = info && (info.attempts !== 1 || info.cached) ? { attempts: info.attempts, cached: info.cached } : {};
+      steps.push({ step: 'response', call, status: response.status, headers: mask.headers(response.headers), body: mask.deep(response.body), bodyError: response.bodyError, durationMs: Math.round(response.durationMs), source, ...extra });
     },
     ruleChecked(call, index, rule, matched) {
       steps.push({ step: 'rule', call, index, when: rule.when.source, result: rule.result, matched, at: `${rule.origin.file}:${rule.origin.line}:${rule.origin.col}` });

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import axios, { AxiosError, type AxiosInstance } from 'axios';
-import type { ResponseType } from '../mapping/model';
+import type { ResponseType, TlsSpec } from '../mapping/model';
 
 /**
  * The one module that talks to external systems. Everything outbound goes through `HttpClient.send`,
@@ -14,6 +15,10 @@ export interface OutboundRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** JSON body, already built by the mapping; undefined sends no body. */
   readonly body?: unknown;
+  /** Form fields sent as application/x-www-form-urlencoded instead of a JSON body (OAuth2 token requests). */
+  readonly form?: Readonly<Record<string, string>>;
+  /** TLS settings of the mapping (CA bundle, client certificate, certificate checking). */
+  readonly tls?: TlsSpec;
   readonly timeoutMs: number;
   readonly responseType: ResponseType;
   readonly maxResponseBytes: number;
@@ -32,7 +37,8 @@ export interface OutboundResponse {
 
 /** The headers that go on the wire; the CLI's dry run shows exactly these. */
 export function outgoingHeaders(request: OutboundRequest): Record<string, string> {
-  return { ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}), ...request.headers };
+  const contentType = request.form !== undefined ? 'application/x-www-form-urlencoded' : request.body !== undefined ? 'application/json' : undefined;
+  return { ...(contentType ? { 'content-type': contentType } : {}), ...request.headers };
 }
 
 export type TransportErrorCode = 'TIMEOUT' | 'REFUSED' | 'RESET' | 'DNS' | 'TLS' | 'TOO_LARGE' | 'NETWORK';
@@ -91,8 +97,27 @@ function flattenHeaders(headers: Record<string, unknown>): Record<string, string
 
 export function createHttpClient(options: { maxSockets?: number } = {}): HttpClient {
   // Keep-alive: an adapter talks to one ERP all day; a TCP (and TLS) handshake per call would dominate.
-  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
-  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
+  const maxSockets = options.maxSockets ?? 64;
+  const httpAgent = new http.Agent({ keepAlive: true, maxSockets });
+  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets });
+  // One agent per TLS setting of a mapping, so its connections are pooled like the default ones.
+  const tlsAgents = new Map<TlsSpec, https.Agent>();
+  const agentFor = (spec: TlsSpec): https.Agent => {
+    let agent = tlsAgents.get(spec);
+    if (!agent) {
+      agent = new https.Agent({
+        keepAlive: true,
+        maxSockets,
+        // A custom CA bundle adds to the public roots rather than replacing them (Node's `ca` replaces).
+        ca: spec.ca === undefined ? undefined : [...tls.rootCertificates, spec.ca],
+        cert: spec.cert,
+        key: spec.key?.reveal(),
+        rejectUnauthorized: !spec.insecureSkipVerify,
+      });
+      tlsAgents.set(spec, agent);
+    }
+    return agent;
+  };
   const instance: AxiosInstance = axios.create({
     httpAgent,
     httpsAgent,
@@ -109,6 +134,7 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
   return {
     async send(request) {
       const started = performance.now();
+      const form = request.form ? new URLSearchParams(request.form as Record<string, string>).toString() : undefined;
       const hasBody = request.body !== undefined;
       let response;
       try {
@@ -116,7 +142,8 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
           method: request.method,
           url: request.url.href,
           headers: outgoingHeaders(request),
-          data: hasBody ? JSON.stringify(request.body) : undefined,
+          data: form ?? (hasBody ? JSON.stringify(request.body) : undefined),
+          ...(request.tls ? { httpsAgent: agentFor(request.tls) } : {}),
           timeout: request.timeoutMs,
           maxContentLength: request.maxResponseBytes,
           maxBodyLength: Infinity,
@@ -132,6 +159,7 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
     close() {
       httpAgent.destroy();
       httpsAgent.destroy();
+      for (const agent of tlsAgents.values()) agent.destroy();
     },
   };
 }

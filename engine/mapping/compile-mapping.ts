@@ -2,8 +2,12 @@ import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { contractSchemas } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS, ExpressionSyntaxError, expressionKind, isReservedFunctionName, type ExpressionLimits } from '../expressions/compile';
-import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, ResponseType, SystemSpec, Template } from './model';
 import { compileFileOperation, FILE_ROUTES, type CompileContext, type RawFile } from './compile-file';
+import {
+  compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY,
+  type CompileHelpers, type RawAuth, type RawCache, type RawForEach, type RawPaginate, type RawRetry, type RawTls,
+} from './compile-connectivity';
+import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, ResponseType, RetryPolicy, SystemSpec, Template } from './model';
 import { splitTemplate, TemplateSyntaxError } from './templates';
 import type { PathSegment, YamlSource } from './yaml-source';
 
@@ -17,13 +21,16 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
 
 // Raw shapes as the structure check guarantees them (optional keys may be absent).
-interface RawCall { name: string; method: CallSpec['method']; path: string; query?: Record<string, string>; headers?: Record<string, string>; body?: string; responseType?: ResponseType; timeoutMs?: number }
+interface RawCall {
+  name: string; method: CallSpec['method']; path: string; query?: Record<string, string>; headers?: Record<string, string>; body?: string; responseType?: ResponseType; timeoutMs?: number;
+  retry?: RawRetry; paginate?: RawPaginate; forEach?: RawForEach; cache?: RawCache;
+}
 interface RawOutcome { when: string; result: string; message?: string }
-interface RawOperation { calls?: RawCall[]; outcomes?: RawOutcome[]; output?: string; static?: unknown; acknowledge?: true; file?: RawFile }
+interface RawOperation { calls?: RawCall[]; outcomes?: RawOutcome[]; output?: string; static?: unknown; acknowledge?: true; file?: RawFile; deadlineMs?: number }
 interface RawMapping {
   name: string;
   description?: string;
-  system: { baseUrl: string; headers?: Record<string, string>; timeoutMs?: number; maxResponseBytes?: number };
+  system: { baseUrl: string; headers?: Record<string, string>; timeoutMs?: number; maxResponseBytes?: number; auth?: RawAuth; tls?: RawTls; retry?: RawRetry; maxConcurrency?: number };
   limits?: { expressionTimeoutMs?: number; expressionMaxDepth?: number; expressionMaxSequence?: number };
   functions?: Record<string, string>;
   operations: Record<string, RawOperation>;
@@ -37,12 +44,15 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-class Compiler implements CompileContext {
+class Compiler implements CompileContext, CompileHelpers {
   readonly issues: MappingIssue[] = [];
+  readonly warnings: MappingIssue[] = [];
   /** `$name := function(...) {...};` for each mapping function, placed before every expression. */
   private prelude = '';
+  /** The effective system.retry, the default of every call. */
+  private retryDefaults: RetryPolicy = DEFAULT_RETRY;
 
-  constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits) {}
+  constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string) {}
 
   functions(raw: Record<string, string> | undefined): void {
     const definitions: string[] = [];
@@ -64,6 +74,11 @@ class Compiler implements CompileContext {
 
   report(code: MappingIssueCode, path: readonly PathSegment[], message: string, pos = this.source.at(path)): void {
     this.issues.push({ file: this.source.file, line: pos.line, col: pos.col, severity: 'error', code, message });
+  }
+
+  warn(code: MappingIssueCode, path: readonly PathSegment[], message: string): void {
+    const pos = this.source.at(path);
+    this.warnings.push({ file: this.source.file, line: pos.line, col: pos.col, severity: 'warning', code, message });
   }
 
   origin(path: readonly PathSegment[]) {
@@ -135,11 +150,23 @@ class Compiler implements CompileContext {
       this.report('BASE_URL_INVALID', ['system', 'baseUrl'], `system.baseUrl "${raw.baseUrl}" must be an absolute http:// or https:// URL without ? or #`);
       return undefined;
     }
+    for (const name of Object.keys(raw.headers ?? {})) {
+      if (/^(authorization|proxy-authorization)$|api[-_]?key|token|secret|password/i.test(name) && this.source.usesEnv(['system', 'headers', name])) {
+        this.warn('CREDENTIAL_IN_HEADERS', ['system', 'headers', name], `system.headers.${name} looks like a credential; declare it under system.auth instead, which keeps it out of logs and dry-run output`);
+      }
+    }
+    this.retryDefaults = compileSystemRetry(raw.retry);
+    const auth = compileAuth(this, raw.auth);
+    const tls = compileTls(this, raw.tls);
+    if (!auth || tls === false) return undefined;
     return {
       baseUrl,
       headers: Object.entries(raw.headers ?? {}),
       timeoutMs: raw.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxResponseBytes: raw.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      auth,
+      tls,
+      maxConcurrency: raw.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
     };
   }
 
@@ -148,7 +175,10 @@ class Compiler implements CompileContext {
     const query = this.templates(raw.query, [...path, 'query']);
     const headers = this.templates(raw.headers, [...path, 'headers']);
     const body = raw.body === undefined ? undefined : this.expression(raw.body, [...path, 'body']);
-    if (!pathTemplate || (raw.body !== undefined && !body)) return undefined;
+    const retry = compileCallRetry(this, raw.retry, raw.method, this.retryDefaults, path);
+    const paginate = compilePaginate(this, raw.paginate, path);
+    const forEach = compileForEach(this, raw.forEach, path);
+    if (!pathTemplate || (raw.body !== undefined && !body) || !retry || paginate === false || forEach === false) return undefined;
     return {
       name: raw.name,
       method: raw.method,
@@ -158,6 +188,10 @@ class Compiler implements CompileContext {
       body,
       responseType: raw.responseType ?? 'json',
       timeoutMs: raw.timeoutMs ?? system?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      retry,
+      paginate,
+      forEach,
+      cache: compileCache(raw.cache),
       origin: this.origin(path),
     };
   }
@@ -178,7 +212,7 @@ class Compiler implements CompileContext {
     const route = findRoute(operationId) as RouteSpec; // the structure check admits only contract operations
     const path: PathSegment[] = ['operations', operationId];
     const origin = this.origin(path);
-    const flowKeys = (['calls', 'outcomes', 'output'] as const).filter((key) => raw[key] !== undefined);
+    const flowKeys = (['calls', 'outcomes', 'output', 'deadlineMs'] as const).filter((key) => raw[key] !== undefined);
 
     if (raw.file !== undefined) {
       if (!FILE_ROUTES[operationId]) {
@@ -220,7 +254,7 @@ class Compiler implements CompileContext {
     const outcomes = (raw.outcomes ?? []).map((rule, index) => this.outcome(rule, [...path, 'outcomes', index], route));
     const output = raw.output === undefined ? undefined : this.expression(raw.output, [...path, 'output']);
     if (calls.some((c) => !c) || outcomes.some((o) => !o) || (raw.output !== undefined && !output)) return undefined;
-    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output };
+    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs };
   }
 
   conflict(path: readonly PathSegment[], message: string): undefined {
@@ -229,14 +263,15 @@ class Compiler implements CompileContext {
   }
 }
 
-export function compileMapping(source: YamlSource): { mapping?: Mapping; issues: MappingIssue[] } {
+/** `baseDir` is where relative file paths of the mapping (TLS files) are read from. */
+export function compileMapping(source: YamlSource, baseDir = process.cwd()): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
   const raw = source.value as RawMapping;
   const limits: ExpressionLimits = {
     timeoutMs: raw.limits?.expressionTimeoutMs ?? DEFAULT_EXPRESSION_LIMITS.timeoutMs,
     maxDepth: raw.limits?.expressionMaxDepth ?? DEFAULT_EXPRESSION_LIMITS.maxDepth,
     maxSequence: raw.limits?.expressionMaxSequence ?? DEFAULT_EXPRESSION_LIMITS.maxSequence,
   };
-  const compiler = new Compiler(source, limits);
+  const compiler = new Compiler(source, limits, baseDir);
   compiler.functions(raw.functions);
   const system = compiler.system(raw.system);
   const operations = new Map<string, Operation>();
@@ -244,8 +279,8 @@ export function compileMapping(source: YamlSource): { mapping?: Mapping; issues:
     const compiled = compiler.operation(operationId, rawOperation ?? {}, system);
     if (compiled) operations.set(operationId, deepFreeze(compiled));
   }
-  if (compiler.issues.length > 0 || !system) return { issues: compiler.issues };
+  if (compiler.issues.length > 0 || !system) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
   const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, limits, operations };
   deepFreeze(mapping);
-  return { mapping, issues: [] };
+  return { mapping, issues: [], warnings: compiler.warnings };
 }

@@ -25,18 +25,18 @@ function byPosition(a: MappingIssue, b: MappingIssue): number {
 }
 
 /** Parses mapping text through every stage and returns all issues; never throws for a bad mapping. */
-export function checkMappingText(text: string, file: string, env: NodeJS.ProcessEnv = process.env): CheckResult {
+export function checkMappingText(text: string, file: string, env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd()): CheckResult {
   const parsed = parseYamlSource(file, text, env);
   if (!parsed.source) return { issues: parsed.issues.sort(byPosition) };
   const structural = checkStructure(parsed.source);
   if (structural.length > 0) return { issues: structural.sort(byPosition) };
-  const compiled = compileMapping(parsed.source);
+  const compiled = compileMapping(parsed.source, baseDir);
   if (!compiled.mapping) return { issues: compiled.issues.sort(byPosition) };
   const warnings: MappingIssue[] = ROUTES.filter((route) => !compiled.mapping!.operations.has(route.operationId)).map((route) => ({
     file, line: 0, col: 0, severity: 'warning', code: 'UNMAPPED_ROUTE',
     message: `${route.method} ${route.path} (${route.operationId}) is not mapped and answers ${route.unmappedDefault ? `${route.successResult} with empty data (contract rule 5)` : 'AdapterNotDefined'}`,
   }));
-  return { mapping: compiled.mapping, issues: warnings };
+  return { mapping: compiled.mapping, issues: [...compiled.warnings, ...warnings] };
 }
 
 export function checkMappingFile(filePath: string, options: LoadOptions = {}): CheckResult {
@@ -47,7 +47,7 @@ export function checkMappingFile(filePath: string, options: LoadOptions = {}): C
   } catch (error) {
     return { issues: [{ file, line: 0, col: 0, severity: 'error', code: 'FILE_UNREADABLE', message: `cannot read the mapping file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
   }
-  return checkMappingText(text, file, options.env);
+  return checkMappingText(text, file, options.env, path.dirname(path.resolve(filePath)));
 }
 
 /** Loads a mapping for serving; throws MappingLoadError listing every error with file:line:col. */

@@ -1,5 +1,6 @@
 import { ROUTES } from '../contract/routes';
 import { fileBlock } from './file-schema';
+import { authSchema, cacheSchema, callRetrySchema, forEachSchema, paginateSchema, systemRetrySchema, tlsSchema } from './connectivity-schema';
 
 /**
  * The JSON Schema of mapping format v1, built from the contract table so the operation names can
@@ -26,7 +27,11 @@ const call = {
     headers: { type: 'object', additionalProperties: template('Header value.'), description: 'Extra headers for this call, on top of system.headers.' },
     body: expression('Builds the JSON request body from input and earlier calls.'),
     responseType: { enum: ['json', 'text', 'binary'], default: 'json', description: 'How to read the response body: json (default), text, or binary (given to expressions as Base64).' },
-    timeoutMs: positiveMs('Timeout of this call in milliseconds; default system.timeoutMs.'),
+    timeoutMs: positiveMs('Timeout of each attempt of this call in milliseconds; default system.timeoutMs.'),
+    retry: callRetrySchema,
+    paginate: paginateSchema,
+    forEach: forEachSchema,
+    cache: cacheSchema,
   },
 };
 
@@ -54,6 +59,7 @@ const operation = {
     static: { description: 'A fixed data answer, checked against the contract at load (data routes only).' },
     acknowledge: { const: true, description: 'Event routes only: answer success without forwarding anything.' },
     file: { $ref: '#/definitions/file' },
+    deadlineMs: positiveMs('Overall time budget of one contract request over all its calls, retries and pages; past it the answer is AdapterApiClientFailed.'),
   },
 };
 
@@ -82,6 +88,10 @@ export function buildMappingSchema(): Record<string, unknown> {
           headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers sent with every call.' },
           timeoutMs: positiveMs('Default timeout of a call in milliseconds (default 10000).'),
           maxResponseBytes: { type: 'integer', minimum: 1024, description: 'Largest response body accepted, in bytes (default 50 MB).' },
+          auth: authSchema,
+          tls: tlsSchema,
+          retry: systemRetrySchema,
+          maxConcurrency: { type: 'integer', minimum: 1, maximum: 1024, description: 'Most requests in flight to the ERP at once, over all contract requests (default 16).' },
         },
       },
       limits: {

@@ -4,6 +4,7 @@ import type { CompiledExpression, ExpressionLimits } from '../expressions/compil
 import type { CellConverter } from '../files/column-types';
 import type { TextEncoding } from '../files/decode-text';
 import type { CsvOptions } from '../files/parse-csv';
+import type { Secret } from '../http/secret';
 
 /**
  * The internal model of a mapping file: built once by the loader, frozen, and the only thing the
@@ -36,7 +37,49 @@ export interface CallSpec {
   readonly body?: LocatedExpression;
   readonly responseType: ResponseType;
   readonly timeoutMs: number;
+  /** Effective retry policy: `attempts` is 1 for a request the mapping did not mark safe to repeat. */
+  readonly retry: RetryPolicy;
+  readonly paginate?: PaginateSpec;
+  readonly forEach?: ForEachSpec;
+  readonly cache?: CacheSpec;
   readonly origin: Origin;
+}
+
+export interface RetryPolicy {
+  /** Total tries including the first; 1 means no retry. */
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  /** Longest `Retry-After` the engine waits for; a longer one ends the retries. */
+  readonly retryAfterMaxMs: number;
+}
+
+/** How the pages of one call are requested and where their items are. */
+export type PaginateSpec =
+  | (PaginateCommon & { readonly style: 'page'; readonly pageParam: string; readonly firstPage: number; readonly sizeParam?: string; readonly pageSize?: number; readonly hasMore?: LocatedExpression })
+  | (PaginateCommon & { readonly style: 'offset'; readonly offsetParam: string; readonly limitParam: string; readonly pageSize: number; readonly hasMore?: LocatedExpression })
+  | (PaginateCommon & { readonly style: 'cursor'; readonly cursorParam: string; readonly next: LocatedExpression })
+  | (PaginateCommon & { readonly style: 'nextLink'; readonly next: LocatedExpression })
+  | (PaginateCommon & { readonly style: 'linkHeader' });
+
+interface PaginateCommon {
+  /** Gives the items of one page from { status, headers, body }. */
+  readonly items: LocatedExpression;
+  readonly maxPages: number;
+}
+
+/** One request per element (or per chunk of elements) of a list. */
+export interface ForEachSpec {
+  readonly list: LocatedExpression;
+  /** Elements per request; absent means one request per element (`item`), present gives `chunk`. */
+  readonly chunk?: number;
+  readonly concurrency: number;
+  readonly onError: 'fail' | 'skip';
+}
+
+export interface CacheSpec {
+  readonly ttlSeconds: number;
+  readonly maxEntries: number;
 }
 
 export interface OutcomeRule {
@@ -59,6 +102,8 @@ export interface FlowOperation extends OperationBase {
   readonly outcomes: readonly OutcomeRule[];
   /** Builds `data`; absent on event routes. */
   readonly output?: LocatedExpression;
+  /** Overall time budget of one contract request, over all its calls and retries. */
+  readonly deadlineMs?: number;
 }
 
 /** A fixed answer written in the mapping (export columns, the label), checked against the contract at load. */
@@ -127,6 +172,38 @@ export interface SystemSpec {
   readonly headers: readonly (readonly [string, string])[];
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
+  readonly auth: AuthSpec;
+  readonly tls?: TlsSpec;
+  /** Most requests in flight to this ERP at once, over all contract requests. */
+  readonly maxConcurrency: number;
+}
+
+/** Credentials toward the ERP. Secret values are wrapped so they never print. */
+export type AuthSpec =
+  | { readonly type: 'none' }
+  | { readonly type: 'basic'; readonly username: string; readonly password: Secret }
+  | { readonly type: 'bearer'; readonly token: Secret }
+  | { readonly type: 'apiKey'; readonly in: 'header' | 'query'; readonly name: string; readonly value: Secret }
+  | {
+      readonly type: 'oauth2ClientCredentials';
+      readonly tokenUrl: URL;
+      readonly clientId: string;
+      readonly clientSecret: Secret;
+      readonly scope?: string;
+      readonly audience?: string;
+      /** How the client authenticates at the token endpoint: HTTP Basic header (default) or form fields. */
+      readonly clientAuth: 'basic' | 'body';
+    };
+
+/** TLS toward the ERP; the files are read at load so a missing file is a load error. */
+export interface TlsSpec {
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: Secret;
+  readonly caFile?: string;
+  readonly certFile?: string;
+  readonly keyFile?: string;
+  readonly insecureSkipVerify: boolean;
 }
 
 export interface Mapping {

@@ -16,6 +16,8 @@ export interface YamlSource {
   keyAt(path: readonly PathSegment[]): { line: number; col: number };
   /** Position of character `offset` of the string value at `path` (for errors inside expressions). */
   insideString(path: readonly PathSegment[], offset: number): { line: number; col: number };
+  /** Whether the string value at `path` took text from an environment variable (`${VAR}`). */
+  usesEnv(path: readonly PathSegment[]): boolean;
 }
 
 /** Aliases are a YAML feature integrators rarely need; a low cap stops "billion laughs" documents. */
@@ -67,6 +69,7 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
   };
 
   // ${VAR} expansion happens on the document, before conversion, so an unset variable has a position.
+  const fromEnv = new WeakSet<Node>();
   if (env) visit(doc, {
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
@@ -83,6 +86,7 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
           issues.push(issue('ENV_UNSET', `environment variable ${name} is not set; set it before starting the engine (or write $\${${name}} for the literal text)`, at));
           return match;
         }
+        fromEnv.add(node);
         return value;
       });
     },
@@ -118,6 +122,10 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
       const node = doc.getIn(path, true) as unknown;
       if (isScalar(node)) return scalarPosition(node, offset);
       return this.at(path);
+    },
+    usesEnv(path) {
+      const node = doc.getIn(path, true) as unknown;
+      return isScalar(node) && fromEnv.has(node);
     },
   };
   return { source, issues: [] };

@@ -1,15 +1,27 @@
 /**
- * The document every mapping expression sees. `response` and `call` are set while outcome rules run.
+ * The document every mapping expression sees. `response` and `call` are set while outcome rules run;
+ * `item` (or `chunk`) and `index` while a fan-out call (forEach) builds and judges one request.
  */
 export interface CallRecord {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: unknown;
+  /** Paginated calls: the items of every page, in order, and how many pages were fetched. */
+  readonly items?: readonly unknown[];
+  readonly pages?: number;
+  /** Fan-out calls: the element (or chunk of elements) and its position in the list. */
+  readonly item?: unknown;
+  readonly chunk?: readonly unknown[];
+  readonly index?: number;
 }
 
 export interface ExpressionContext {
   readonly input: unknown;
-  readonly calls: Record<string, CallRecord>;
+  /** A plain call's record, or for a fan-out call the list of its records in input order. */
+  readonly calls: Record<string, CallRecord | readonly CallRecord[]>;
   readonly response?: CallRecord;
   readonly call?: string;
+  readonly item?: unknown;
+  readonly chunk?: readonly unknown[];
+  readonly index?: number;
 }

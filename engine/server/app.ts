@@ -42,6 +42,9 @@ export function createApp(deps: AppDeps): EngineApp {
   const http = deps.http ?? createHttpClient();
   const log = deps.log ?? silentLogger;
   const { mapping } = deps;
+  if (mapping.system.tls?.insecureSkipVerify) {
+    log.warn({ mapping: mapping.name, setting: 'system.tls.insecureSkipVerify' }, 'TLS certificate checking toward the ERP is OFF: anyone on the network path can read and change the traffic, credentials included');
+  }
   const koa = new Koa();
   const router = new Router();
   const parseBody = bodyParser({
@@ -65,7 +68,7 @@ export function createApp(deps: AppDeps): EngineApp {
       let outcome: Outcome;
       try {
         const { input, problems } = readInput(route, ctx);
-        outcome = await handleRequest(mapping, prepared, input, problems, { http });
+        outcome = await handleRequest(mapping, prepared, input, problems, { http, log });
       } catch (error) {
         const failure = error instanceof OperationFailure ? error : new OperationFailure('INTERNAL', 'internal engine error; see the adapter log');
         if (!(error instanceof OperationFailure)) log.error({ err: error, operation: route.operationId }, 'engine fault while serving a request');

@@ -23,6 +23,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 500;
+
+function pageParameter(raw: string | string[] | undefined, name: string, fallback: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || value < 1 || value > max) {
+    throw new ErpError(400, 'BAD_REQUEST', `${name} must be a whole number from 1 to ${max}`);
+  }
+  return value;
+}
+
 function findOrder(state: ErpState, docNo: string): ErpSalesOrder {
   const order = state.salesOrders.get(docNo);
   if (!order) throw new ErpError(404, 'NOT_FOUND', `Sales order ${docNo} not found`);
@@ -57,9 +69,15 @@ function createRouter(state: ErpState) {
     ctx.body = { status: 'ok' };
   });
 
+  // Paginated like most real ERP list endpoints: ?page=1&pageSize=50 (defaults), at most 500 per page.
   router.get('/sales-orders', (ctx) => {
-    const salesOrders = [...state.salesOrders.values()].filter((o) => o.state === 'RELEASED');
-    ctx.body = { count: salesOrders.length, salesOrders };
+    const page = pageParameter(ctx.query.page, 'page', 1, Number.MAX_SAFE_INTEGER);
+    const pageSize = pageParameter(ctx.query.pageSize, 'pageSize', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+    const released = [...state.salesOrders.values()].filter((o) => o.state === 'RELEASED');
+    const totalPages = Math.max(1, Math.ceil(released.length / pageSize));
+    const salesOrders = released.slice((page - 1) * pageSize, page * pageSize);
+    const next = page < totalPages ? `${BASE_PATH}/sales-orders?page=${page + 1}&pageSize=${pageSize}` : null;
+    ctx.body = { count: released.length, page, pageSize, totalPages, next, salesOrders };
   });
 
   router.get('/sales-orders/:docNo', (ctx) => {

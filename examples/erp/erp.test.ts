@@ -37,6 +37,7 @@ describe('sales orders', () => {
   it('lists only released seed orders, in ERP shape', async () => {
     const { status, body } = await api.get('/sales-orders');
     expect(status).toBe(200);
+    expect(body).toMatchObject({ page: 1, pageSize: 50, totalPages: 1, next: null });
     const docNos = body.salesOrders.map((o: any) => o.docNo);
     expect(docNos).toEqual(['SO-1001', 'SO-1002', 'SO-1003', 'SO-1004', 'SO-1006', 'SO-1007', 'SO-1008']);
     expect(body.count).toBe(7);
@@ -205,12 +206,39 @@ describe('articles and images', () => {
   });
 });
 
+describe('sales order pages', () => {
+  it('pages through released orders with page and pageSize, and says which page is next', async () => {
+    const pages = [];
+    for (let page = 1; page <= 3; page += 1) pages.push((await api.get(`/sales-orders?page=${page}&pageSize=3`)).body);
+    expect(pages.map((p) => [p.page, p.totalPages, p.count, p.next])).toEqual([
+      [1, 3, 7, '/api/v1/sales-orders?page=2&pageSize=3'],
+      [2, 3, 7, '/api/v1/sales-orders?page=3&pageSize=3'],
+      [3, 3, 7, null],
+    ]);
+    expect(pages.flatMap((p) => p.salesOrders.map((o: any) => o.docNo))).toEqual(['SO-1001', 'SO-1002', 'SO-1003', 'SO-1004', 'SO-1006', 'SO-1007', 'SO-1008']);
+    expect((await api.get('/sales-orders?page=9&pageSize=3')).body.salesOrders).toEqual([]);
+  });
+
+  it('rejects a bad page or page size with 400', async () => {
+    for (const query of ['page=0', 'page=x', 'pageSize=501', 'pageSize=-1', 'page=1.5']) {
+      const { status, body } = await api.get(`/sales-orders?${query}`);
+      expect(status).toBe(400);
+      expect(body.error.code).toBe('BAD_REQUEST');
+    }
+  });
+});
+
 describe('extra generated orders', () => {
   it('adds 500 deterministic released orders with 1-5 positions', async () => {
     const big = await startErp({ extraOrders: 500 });
     try {
-      const { body } = await erpClient(() => big.url).get('/sales-orders');
-      expect(body.count).toBe(507);
+      const client = erpClient(() => big.url);
+      const first = (await client.get('/sales-orders?pageSize=500')).body;
+      expect(first).toMatchObject({ count: 507, page: 1, pageSize: 500, totalPages: 2, next: '/api/v1/sales-orders?page=2&pageSize=500' });
+      const second = (await client.get('/sales-orders?page=2&pageSize=500')).body;
+      expect(second).toMatchObject({ count: 507, page: 2, totalPages: 2, next: null });
+      const body = { salesOrders: [...first.salesOrders, ...second.salesOrders] };
+      expect(body.salesOrders).toHaveLength(507);
       const generated = body.salesOrders.filter((o: any) => /^SO-2\d{5}$/.test(o.docNo));
       expect(generated).toHaveLength(500);
       expect(generated[0].docNo).toBe('SO-200001');

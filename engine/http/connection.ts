@@ -1,0 +1,116 @@
+import pLimit from 'p-limit';
+import type { Logger } from '../log';
+import type { CallSpec, Mapping, SystemSpec } from '../mapping/model';
+import { TransportError, type HttpClient, type OutboundRequest, type OutboundResponse } from './client';
+import type { Deadline } from './deadline';
+import { ResponseCache } from './response-cache';
+import { createAuthenticator, type Authenticator } from './with-auth';
+import { withRetry, type AttemptReport } from './with-retry';
+
+/**
+ * Everything the engine keeps per ERP between contract requests: the concurrency limit, the
+ * credentials (with the OAuth2 token cache), and the answer caches of the calls. Layers, outside in:
+ * cache → retry → limit → auth → HttpClient. The limit sits inside the retry so a request waiting to
+ * retry holds no slot; auth sits innermost so every attempt carries a valid token.
+ */
+
+export interface SendContext {
+  /** The call as named in messages: `orders`, or `report[2]` for one element of a fan-out. */
+  readonly label: string;
+  readonly deadline: Deadline;
+  readonly onAttempt?: (label: string, report: AttemptReport) => void;
+  readonly log?: Logger;
+}
+
+export interface SendResult {
+  readonly response: OutboundResponse;
+  /** Requests that went to the ERP for this answer: 0 for a cache hit, more with retries or a token renewal. */
+  readonly attempts: number;
+  readonly cached: boolean;
+}
+
+export class ErpConnection {
+  private readonly limit: ReturnType<typeof pLimit>;
+  private readonly auth: Authenticator;
+  private readonly caches = new WeakMap<CallSpec, ResponseCache>();
+
+  constructor(private readonly system: SystemSpec, http: HttpClient) {
+    this.limit = pLimit(system.maxConcurrency);
+    this.auth = createAuthenticator(system.auth, http, system.tls);
+  }
+
+  /** Requests in flight and waiting for a slot, for tests and diagnostics. */
+  get load(): { active: number; pending: number } {
+    return { active: this.limit.activeCount, pending: this.limit.pendingCount };
+  }
+
+  cacheOf(call: CallSpec): ResponseCache | undefined {
+    if (!call.cache) return undefined;
+    let cache = this.caches.get(call);
+    if (!cache) {
+      cache = new ResponseCache(call.cache);
+      this.caches.set(call, cache);
+    }
+    return cache;
+  }
+
+  async send(call: CallSpec, request: OutboundRequest, context: SendContext): Promise<SendResult> {
+    const { label, deadline, log } = context;
+    const target = { call: label, method: request.method, url: `${request.url.origin}${request.url.pathname}` };
+    const cache = this.cacheOf(call);
+    const key = cache ? ResponseCache.keyOf(request) : undefined;
+    const hit = key !== undefined ? cache?.get(key) : undefined;
+    if (hit) {
+      log?.debug({ ...target, status: hit.status, attempts: 0, cached: true }, 'erp call answered from cache');
+      return { response: hit, attempts: 0, cached: true };
+    }
+
+    let renewals = 0;
+    const attemptOnce = () =>
+      this.limit(async () => {
+        const timeoutMs = deadline.timeoutFor(request.timeoutMs, label);
+        const { response, sends } = await this.auth.send({ ...request, timeoutMs, tls: this.system.tls });
+        if (sends > 1) {
+          renewals += sends - 1;
+          log?.info({ ...target }, 'the ERP answered 401; renewed the OAuth2 token and sent the request again');
+        }
+        return response;
+      });
+    let lastAttempt = 0;
+    const report = (attempt: AttemptReport) => {
+      lastAttempt = attempt.attempt;
+      context.onAttempt?.(label, attempt);
+      if (attempt.retryInMs !== undefined) log?.warn({ ...target, ...attempt }, `erp call attempt ${attempt.attempt} of ${attempt.of} failed; retrying`);
+      else if (attempt.gaveUp) log?.warn({ ...target, ...attempt }, `erp call not retried: ${attempt.gaveUp}`);
+    };
+    const started = performance.now();
+    let outcome;
+    try {
+      outcome = await withRetry(call.retry, deadline, label, attemptOnce, report);
+    } catch (error) {
+      if (error instanceof TransportError) log?.warn({ ...target, error: error.code, attempts: lastAttempt + renewals }, 'erp call got no answer');
+      throw error;
+    }
+    const { response, attempts } = outcome;
+    if (key !== undefined) cache?.offer(key, response);
+    log?.info({ ...target, status: response.status, attempts: attempts + renewals, ms: Math.round(performance.now() - started) }, 'erp call');
+    return { response, attempts: attempts + renewals, cached: false };
+  }
+}
+
+const shared = new WeakMap<HttpClient, WeakMap<Mapping, ErpConnection>>();
+
+/** The one connection of a mapping on a client, so limits and caches hold across contract requests. */
+export function connectionFor(mapping: Mapping, http: HttpClient): ErpConnection {
+  let byMapping = shared.get(http);
+  if (!byMapping) {
+    byMapping = new WeakMap();
+    shared.set(http, byMapping);
+  }
+  let connection = byMapping.get(mapping);
+  if (!connection) {
+    connection = new ErpConnection(mapping.system, http);
+    byMapping.set(mapping, connection);
+  }
+  return connection;
+}

@@ -1,0 +1,29 @@
+import { OperationFailure } from '../errors';
+
+/**
+ * The time budget of one contract request (operation `deadlineMs`): every attempt's timeout is cut to
+ * what is left, and nothing new starts once it has passed. Without a deadline only per-call timeouts apply.
+ */
+export class Deadline {
+  private readonly endsAt: number;
+
+  constructor(readonly limitMs?: number, private readonly now: () => number = () => performance.now()) {
+    this.endsAt = limitMs === undefined ? Infinity : now() + limitMs;
+  }
+
+  remainingMs(): number {
+    return this.endsAt - this.now();
+  }
+
+  /** The timeout of one attempt: the call's own, or what is left of the deadline if less. Throws once passed. */
+  timeoutFor(callTimeoutMs: number, label: string): number {
+    const remaining = this.remainingMs();
+    if (remaining < 1) throw this.failure(label);
+    return Math.max(1, Math.min(callTimeoutMs, Math.floor(remaining)));
+  }
+
+  failure(label: string): OperationFailure {
+    const message = `the operation's deadline of ${this.limitMs} ms passed before calls.${label} was done`;
+    return new OperationFailure('DEADLINE_EXCEEDED', message, [{ path: `calls.${label}`, message }]);
+  }
+}

@@ -1,0 +1,53 @@
+import type { AuthSpec, TlsSpec } from '../mapping/model';
+import type { HttpClient, OutboundRequest, OutboundResponse } from './client';
+import { TokenSource } from './token-source';
+
+/**
+ * Puts the mapping's credentials on an outbound request, as the last step before the wire: the
+ * request the pipeline built, traced and logged never carries them. With OAuth2, a 401 from the ERP
+ * renews the token once and sends the request once more.
+ */
+export interface Authenticator {
+  /** `sends` is 2 when a 401 made it renew the token and send again. */
+  send(request: OutboundRequest): Promise<{ response: OutboundResponse; sends: number }>;
+}
+
+function withHeader(request: OutboundRequest, name: string, value: string): OutboundRequest {
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([key]) => key.toLowerCase() !== name.toLowerCase()));
+  return { ...request, headers: { ...headers, [name]: value } };
+}
+
+export function createAuthenticator(auth: AuthSpec, http: HttpClient, tls: TlsSpec | undefined): Authenticator {
+  switch (auth.type) {
+    case 'none':
+      return { send: async (request) => ({ response: await http.send(request), sends: 1 }) };
+    case 'basic': {
+      const value = `Basic ${Buffer.from(`${auth.username}:${auth.password.reveal()}`).toString('base64')}`;
+      return { send: async (request) => ({ response: await http.send(withHeader(request, 'authorization', value)), sends: 1 }) };
+    }
+    case 'bearer':
+      return { send: async (request) => ({ response: await http.send(withHeader(request, 'authorization', `Bearer ${auth.token.reveal()}`)), sends: 1 }) };
+    case 'apiKey':
+      return {
+        async send(request) {
+          if (auth.in === 'header') return { response: await http.send(withHeader(request, auth.name, auth.value.reveal())), sends: 1 };
+          const url = new URL(request.url.href);
+          url.searchParams.set(auth.name, auth.value.reveal());
+          return { response: await http.send({ ...request, url }), sends: 1 };
+        },
+      };
+    case 'oauth2ClientCredentials': {
+      const tokens = new TokenSource(auth, http, tls);
+      return {
+        async send(request) {
+          const token = await tokens.get(request.timeoutMs);
+          const first = await http.send(withHeader(request, 'authorization', `Bearer ${token}`));
+          if (first.status !== 401) return { response: first, sends: 1 };
+          tokens.invalidate(token);
+          const renewed = await tokens.get(request.timeoutMs);
+          return { response: await http.send(withHeader(request, 'authorization', `Bearer ${renewed}`)), sends: 2 };
+        },
+      };
+    }
+  }
+}

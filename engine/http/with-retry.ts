@@ -1,0 +1,83 @@
+import type { RetryPolicy } from '../mapping/model';
+import { TransportError, type OutboundResponse, type TransportErrorCode } from './client';
+import type { Deadline } from './deadline';
+
+/**
+ * Repeats one request on transport failures, 429 and 503, with exponential backoff and jitter,
+ * honouring `Retry-After` up to a cap. Whether a request may be repeated at all is already in the
+ * policy (attempts is 1 for a request the mapping did not mark safe).
+ */
+
+/** What happened in one attempt, for the log and the dry-run trace. */
+export interface AttemptReport {
+  readonly attempt: number;
+  readonly of: number;
+  readonly status?: number;
+  /** Transport error code when no answer arrived. */
+  readonly error?: TransportErrorCode;
+  /** Set when another attempt follows after this wait. */
+  readonly retryInMs?: number;
+  /** Why no further attempt follows although the answer was retryable (Retry-After too long, deadline). */
+  readonly gaveUp?: string;
+}
+
+const RETRYABLE_TRANSPORT: ReadonlySet<TransportErrorCode> = new Set(['TIMEOUT', 'REFUSED', 'RESET', 'NETWORK']);
+const RETRYABLE_STATUS: ReadonlySet<number> = new Set([429, 503]);
+
+/** Retry-After as seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function backoffMs(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  // "Equal jitter": never less than half the exponential delay, so retries of a burst spread out.
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export async function withRetry(
+  policy: RetryPolicy,
+  deadline: Deadline,
+  label: string,
+  attemptOnce: () => Promise<OutboundResponse>,
+  onAttempt: (report: AttemptReport) => void,
+): Promise<{ response: OutboundResponse; attempts: number }> {
+  for (let attempt = 1; ; attempt += 1) {
+    let response: OutboundResponse | undefined;
+    let failure: TransportError | undefined;
+    try {
+      response = await attemptOnce();
+    } catch (error) {
+      if (!(error instanceof TransportError)) throw error;
+      failure = error;
+    }
+    const base = { attempt, of: policy.attempts, status: response?.status, error: failure?.code };
+    const retryable = failure ? RETRYABLE_TRANSPORT.has(failure.code) : RETRYABLE_STATUS.has(response?.status ?? 0);
+    let gaveUp: string | undefined;
+    let stoppedByDeadline = deadline.remainingMs() < 1;
+    if (retryable && attempt < policy.attempts) {
+      const asked = response ? retryAfterMs(response.headers['retry-after']) : undefined;
+      const delay = asked ?? backoffMs(policy, attempt);
+      if (asked !== undefined && asked > policy.retryAfterMaxMs) gaveUp = `Retry-After of ${asked} ms is longer than retryAfterMaxMs (${policy.retryAfterMaxMs} ms)`;
+      else if (delay >= deadline.remainingMs()) {
+        gaveUp = `waiting ${delay} ms would pass the operation's deadline`;
+        stoppedByDeadline = true;
+      }
+      else {
+        onAttempt({ ...base, retryInMs: delay });
+        await sleep(delay);
+        continue;
+      }
+    }
+    onAttempt({ ...base, gaveUp });
+    // No answer, and the deadline is why no (further) attempt was possible: say so, not "timeout".
+    if (failure && stoppedByDeadline) throw deadline.failure(label);
+    if (failure) throw failure;
+    return { response: response as OutboundResponse, attempts: attempt };
+  }
+}

@@ -1,0 +1,57 @@
+import { OperationFailure } from '../errors';
+import { TransportError, type OutboundRequest, type OutboundResponse } from '../http/client';
+import type { ErpConnection } from '../http/connection';
+import type { Deadline } from '../http/deadline';
+import type { Logger } from '../log';
+import type { CallSpec, Mapping } from '../mapping/model';
+import { buildRequest } from './build-request';
+import type { CallRecord, ExpressionContext } from './context';
+import { fetchPages } from './paginate';
+import type { TraceObserver } from './trace';
+
+/** What one call needs from the request it serves. */
+export interface CallEnv {
+  readonly mapping: Mapping;
+  readonly connection: ErpConnection;
+  readonly deadline: Deadline;
+  readonly observer?: TraceObserver;
+  readonly log?: Logger;
+}
+
+/** The answer of one call (all its pages), before the outcome rules judge it. */
+export interface Answer {
+  readonly record: CallRecord;
+  /** `GET /api/v1/sales-orders` of the last request, for messages. */
+  readonly target: string;
+  readonly bodyError?: string;
+}
+
+export type SendPage = (request: OutboundRequest) => Promise<OutboundResponse>;
+
+export function targetOf(request: OutboundRequest): string {
+  return `${request.method} ${request.url.pathname}`;
+}
+
+function sender(call: CallSpec, label: string, env: CallEnv): SendPage {
+  return async (request) => {
+    env.observer?.request?.(request);
+    let result;
+    try {
+      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt: env.observer?.attempt?.bind(env.observer) });
+    } catch (error) {
+      if (!(error instanceof TransportError)) throw error;
+      throw new OperationFailure('ERP_UNREACHABLE', error.message, [{ path: `calls.${label}`, message: error.message }]);
+    }
+    env.observer?.response?.(label, result.response, { attempts: result.attempts, cached: result.cached });
+    return result.response;
+  };
+}
+
+/** Builds and sends one call (every page of it, when paginated). Transport failures throw. */
+export async function fetchAnswer(call: CallSpec, context: ExpressionContext, label: string, env: CallEnv): Promise<Answer> {
+  const request = await buildRequest(call, env.mapping.system, context);
+  const send = sender(call, label, env);
+  if (call.paginate) return fetchPages(call.paginate, request, context, label, env.mapping.system.baseUrl, send);
+  const response = await send(request);
+  return { record: { status: response.status, headers: response.headers, body: response.body }, target: targetOf(request), bodyError: response.bodyError };
+}

@@ -1,0 +1,114 @@
+import { OperationFailure, type FailureKind } from '../errors';
+import type { CallSpec, FlowOperation, OutcomeRule } from '../mapping/model';
+import type { CallRecord, ExpressionContext } from './context';
+import { evaluateAt } from './evaluate';
+import { runInOrder, unitsOf, type Unit } from './fan-out';
+import { fetchAnswer, type Answer, type CallEnv } from './fetch-call';
+
+/**
+ * One call of a flow: sent once, or once per element/chunk (forEach), each answer judged by the
+ * outcome rules. A rule's decision comes back to the flow; an unclaimed error status, an unreadable
+ * body or no answer at all is a failure (for fan-out: naming the element, or skipped if so declared).
+ */
+
+export interface Decision {
+  readonly rule: OutcomeRule;
+  readonly message: string | null;
+}
+
+type Verdict = { readonly decision?: Decision; readonly failure?: OperationFailure };
+
+/** Failures that belong to one element; the others (deadline, auth, page limit, mapping faults) fail the request. */
+const ELEMENT_FAILURES: ReadonlySet<FailureKind> = new Set(['ERP_UNREACHABLE', 'ERP_ERROR_STATUS', 'ERP_BODY_UNREADABLE', 'REQUEST_INVALID']);
+
+async function firstMatchingRule(rules: readonly OutcomeRule[], context: ExpressionContext, label: string, env: CallEnv): Promise<OutcomeRule | undefined> {
+  for (const [index, rule] of rules.entries()) {
+    const matched = (await evaluateAt(rule.when, context, `outcomes[${index}].when`)) === true;
+    env.observer?.ruleChecked?.(label, index, rule, matched);
+    if (matched) return rule;
+  }
+  return undefined;
+}
+
+async function messageOf(rule: OutcomeRule, context: ExpressionContext): Promise<string | null> {
+  if (!rule.message) return null;
+  const value = await evaluateAt(rule.message, context, 'outcome message');
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+async function judge(operation: FlowOperation, label: string, answer: Answer, context: ExpressionContext, env: CallEnv): Promise<Verdict> {
+  const rule = await firstMatchingRule(operation.outcomes, context, label, env);
+  if (rule) {
+    env.observer?.rule?.(label, rule);
+    return { decision: { rule, message: await messageOf(rule, context) } };
+  }
+  const fail = (kind: FailureKind, message: string) => ({ failure: new OperationFailure(kind, message, [{ path: `calls.${label}`, message }]) });
+  const { status, headers } = answer.record;
+  // Redirects are never followed (see http/client.ts), so a 3xx is not the answer either: without this
+  // an empty 302 would pass as a successful empty list.
+  if (status >= 300) {
+    const redirect = status < 400 ? ` (a redirect${headers.location ? ` to ${headers.location}` : ''}; redirects are not followed, check system.baseUrl)` : '';
+    return fail('ERP_ERROR_STATUS', `the external system answered ${status} to ${answer.target}${redirect}`);
+  }
+  if (answer.bodyError !== undefined) return fail('ERP_BODY_UNREADABLE', `${answer.target}: ${answer.bodyError}`);
+  return {};
+}
+
+export interface CallResult {
+  readonly record: CallRecord | readonly CallRecord[];
+  readonly decision?: Decision;
+}
+
+async function runPlain(call: CallSpec, operation: FlowOperation, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
+  const answer = await fetchAnswer(call, base, call.name, env);
+  const verdict = await judge(operation, call.name, answer, { ...base, response: answer.record, call: call.name }, env);
+  if (verdict.failure) throw verdict.failure;
+  return { record: answer.record, decision: verdict.decision };
+}
+
+function named(unit: Unit, callName: string, failure: OperationFailure): OperationFailure {
+  const message = `calls.${callName}, ${unit.describe}: ${failure.message}`;
+  return new OperationFailure(failure.kind, message, [{ path: `calls.${callName}[${unit.index}]`, message }]);
+}
+
+async function runFanOut(call: CallSpec, operation: FlowOperation, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
+  const forEach = call.forEach!;
+  const units = unitsOf(await evaluateAt(forEach.list, base, `calls.${call.name}.forEach.list`), forEach);
+  const successName = operation.route.successResult;
+  const results = await runInOrder(units, forEach.concurrency, async (unit) => {
+    const label = `${call.name}[${unit.index}]`;
+    const context: ExpressionContext = { ...base, item: unit.item, chunk: unit.chunk, index: unit.index };
+    let answer: Answer;
+    try {
+      answer = await fetchAnswer(call, context, label, env);
+    } catch (error) {
+      if (error instanceof OperationFailure && ELEMENT_FAILURES.has(error.kind)) return { unit, label, verdict: { failure: named(unit, call.name, error) } as Verdict };
+      throw error;
+    }
+    const record: CallRecord = { ...answer.record, ...(unit.chunk ? { chunk: unit.chunk } : { item: unit.item }), index: unit.index };
+    const verdict = await judge(operation, label, answer, { ...context, response: record, call: call.name }, env);
+    return { unit, label, record, verdict: verdict.failure ? { failure: named(unit, call.name, verdict.failure) } : verdict };
+  }, (r) => (r.verdict.decision !== undefined && r.verdict.decision.rule.result !== successName) || (r.verdict.failure !== undefined && forEach.onError === 'fail'));
+
+  const records: CallRecord[] = [];
+  let success: Decision | undefined;
+  for (const result of results) {
+    if (!result) continue; // not started: an earlier-finishing unit stopped the call, and is reported below
+    const { decision, failure } = result.verdict;
+    if (decision && decision.rule.result !== successName) return { record: records, decision };
+    if (failure && forEach.onError === 'fail') throw failure;
+    if (failure) {
+      env.observer?.skipped?.(result.label, failure.message);
+      env.log?.warn({ call: result.label, failure: failure.kind }, `skipped (onError: skip): ${failure.message}`);
+      continue;
+    }
+    success ??= decision;
+    records.push(result.record as CallRecord);
+  }
+  return { record: records, decision: success };
+}
+
+export function runCall(call: CallSpec, operation: FlowOperation, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
+  return call.forEach ? runFanOut(call, operation, base, env) : runPlain(call, operation, base, env);
+}

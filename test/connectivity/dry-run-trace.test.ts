@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { findRoute } from '../../engine/contract/routes';
+import { createAnsweringClient } from '../../engine/cli/answers';
+import { createMasker } from '../../engine/cli/mask';
+import { runCase } from '../../engine/cli/run-case';
+import { head, mappingFrom } from '../support/engine';
+
+/** The dry-run trace carries the attempts of a retried call and marks answers from the cache. */
+const mapping = mappingFrom(head('http://erp.test/api', 'retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 }') + `  GetItem:
+    calls:
+      - name: article
+        method: GET
+        path: /articles/{input.number}
+        cache: { ttlSeconds: 60 }
+    output: '{ "number": calls.article.body.no }'
+`);
+const route = findRoute('GetItem')!;
+const mask = createMasker('/nonexistent/mapping.yaml', {});
+
+describe('dry-run trace of connectivity', () => {
+  it('shows how many attempts an answer took, and a cache hit', async () => {
+    const client = createAnsweringClient({ answers: { article: [{ status: 503 }, { status: 503 }, { body: { no: 'A-1' } }] } });
+    const first = await runCase(mapping, route, { number: 'A-1' }, client, mask);
+    expect(first.resultName).toBe('Succeed');
+    expect(first.steps.filter((s) => s.step === 'response')).toMatchObject([{ status: 200, attempts: 3, cached: false }]);
+    const second = await runCase(mapping, route, { number: 'A-1' }, client, mask);
+    expect(second.steps.filter((s) => s.step === 'response')).toMatchObject([{ status: 200, attempts: 0, cached: true }]);
+    expect(client.log).toHaveLength(3);
+  });
+});
