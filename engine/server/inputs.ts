@@ -28,9 +28,10 @@ export function readInput(route: RouteSpec, ctx: Context & { params?: Record<str
           : `the request body is not valid JSON: ${parseError.message}`;
         return { input: undefined, problems: [{ path: 'body', message }] };
       }
-      if (ctx.request.rawBody === undefined || String(ctx.request.rawBody).trim() === '') {
-        return { input: undefined, problems: [{ path: 'body', message: 'the request body is empty; a JSON body is expected' }] };
-      }
+      const empty = ctx.request.rawBody === undefined || String(ctx.request.rawBody).trim() === '';
+      // The raw text is as large as the body (tens of MB for a file upload) and nothing reads it again.
+      ctx.request.rawBody = '';
+      if (empty) return { input: undefined, problems: [{ path: 'body', message: 'the request body is empty; a JSON body is expected' }] };
       return { input: ctx.request.body, problems: [] };
     }
   }
