@@ -1,5 +1,6 @@
 import { TransportError, decodeBody, type HttpClient, type OutboundRequest, type OutboundResponse, type TransportErrorCode } from '../http/client';
 import type { MappingIssue } from '../errors';
+import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { FlowOperation, Operation } from '../mapping/model';
 import type { PathSegment, YamlSource } from '../mapping/yaml-source';
 import { compileShape, issueAt, readCheckedYaml } from './yaml-file';
@@ -82,7 +83,7 @@ export function toResponse(answer: RecordedAnswer, request: OutboundRequest): Ou
   return { status, headers, body: answer.body === undefined ? null : answer.body, durationMs: 0 };
 }
 
-export type AnswerSource = 'live' | 'recorded' | 'not sent' | 'missing';
+export type AnswerSource = 'live' | 'recorded' | 'not sent' | 'stand-in token' | 'missing';
 
 /**
  * The HttpClient of dry runs and tests: recorded answers first, then the live system when allowed,
@@ -113,6 +114,11 @@ export function createAnsweringClient(options: { answers?: RecordedAnswers; live
       if (options.live) {
         log.push({ callName: request.callName, source: 'live' });
         return options.live.send(request);
+      }
+      if (request.callName === OAUTH2_TOKEN_CALL) {
+        // Recorded runs replay the ERP's answers; the identity provider is not part of them.
+        log.push({ callName: request.callName, source: 'stand-in token' });
+        return { status: 200, headers: {}, body: { access_token: 'recorded-run-token', token_type: 'Bearer', expires_in: 3600 }, durationMs: 0 };
       }
       if (options.notSent) {
         log.push({ callName: request.callName, source: 'not sent' });

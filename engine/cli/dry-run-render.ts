@@ -14,6 +14,7 @@ function sourceNote(step: Extract<TraceStep, { step: 'request' }>, c: Colors): s
     case 'live': return c.magenta('(sent)');
     case 'recorded': return c.cyan('(recorded answer, not sent)');
     case 'not sent': return c.yellow('(not sent: event routes go out only with --live)');
+    case 'stand-in token': return c.cyan('(OAuth2 token: stand-in, not sent)');
     case 'missing': return c.red('(no recorded answer)');
   }
 }

@@ -3,6 +3,7 @@ import type { RouteSpec } from '../contract/routes';
 import { contractSchemas } from '../contract/schema-registry';
 import { OperationFailure, type Problem } from '../errors';
 import { outgoingHeaders } from '../http/client';
+import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { Mapping, Operation } from '../mapping/model';
 import { failureOutcome, handleRequest } from '../pipeline/handle';
 import type { TraceObserver } from '../pipeline/run-operation';
@@ -101,8 +102,10 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     outcome = failureOutcome(route, error);
   }
   // Where each request's answer came from is known only once it was sent.
+  // Token requests reach the client but are no step of the trace (credentials are added below it).
+  const sent = client.log.filter((entry) => entry.callName !== OAUTH2_TOKEN_CALL);
   steps.filter((step) => step.step === 'request').forEach((step, index) => {
-    if (step.step === 'request') step.source = client.log[index]?.source ?? step.source;
+    if (step.step === 'request') step.source = sent[index]?.source ?? step.source;
   });
   const envelope = mask.deep(toEnvelope(route, outcome)) as Envelope;
   return { route, mode: operation?.mode ?? 'unmapped', steps, outcome, failure, envelope, resultName: outcome.resultName };

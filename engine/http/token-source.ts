@@ -2,6 +2,9 @@ import { OperationFailure } from '../errors';
 import type { AuthSpec, TlsSpec } from '../mapping/model';
 import { TransportError, type HttpClient } from './client';
 
+/** The call name of token requests, as traces, logs and recorded-answer clients see them. */
+export const OAUTH2_TOKEN_CALL = 'oauth2-token';
+
 type OAuth2Spec = Extract<AuthSpec, { type: 'oauth2ClientCredentials' }>;
 
 /** A token is renewed this long before it expires, so it cannot expire between check and use. */
@@ -58,7 +61,7 @@ export class TokenSource {
     let response;
     try {
       response = await this.http.send({
-        callName: 'oauth2-token', method: 'POST', url: spec.tokenUrl, headers, form, tls: this.tls,
+        callName: OAUTH2_TOKEN_CALL, method: 'POST', url: spec.tokenUrl, headers, form, tls: this.tls,
         timeoutMs, responseType: 'json', maxResponseBytes: 1024 * 1024,
       });
     } catch (error) {

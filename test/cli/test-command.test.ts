@@ -109,3 +109,33 @@ cases:
     expect(result.stderr).toContain('no mappings/ directory here');
   });
 });
+
+describe('adapter-engine test with an OAuth2 mapping', () => {
+  it('stands in for the token endpoint, so recorded answers need only the ERP calls', async () => {
+    const dir = tempDir();
+    writeFile(dir, 'oauth.yaml', `version: 1
+name: oauth
+system:
+  baseUrl: https://erp.test/api
+  auth: { type: oauth2ClientCredentials, tokenUrl: "https://login.test/token", clientId: wms, clientSecret: "\${SECRET}" }
+operations:
+  GetItem:
+    calls: [{ name: article, method: GET, path: "/articles/{input.number}" }]
+    output: '{ "number": calls.article.body.no }'
+`);
+    writeFile(dir, 'oauth.test.yaml', `env: { SECRET: s3cret }
+cases:
+  - name: item through an OAuth2-protected ERP
+    operation: GET /Items/A-1
+    answers:
+      article: { body: { no: A-1 } }
+    expect:
+      result: Succeed
+      data: { number: A-1 }
+`);
+    const result = await runCli(['test', path.join(dir, 'oauth.test.yaml')]);
+    expect(result.stdout).toMatch(/1 passed, 0 failed/);
+    expect(result.code).toBe(0);
+    expect(result.stdout + result.stderr).not.toContain('s3cret');
+  });
+});
