@@ -3,6 +3,7 @@ import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { createHttpClient, TransportError, type HttpClient, type OutboundResponse } from '../../engine/http/client';
 import type { ErpSalesOrder } from '../../examples/erp/types';
+import { workOrdersFromCsv } from './file-intake';
 import { exportValues, stepAnswer, TransformError, workOrder, type ExportValuesElement } from './transforms';
 
 /**
@@ -120,6 +121,13 @@ export function createBaselineApp(options: { erpUrl: string; http?: HttpClient }
     const input = ctx.request.body as ExportValuesElement[];
     if (!Array.isArray(input)) throw new TransformError('the body must be a JSON array');
     return envelope(true, 2, exportValues(input));
+  }));
+
+  router.post('/WorkOrders/File', parseBody, (ctx) => answer(ctx, { success: 1, clientFailed: 4, callFailed: 5, invalid: 2 }, true, async () => {
+    const input = ctx.request.body as { fileContent?: unknown; fileType?: unknown };
+    if (typeof input?.fileContent !== 'string' || input.fileContent === '') throw new TransformError('fileContent (Base64) is required');
+    if (input.fileType !== 1) return envelope(false, 3, null, null, 'only CSV files (fileType 1) are accepted');
+    return envelope(true, 1, workOrdersFromCsv(input.fileContent));
   }));
 
   const koa = new Koa();

@@ -15,7 +15,7 @@ const REQUEST_TYPE_PLACE = 2;
 /** A failed transform: the adapter answers the route's failure result with this message. */
 export class TransformError extends Error {}
 
-function unit(code: string): number {
+export function unitOfMeasure(code: string): number {
   const value = UNIT_OF_MEASURE[code];
   if (value === undefined) throw new TransformError(`unknown unit code "${code}"`);
   return value;
@@ -56,7 +56,7 @@ function requestLine(position: ErpPosition) {
     itemDescription: position.article?.longText,
     languageIsoCode: position.article?.lang,
     requestedAmount: position.quantity,
-    unitOfMeasure: unit(position.unit),
+    unitOfMeasure: unitOfMeasure(position.unit),
     lotNumber: position.lot,
     itemExternalIdentifier: position.article?.id,
     requestExternalIdentifier: position.posId,
