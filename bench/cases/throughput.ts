@@ -54,7 +54,7 @@ export async function throughputCase(context: CaseContext): Promise<CaseResult> 
       for (const adapter of [engine, baseline]) {
         await checkAnswer(adapter, route.request);
         // Warm-up: let the JIT and the keep-alive pools settle before anything counts.
-        if (!context.quick) await runLoad({ url: adapter.url + route.request.path, method: route.request.method, body: route.request.body === undefined ? undefined : JSON.stringify(route.request.body), connections: CONNECTIONS, amount: 400 });
+        if (!context.quick) await runLoad({ url: adapter.url + route.request.path, method: route.request.method, body: route.request.body === undefined ? undefined : JSON.stringify(route.request.body), connections: CONNECTIONS, durationS: 2 });
       }
       for (let repeat = 0; repeat < repeats; repeat++) {
         const order = repeat % 2 === 0 ? [engine, baseline] : [baseline, engine];

@@ -3,6 +3,7 @@ import { contractSchemas } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS, ExpressionSyntaxError, expressionKind, isReservedFunctionName, type ExpressionLimits } from '../expressions/compile';
 import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, ResponseType, SystemSpec, Template } from './model';
+import { createPrelude, type FunctionDefinition } from '../expressions/prelude';
 import { splitTemplate, TemplateSyntaxError } from './templates';
 import type { PathSegment, YamlSource } from './yaml-source';
 
@@ -38,13 +39,13 @@ function deepFreeze<T>(value: T): T {
 
 class Compiler {
   readonly issues: MappingIssue[] = [];
-  /** `$name := function(...) {...};` for each mapping function, placed before every expression. */
-  private prelude = '';
+  /** The `$name := function(...) {...};` definitions an expression needs, placed before it. */
+  private preludeFor: (source: string) => string = () => '';
 
   constructor(private readonly source: YamlSource, private readonly limits: ExpressionLimits) {}
 
   functions(raw: Record<string, string> | undefined): void {
-    const definitions: string[] = [];
+    const definitions: FunctionDefinition[] = [];
     for (const [name, text] of Object.entries(raw ?? {})) {
       const path = ['functions', name];
       if (isReservedFunctionName(name)) {
@@ -56,9 +57,9 @@ class Compiler {
         this.report('EXPRESSION_SYNTAX', path, `functions.${name} must be a JSONata function, e.g. function($order) { ... }`);
         continue;
       }
-      definitions.push(`$${name} := ${text};`);
+      definitions.push({ name, text });
     }
-    this.prelude = definitions.join('\n');
+    this.preludeFor = createPrelude(definitions);
   }
 
   report(code: MappingIssueCode, path: readonly PathSegment[], message: string, pos = this.source.at(path)): void {
@@ -71,7 +72,7 @@ class Compiler {
 
   expression(text: string, path: readonly PathSegment[], offsetInString = 0): LocatedExpression | undefined {
     try {
-      return Object.freeze({ ...compileExpression(text, this.limits, this.prelude), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
+      return Object.freeze({ ...compileExpression(text, this.limits, this.preludeFor(text)), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
     } catch (error) {
       if (!(error instanceof ExpressionSyntaxError)) throw error;
       this.report('EXPRESSION_SYNTAX', path, `JSONata expression does not compile: ${error.message} (${error.code})`, this.source.insideString(path, offsetInString + error.offset));
