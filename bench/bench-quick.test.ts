@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchReport } from './lib/report';
 
 // `npm run bench -- --quick` end to end, so the harness cannot rot: every case runs at a tiny size in
@@ -51,6 +51,8 @@ describe('npm run bench -- --quick', () => {
     result = await runBench(['--quick', '--json', jsonFile, '--compare', previousFile]);
     report = JSON.parse(fs.readFileSync(jsonFile, 'utf8')) as BenchReport;
   }, RUN_TIMEOUT_MS + 15_000);
+
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('exits cleanly and prints the machine and the table', () => {
     expect(result.code, result.stderr).toBe(0);
