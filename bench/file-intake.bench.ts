@@ -1,7 +1,7 @@
 /**
  * File intake at scale (issue: 200,000 order lines, about 20 MB decoded). Each variant runs in its own
  * child process so peak RSS is that variant's alone:
- *   baseline     Base64 decode + csv-parse (arrays) + a hand-written grouping loop: the floor.
+ *   baseline     the hand-written adapter's intake (bench/baseline): csv-parse + a grouping loop.
  *   engine-core  the engine's handleRequest on the same input (input check, strict Base64, decoding,
  *                csv-parse, typed cells, grouping, contract check), in process.
  *   engine-http  the whole request through the Koa app over HTTP on 127.0.0.1 (body parsing and the
@@ -11,61 +11,26 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parse } from 'csv-parse/sync';
 import { findRoute } from '../engine/contract/routes';
 import { contractSchemas } from '../engine/contract/schema-registry';
-import { checkMappingText } from '../engine/mapping/load';
+import { loadMapping } from '../engine/mapping/load';
 import type { Mapping } from '../engine/mapping/model';
+import { MAPPINGS_DIR } from '../engine/paths';
 import { handleRequest } from '../engine/pipeline/handle';
 import { createApp } from '../engine/server/app';
+import { workOrdersFromCsv } from './baseline/file-intake';
+import { orderCsv } from './lib/order-csv';
 
 const RUNS = 3;
 
-const MAPPING = `
-version: 1
-name: bench
-system: { baseUrl: "http://127.0.0.1:9" }
-operations:
-  ParseWorkOrderFile:
-    file:
-      csv:
-        delimiter: ";"
-        types: { qty: integer, dueDate: date }
-        workOrders:
-          fields: { number: orderNo, dueDate: dueDate, description: customer, deliveryNumber: shipment }
-          requests: { itemNumber: article, itemName: itemName, requestedAmount: qty, lotNumber: lot }
-`;
-
-/** The test file: 5 lines per order, about 100 bytes per line. Deterministic, so every child builds the same. */
-export function generateCsv(lines: number): string {
-  const rows = ['orderNo;dueDate;customer;shipment;article;itemName;qty;unit;lot'];
-  for (let i = 0; i < lines; i += 1) {
-    const order = Math.floor(i / 5);
-    rows.push(`SO-${String(order).padStart(7, '0')};2026-03-${String(1 + (order % 28)).padStart(2, '0')};Customer ${order % 977} GmbH;DN-${String(order).padStart(6, '0')};ART-${String(i % 5000).padStart(5, '0')};"Item name ${i % 5000}, blue";${1 + (i % 50)};PCE;L-${i % 300}`);
-  }
-  return `${rows.join('\r\n')}\r\n`;
-}
-
+/** The example mapping's file layout; no ERP is called, so its URL only has to be a URL. */
 function loadBenchMapping(): Mapping {
-  const result = checkMappingText(MAPPING, 'bench.yaml', {});
-  if (!result.mapping) throw new Error(result.issues.map((issue) => issue.message).join('\n'));
-  return result.mapping;
+  return loadMapping(`${MAPPINGS_DIR}/example.yaml`, { env: { ERP_URL: 'http://127.0.0.1:9/api' } }).mapping;
 }
 
-/** csv-parse + the loop anyone would write by hand: the floor the engine is compared with. */
+/** csv-parse + the loop anyone would write by hand (the baseline adapter's own intake): the floor. */
 function baseline(fileContent: string): number {
-  const text = Buffer.from(fileContent, 'base64').toString('utf8');
-  const records = parse(text, { delimiter: ';', from_line: 2 }) as string[][];
-  const orders = new Map<string, { number: string; dueDate: string; description: string; deliveryNumber: string; requests: object[] }>();
-  for (const [orderNo, dueDate, customer, shipment, article, itemName, qty, , lot] of records) {
-    let order = orders.get(orderNo);
-    if (!order) {
-      order = { number: orderNo, dueDate: `${dueDate}T00:00:00Z`, description: customer, deliveryNumber: shipment, requests: [] };
-      orders.set(orderNo, order);
-    }
-    order.requests.push({ itemNumber: article, itemName, requestedAmount: Number(qty), lotNumber: lot || undefined });
-  }
-  return orders.size;
+  return workOrdersFromCsv(fileContent).length;
 }
 
 async function engineCore(fileContent: string, mapping: Mapping): Promise<number> {
@@ -86,7 +51,7 @@ interface ChildReport { ms: number[]; orders: number; peakRssMb: number; firstRe
 
 /** Child side of the in-process variants: build the input, one warm-up run, then RUNS timed runs. */
 async function runInChild(variant: string, lines: number): Promise<void> {
-  const fileContent = Buffer.from(generateCsv(lines)).toString('base64');
+  const fileContent = Buffer.from(orderCsv(lines)).toString('base64');
   const mapping = loadBenchMapping();
   const once = () => (variant === 'baseline' ? Promise.resolve(baseline(fileContent)) : engineCore(fileContent, mapping));
   await once();
@@ -128,7 +93,7 @@ function nextMessage<T>(child: ChildProcess): Promise<T> {
 async function measureHttp(lines: number): Promise<ChildReport> {
   const child = fork(__filename, ['--serve'], { stdio: 'inherit' });
   const { port } = await nextMessage<{ port: number }>(child);
-  const body = JSON.stringify({ fileContent: Buffer.from(generateCsv(lines)).toString('base64'), fileType: 1 });
+  const body = JSON.stringify({ fileContent: Buffer.from(orderCsv(lines)).toString('base64'), fileType: 1 });
   const ms: number[] = [];
   let orders = 0;
   let firstRequestPeakRssMb = 0;
@@ -151,7 +116,7 @@ async function measureHttp(lines: number): Promise<ChildReport> {
 
 async function main(): Promise<void> {
   const lines = Number(process.argv[2] ?? 200_000);
-  const megabytes = Buffer.byteLength(generateCsv(lines)) / 1e6;
+  const megabytes = Buffer.byteLength(orderCsv(lines)) / 1e6;
   console.log(`file intake: ${lines} order lines, ${megabytes.toFixed(1)} MB CSV decoded; median of ${RUNS} runs after a warm-up; one child process per variant`);
   const results: Record<string, ChildReport> = {};
   for (const variant of ['baseline', 'engine-core']) {

@@ -1,4 +1,5 @@
 import jsonata from 'jsonata';
+import { foldLiteralObjects } from './constant-objects';
 import { HELPER_FUNCTIONS } from './functions';
 
 /**
@@ -56,6 +57,8 @@ export function compileExpression(source: string, limits: ExpressionLimits = DEF
     throw new ExpressionSyntaxError(fault as JsonataFault, source);
   }
   if (prelude) expression = jsonata(`(${prelude}\n${source}\n)`, options);
+  // Inline lookup tables are built once here rather than on every evaluation (see constant-objects.ts).
+  for (const [name, value] of foldLiteralObjects(expression.ast())) expression.assign(name, value);
   for (const helper of HELPER_FUNCTIONS) {
     expression.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
   }

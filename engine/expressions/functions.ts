@@ -52,10 +52,10 @@ export const HELPER_FUNCTIONS: readonly HelperFunction[] = [
   },
   {
     name: 'parseJson',
-    // `l` (null) too: ERPs and the platform send null for absent text, which the implementation reads as nothing.
+    // `l` admits null: the contract sends externalData as null when an order has none.
     signature: '<(sl)-:x>',
-    doc: '$parseJson(externalData) → the value of a JSON string; empty or missing text gives nothing.',
-    implementation: ((text: string | undefined) => {
+    doc: '$parseJson(externalData) → the value of a JSON string; empty, null or missing text gives nothing.',
+    implementation: ((text: string | null | undefined) => {
       if (text === undefined || text === null || text.trim() === '') return undefined;
       try {
         return JSON.parse(text);
@@ -84,9 +84,9 @@ export const HELPER_FUNCTIONS: readonly HelperFunction[] = [
   },
   {
     name: 'isoDateTime',
-    // `l` (null) too: a null date (e.g. the example ERP's wishDate) gives nothing, as toIsoDateTime intends.
+    // `l` admits null: ERPs write null for a date they do not have, which gives nothing, not an error.
     signature: '<(snl)-s?:s>',
-    doc: "$isoDateTime('30.11.2026') → '2026-11-30T00:00:00Z'. Optional format: YYYY-MM-DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYYMMDD.",
+    doc: "$isoDateTime('30.11.2026') → '2026-11-30T00:00:00Z'; null gives nothing. Optional format: YYYY-MM-DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYYMMDD.",
     implementation: ((value: unknown, format?: string) => toIsoDateTime(value, format)) as HelperFunction['implementation'],
   },
 ];

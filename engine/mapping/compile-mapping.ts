@@ -8,6 +8,7 @@ import {
   type CompileHelpers, type RawAuth, type RawCache, type RawForEach, type RawPaginate, type RawRetry, type RawTls,
 } from './compile-connectivity';
 import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, ResponseType, RetryPolicy, SystemSpec, Template } from './model';
+import { createPrelude, type FunctionDefinition } from '../expressions/prelude';
 import { splitTemplate, TemplateSyntaxError } from './templates';
 import type { PathSegment, YamlSource } from './yaml-source';
 
@@ -47,15 +48,15 @@ function deepFreeze<T>(value: T): T {
 class Compiler implements CompileContext, CompileHelpers {
   readonly issues: MappingIssue[] = [];
   readonly warnings: MappingIssue[] = [];
-  /** `$name := function(...) {...};` for each mapping function, placed before every expression. */
-  private prelude = '';
+  /** The `$name := function(...) {...};` definitions an expression needs, placed before it. */
+  private preludeFor: (source: string) => string = () => '';
   /** The effective system.retry, the default of every call. */
   private retryDefaults: RetryPolicy = DEFAULT_RETRY;
 
   constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string) {}
 
   functions(raw: Record<string, string> | undefined): void {
-    const definitions: string[] = [];
+    const definitions: FunctionDefinition[] = [];
     for (const [name, text] of Object.entries(raw ?? {})) {
       const path = ['functions', name];
       if (isReservedFunctionName(name)) {
@@ -67,9 +68,9 @@ class Compiler implements CompileContext, CompileHelpers {
         this.report('EXPRESSION_SYNTAX', path, `functions.${name} must be a JSONata function, e.g. function($order) { ... }`);
         continue;
       }
-      definitions.push(`$${name} := ${text};`);
+      definitions.push({ name, text });
     }
-    this.prelude = definitions.join('\n');
+    this.preludeFor = createPrelude(definitions);
   }
 
   report(code: MappingIssueCode, path: readonly PathSegment[], message: string, pos = this.source.at(path)): void {
@@ -87,7 +88,7 @@ class Compiler implements CompileContext, CompileHelpers {
 
   expression(text: string, path: readonly PathSegment[], offsetInString = 0): LocatedExpression | undefined {
     try {
-      return Object.freeze({ ...compileExpression(text, this.limits, this.prelude), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
+      return Object.freeze({ ...compileExpression(text, this.limits, this.preludeFor(text)), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
     } catch (error) {
       if (!(error instanceof ExpressionSyntaxError)) throw error;
       this.report('EXPRESSION_SYNTAX', path, `JSONata expression does not compile: ${error.message} (${error.code})`, this.source.insideString(path, offsetInString + error.offset));

@@ -1,0 +1,66 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp, loadMapping } from '../engine';
+import { createBaselineApp } from './baseline/app';
+
+/**
+ * One adapter under measurement, in its own process: the engine with one or more mapping files, or the
+ * hand-written baseline. It reports its port when it listens and answers `stats` with its own CPU time
+ * and peak RSS, so nothing the harness or the load generator does is counted against it.
+ */
+
+export interface AdapterConfig {
+  readonly kind: 'engine' | 'baseline';
+  readonly erpUrl: string;
+  /** Mapping files (engine only). With several, each gets its own app and port; the first is reported. */
+  readonly mappings: readonly string[];
+}
+
+export type AdapterMessage =
+  | { type: 'listening'; port: number; ports: number[] }
+  | { type: 'stats'; cpuUserUs: number; cpuSystemUs: number; maxRssKb: number };
+
+function listen(callback: http.RequestListener): Promise<{ server: http.Server; port: number }> {
+  const server = http.createServer(callback);
+  // Large export and file bodies take a while to arrive under load; keep Node's defaults from cutting them.
+  server.requestTimeout = 0;
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port })));
+}
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.env.BENCH_ADAPTER ?? '') as AdapterConfig;
+  const closers: (() => void)[] = [];
+  const listeners: http.RequestListener[] = [];
+  if (config.kind === 'engine') {
+    for (const file of config.mappings) {
+      const app = createApp({ mapping: loadMapping(file, { env: { ...process.env, ERP_URL: config.erpUrl } }).mapping });
+      listeners.push(app.koa.callback());
+      closers.push(() => app.close());
+    }
+  } else {
+    const app = createBaselineApp({ erpUrl: config.erpUrl });
+    listeners.push(app.koa.callback());
+    closers.push(() => app.close());
+  }
+  const servers = await Promise.all(listeners.map(listen));
+  const ports = servers.map((s) => s.port);
+  process.send?.({ type: 'listening', port: ports[0], ports } satisfies AdapterMessage);
+
+  process.on('message', (message: { type?: string }) => {
+    if (message.type === 'stats') {
+      const cpu = process.cpuUsage();
+      process.send?.({ type: 'stats', cpuUserUs: cpu.user, cpuSystemUs: cpu.system, maxRssKb: process.resourceUsage().maxRSS } satisfies AdapterMessage);
+    }
+  });
+  // The harness going away (or closing the channel) ends the adapter: no orphans on a failed run.
+  process.on('disconnect', () => {
+    for (const close of closers) close();
+    for (const { server } of servers) server.close();
+    process.exit(0);
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,91 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BenchReport } from './lib/report';
+
+// `npm run bench -- --quick` end to end, so the harness cannot rot: every case runs at a tiny size in
+// real child processes (ERP, adapters, autocannon), the table and the JSON come out, and --compare reads
+// an earlier result. Figures are not checked: they mean nothing at these sizes.
+
+const ROOT = path.join(__dirname, '..');
+const RUN_TIMEOUT_MS = 55_000;
+
+function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'bench', 'run.js'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the quick benchmark did not finish within ${RUN_TIMEOUT_MS} ms\n${stderr}`));
+    }, RUN_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('npm run bench -- --quick', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-quick-'));
+  const jsonFile = path.join(dir, 'quick.json');
+  const previousFile = path.join(dir, 'previous.json');
+  let result: Awaited<ReturnType<typeof runBench>>;
+  let report: BenchReport;
+
+  beforeAll(async () => {
+    // The harness runs compiled code in child processes; build so the test measures this source tree.
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: ROOT });
+    const previous = {
+      format: 'adapter-engine-bench/1', startedAt: '2026-01-01T00:00:00.000Z', quick: true,
+      machine: { cpus: 2, cpuModel: 'test', node: process.version, platform: 'test', totalMemoryMb: 1, loadAverageAtStart: [0, 0, 0] },
+      rows: [{ id: 'startup.1', case: '4 start-up, 1 mapping file', metric: 'to first answer', unit: 'ms', better: 'lower', engine: 1, baseline: 1, ratio: 1 }],
+      skipped: [], warnings: [],
+    };
+    fs.writeFileSync(previousFile, JSON.stringify(previous));
+    result = await runBench(['--quick', '--json', jsonFile, '--compare', previousFile]);
+    report = JSON.parse(fs.readFileSync(jsonFile, 'utf8')) as BenchReport;
+  }, RUN_TIMEOUT_MS + 15_000);
+
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('exits cleanly and prints the machine and the table', () => {
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^machine: \d+ CPUs .*Node v\d+/m);
+    expect(result.stdout).toMatch(/^case\s+metric\s+engine\s+baseline\s+ratio\s+goal$/m);
+    for (const label of ['1 GET /WorkOrders/Code', '1 GET /WorkOrders (', '1 POST ConfirmWorkOrderStep', '1 POST /WorkOrders/ForPutWall (event)', '2 ExportValues', '4 start-up, 1 mapping file', '4 start-up, 20 mapping files']) {
+      expect(result.stdout).toContain(label);
+    }
+  });
+
+  it('runs the file case or says plainly why not', () => {
+    const ran = report.rows.some((row) => row.id.startsWith('file.'));
+    if (ran) expect(result.stdout).toMatch(/^3 File CSV/m);
+    else expect(result.stdout).toContain('3 File CSV: skipped: the mapping forwards files to the ERP (issue 3 not merged)');
+  });
+
+  it('writes the same figures as JSON, engine and baseline side by side', () => {
+    expect(report.format).toBe('adapter-engine-bench/1');
+    expect(report.quick).toBe(true);
+    expect(report.machine.cpus).toBeGreaterThan(0);
+    const ids = report.rows.map((row) => row.id);
+    for (const id of ['throughput.code.rps', 'throughput.all.p99', 'throughput.step.cpuMsPerRequest', 'throughput.event.p50', 'export.1000.time', 'export.1000.rss', 'startup.1', 'startup.20']) {
+      expect(ids).toContain(id);
+    }
+    for (const row of report.rows) {
+      expect(row.engine).toBeGreaterThan(0);
+      if (row.id !== 'startup.20') expect(row.ratio).toBeCloseTo(row.engine / (row.baseline as number), 6);
+    }
+  });
+
+  it('compares with the earlier result and names what changed', () => {
+    expect(result.stdout).toContain(`compared with ${previousFile}`);
+    expect(result.stdout).toMatch(/worse : 4 start-up, 1 mapping file to first answer engine 1\.00 ms → /);
+    expect(result.stdout).toContain('new: 1 GET /WorkOrders/Code throughput');
+  });
+});

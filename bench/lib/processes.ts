@@ -1,0 +1,143 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import type { AdapterConfig, AdapterMessage } from '../adapter-process';
+import type { LoadRun, LoadSummary } from '../load-worker';
+
+/**
+ * Child processes of a benchmark run: the example ERP, the adapters under measurement and the load
+ * generator each get a process of their own, so each one's CPU time and memory are its own.
+ */
+
+const DIST_ROOT = path.join(__dirname, '..', '..');
+const ERP_MAIN = path.join(DIST_ROOT, 'examples', 'erp', 'main.js');
+const ADAPTER_MAIN = path.join(DIST_ROOT, 'bench', 'adapter-process.js');
+const LOAD_MAIN = path.join(DIST_ROOT, 'bench', 'load-worker.js');
+const START_TIMEOUT_MS = 20_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.connected) child.disconnect();
+  else child.kill('SIGTERM');
+  await withTimeout(exited(child), 5000, `stopping process ${child.pid}`).catch(() => child.kill('SIGKILL'));
+}
+
+export interface ErpProcess {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** The example ERP in its own process (`ERP_EXTRA_ORDERS` synthetic orders on top of the seed). */
+export async function startErpProcess(extraOrders: number): Promise<ErpProcess> {
+  const child = fork(ERP_MAIN, [], { env: { ...process.env, ERP_PORT: '0', ERP_EXTRA_ORDERS: String(extraOrders) }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const url = await withTimeout(new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (\S+)/.exec(output);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the example ERP exited with ${code} before listening`)));
+  }), START_TIMEOUT_MS, 'starting the example ERP');
+  return { url, stop: () => stop(child) };
+}
+
+export interface AdapterStats {
+  readonly cpuUs: number;
+  readonly maxRssKb: number;
+}
+
+export interface AdapterProcess {
+  readonly kind: AdapterConfig['kind'];
+  readonly port: number;
+  readonly url: string;
+  /** Milliseconds from spawning the process to its listening message. */
+  readonly listeningAfterMs: number;
+  /** performance.now() just before the spawn, for start-up measurements. */
+  readonly spawnedAt: number;
+  stats(): Promise<AdapterStats>;
+  stop(): Promise<void>;
+}
+
+export async function startAdapter(config: AdapterConfig, nodeArgs: readonly string[] = []): Promise<AdapterProcess> {
+  const spawnedAt = performance.now();
+  const child = fork(ADAPTER_MAIN, [], { env: { ...process.env, BENCH_ADAPTER: JSON.stringify(config) }, execArgv: [...nodeArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const listening = await withTimeout(new Promise<Extract<AdapterMessage, { type: 'listening' }>>((resolve, reject) => {
+    child.on('message', (message: AdapterMessage) => {
+      if (message.type === 'listening') resolve(message);
+    });
+    child.once('exit', (code) => reject(new Error(`the ${config.kind} adapter exited with ${code} before listening`)));
+  }), START_TIMEOUT_MS, `starting the ${config.kind} adapter`);
+  const listeningAfterMs = performance.now() - spawnedAt;
+  return {
+    kind: config.kind,
+    port: listening.port,
+    url: `http://127.0.0.1:${listening.port}`,
+    listeningAfterMs,
+    spawnedAt,
+    stats: () => withTimeout(new Promise<AdapterStats>((resolve) => {
+      const onMessage = (message: AdapterMessage) => {
+        if (message.type !== 'stats') return;
+        child.off('message', onMessage);
+        resolve({ cpuUs: message.cpuUserUs + message.cpuSystemUs, maxRssKb: message.maxRssKb });
+      };
+      child.on('message', onMessage);
+      child.send({ type: 'stats' });
+    }), 10_000, `reading the ${config.kind} adapter's statistics`),
+    stop: () => stop(child),
+  };
+}
+
+/** One bounded autocannon run in a fresh load-generator process. */
+export async function runLoad(run: LoadRun): Promise<LoadSummary> {
+  const child = fork(LOAD_MAIN, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const bound = (run.durationS ?? 0) * 1000 + 30_000;
+  try {
+    return await withTimeout(new Promise<LoadSummary>((resolve, reject) => {
+      child.once('message', (message: LoadSummary | { error: string }) => ('error' in message ? reject(new Error(`autocannon: ${message.error}`)) : resolve(message)));
+      child.once('exit', (code) => reject(new Error(`the load generator exited with ${code} without a result`)));
+      child.send(run);
+    }), bound, 'the load run');
+  } finally {
+    await stop(child);
+  }
+}
+
+export interface TimedAnswer {
+  readonly ms: number;
+  readonly status: number;
+  readonly text: string;
+}
+
+/** One request from the harness, timed until the last byte of the answer arrived. */
+export function timedRequest(url: string, method: 'GET' | 'POST', body?: string, timeoutMs = 120_000): Promise<TimedAnswer> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, {
+      method,
+      agent: false,
+      timeout: timeoutMs,
+      headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ ms: performance.now() - started, status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(new Error(`${method} ${url} gave no answer within ${timeoutMs} ms`)));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
