@@ -60,8 +60,8 @@ export function createApp(deps: AppDeps): EngineApp {
   for (const route of ROUTES) {
     const prepared: PreparedRoute = {
       route,
-      checkInput: route.inputSchema ? schemas.compile(route.inputSchema) : undefined,
-      checkData: route.dataSchema ? schemas.compile(route.dataSchema) : undefined,
+      checkInput: route.inputSchema ? schemas.lazy(route.inputSchema) : undefined,
+      checkData: route.dataSchema ? schemas.lazy(route.dataSchema) : undefined,
     };
     const handler = async (ctx: Koa.Context) => {
       const started = performance.now();
