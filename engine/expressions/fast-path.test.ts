@@ -206,5 +206,8 @@ describe('fast path', () => {
     await expect(unit.evaluate({ a: 'Parsec' })).rejects.toMatchObject({ message: expect.stringContaining('"Parsec" is not a UnitOfMeasure') });
     const limited = compileExpression('a.b', { ...DEFAULT_EXPRESSION_LIMITS, maxSequence: 3 });
     await expect(limited.evaluate({ a: [{ b: 1 }, { b: 2 }, { b: 3 }, { b: 4 }] })).rejects.toMatchObject({ code: 'D2015' });
+    const appended = compileExpression('$append(a, b)', { ...DEFAULT_EXPRESSION_LIMITS, maxSequence: 3 });
+    expect(appended.fastPath).toBe(true);
+    await expect(appended.evaluate({ a: [1, 2], b: [3, 4] })).rejects.toMatchObject({ code: 'D2015' });
   });
 });

@@ -29,6 +29,8 @@ export function buildFastPath(
   // The frame of the folded literal tables (the interpreter's `environment`, below each evaluation's own).
   const base = new Frame();
   for (const [name, value] of constants) base.vars[name] = value;
+  // What the interpreter hands built-ins as `this.options` ($append checks `sequence` against it).
+  const options = Object.freeze({ timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence });
   const hidden = (name: string): boolean => reserved.has(name) || verdict.lambdaNames.has(name);
   return (input, bindings) => {
     if (!fastFunctionsReady()) return undefined;
@@ -36,7 +38,7 @@ export function buildFastPath(
       maxSequence: limits.maxSequence,
       deadline: limits.timeoutMs > 0 ? Date.now() + limits.timeoutMs : 0,
       ticks: 0,
-      focus: { options: limits, createSequence: (...items: unknown[]) => createSequence(run, ...items), environment: undefined },
+      focus: { options, createSequence: (...items: unknown[]) => createSequence(run, ...items), environment: undefined },
     };
     const top = new Frame(base);
     for (const name of Object.keys(bindings)) {
