@@ -1,5 +1,6 @@
 import jsonata from 'jsonata';
 import { foldLiteralObjects } from './constant-objects';
+import { buildFastPath } from './fast-path';
 import { HELPER_FUNCTIONS } from './functions';
 
 /**
@@ -17,6 +18,13 @@ export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeo
 export interface CompiledExpression {
   readonly source: string;
   evaluate(input: unknown, bindings?: Record<string, unknown>): Promise<unknown>;
+  /** True when the expression runs on the synchronous fast path (engine/expressions/fast-path/). */
+  readonly fastPath?: boolean;
+}
+
+export interface CompileOptions {
+  /** false: always the interpreter (the fast path's differential tests compare against it). */
+  readonly fastPath?: boolean;
 }
 
 /** JSONata's error object: code (S0xxx syntax, T type, D dynamic, U undefined), position, token. */
@@ -48,7 +56,12 @@ export class ExpressionSyntaxError extends Error {
  * compiled into every expression rather than evaluated once and shared, because a JSONata lambda keeps
  * the evaluation it was made in (its time limit and depth counter), which must be per request.
  */
-export function compileExpression(source: string, limits: ExpressionLimits = DEFAULT_EXPRESSION_LIMITS, prelude = ''): CompiledExpression {
+export function compileExpression(
+  source: string,
+  limits: ExpressionLimits = DEFAULT_EXPRESSION_LIMITS,
+  prelude = '',
+  compileOptions: CompileOptions = {},
+): CompiledExpression {
   const options = { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence };
   let expression: jsonata.Expression;
   try {
@@ -58,14 +71,23 @@ export function compileExpression(source: string, limits: ExpressionLimits = DEF
   }
   if (prelude) expression = jsonata(`(${prelude}\n${source}\n)`, options);
   // Inline lookup tables are built once here rather than on every evaluation (see constant-objects.ts).
-  for (const [name, value] of foldLiteralObjects(expression.ast())) expression.assign(name, value);
+  const constants = foldLiteralObjects(expression.ast());
+  for (const [name, value] of constants) expression.assign(name, value);
   for (const helper of HELPER_FUNCTIONS) {
     expression.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
   }
+  // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
+  // subset that is evaluated synchronously with the same results, falling back to it for everything else.
+  const fast = compileOptions.fastPath === false ? undefined : buildFastPath(expression.ast(), constants, limits, RESERVED_NAMES);
+  const interpreted = expression;
   return Object.freeze({
     source,
+    fastPath: fast !== undefined,
     // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
-    evaluate: (input: unknown, bindings?: Record<string, unknown>) => expression.evaluate(input, bindings ?? {}),
+    evaluate: (input: unknown, bindings?: Record<string, unknown>) => {
+      const answer = fast?.(input, bindings ?? {});
+      return answer ? Promise.resolve(answer.value) : interpreted.evaluate(input, bindings ?? {});
+    },
   });
 }
 
@@ -79,6 +101,8 @@ export const JSONATA_BUILTINS: readonly string[] = [
   'toMillis', 'base64encode', 'base64decode', 'encodeUrlComponent', 'encodeUrl', 'decodeUrlComponent', 'decodeUrl',
   'eval', 'clone',
 ];
+
+const RESERVED_NAMES: ReadonlySet<string> = new Set([...JSONATA_BUILTINS, 'now', 'millis', ...HELPER_FUNCTIONS.map((helper) => helper.name)]);
 
 /** True when `$name` is already a JSONata built-in or an engine helper, so a mapping function would hide it. */
 export function isReservedFunctionName(name: string): boolean {

@@ -1,0 +1,63 @@
+import { compileNode } from './compile-node';
+import { Frame, createSequence, fastFunctionsReady, isFunctionValue, isSequence, type Run } from './runtime';
+import { checkSubset, type AstNode } from './subset';
+
+/**
+ * A synchronous evaluator for expressions in the subset the mappings use (see subset.ts), built from the
+ * same tree the interpreter evaluates. It answers `undefined` whenever the interpreter must run instead:
+ * before the built-ins are fetched, for a binding that would hide a function, and for anything that
+ * would be an error (the interpreter's rerun then gives its own error, message and code included).
+ */
+export type FastEvaluator = (input: unknown, bindings: Record<string, unknown>) => { value: unknown } | undefined;
+
+export interface FastPathLimits {
+  readonly timeoutMs: number;
+  readonly maxDepth: number;
+  readonly maxSequence: number;
+}
+
+export function buildFastPath(
+  ast: unknown,
+  constants: ReadonlyMap<string, unknown>,
+  limits: FastPathLimits,
+  reserved: ReadonlySet<string>,
+): FastEvaluator | undefined {
+  const root = ast as AstNode;
+  const verdict = checkSubset(root, limits.maxDepth, reserved);
+  if (!verdict.supported) return undefined;
+  const evaluate = compileNode(root, verdict.lambdaNames);
+  // The frame of the folded literal tables (the interpreter's `environment`, below each evaluation's own).
+  const base = new Frame();
+  for (const [name, value] of constants) base.vars[name] = value;
+  // What the interpreter hands built-ins as `this.options` ($append checks `sequence` against it).
+  const options = Object.freeze({ timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence });
+  const hidden = (name: string): boolean => reserved.has(name) || verdict.lambdaNames.has(name);
+  return (input, bindings) => {
+    if (!fastFunctionsReady()) return undefined;
+    const run: Run = {
+      maxSequence: limits.maxSequence,
+      deadline: limits.timeoutMs > 0 ? Date.now() + limits.timeoutMs : 0,
+      ticks: 0,
+      focus: { options, createSequence: (...items: unknown[]) => createSequence(run, ...items), environment: undefined },
+    };
+    const top = new Frame(base);
+    for (const name of Object.keys(bindings)) {
+      const value = bindings[name];
+      if (hidden(name) || isFunctionValue(value)) return undefined;
+      top.vars[name] = value;
+    }
+    top.vars.$ = input;
+    try {
+      let context = input;
+      // As the interpreter does: a top-level array is one input, not a sequence of inputs.
+      if (Array.isArray(input) && !isSequence(input)) {
+        const wrapped = createSequence(run, input);
+        wrapped.outerWrapper = true;
+        context = wrapped;
+      }
+      return { value: evaluate(context, top, run) };
+    } catch {
+      return undefined;
+    }
+  };
+}

@@ -1,0 +1,221 @@
+import jsonata from 'jsonata';
+import { HELPER_FUNCTIONS } from '../functions';
+
+/**
+ * The values and operations of the fast path, written to mirror jsonata 2.2.2's evaluator
+ * (node_modules/jsonata/jsonata.js) line for line, but synchronous: sequences are arrays flagged
+ * `sequence` (with the same `push` guard the interpreter installs), object constructors give
+ * null-prototype objects, frames chain like createFrame. Whatever the fast path does not mirror exactly
+ * (every JSONata error, a value it did not expect) throws FALLBACK and the caller runs the interpreter
+ * instead: the expressions it covers are pure, so running them again gives the interpreter's own answer
+ * or error.
+ */
+export const FALLBACK = Object.freeze({ fastPathFallback: true });
+
+export type Sequence = unknown[] & { sequence: true; keepSingleton?: boolean; outerWrapper?: boolean; cons?: boolean };
+
+/** JSONata's function object (`defineFunction`): what `$string` or a registered helper evaluates to. */
+export interface JsonataFunction {
+  readonly _jsonata_function: true;
+  readonly implementation: (...args: unknown[]) => unknown;
+  readonly signature?: { validate(args: unknown[], context: unknown): unknown[] };
+}
+
+/** Per-evaluation state: the limits of the compiled expression and the timeout clock. */
+export interface Run {
+  readonly maxSequence: number;
+  readonly deadline: number;
+  ticks: number;
+  readonly focus: { input?: unknown; options: unknown; createSequence: (...items: unknown[]) => Sequence; environment: undefined };
+}
+
+export class Frame {
+  readonly vars: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  constructor(readonly parent?: Frame) {}
+  lookup(name: string): unknown {
+    for (let frame: Frame | undefined = this; frame; frame = frame.parent) if (name in frame.vars) return frame.vars[name];
+    return undefined;
+  }
+}
+
+export function isSequence(value: unknown): value is Sequence {
+  return Array.isArray(value) && (value as Sequence).sequence === true;
+}
+
+/** The interpreter's sequence, guard included (`exec_env.createSequence`). */
+export function createSequence(run: Run, ...items: unknown[]): Sequence {
+  const sequence = [] as unknown as Sequence;
+  const max = run.maxSequence;
+  if (max) {
+    // Same own property, in the same order, as the interpreter's sequences carry.
+    (sequence as unknown as { push: unknown }).push = function guardedPush(this: unknown[], ...pushed: unknown[]) {
+      if (this.length + pushed.length > max) throw FALLBACK;
+      return Array.prototype.push.apply(this, pushed);
+    };
+  }
+  sequence.sequence = true;
+  if (items.length === 1) pushItem(run, sequence, items[0]);
+  return sequence;
+}
+
+/** push() with the interpreter's sequence limit (D2015 there, the interpreter's rerun reports it). */
+export function pushItem(run: Run, sequence: unknown[], item: unknown): void {
+  if (run.maxSequence && sequence.length + 1 > run.maxSequence) throw FALLBACK;
+  sequence[sequence.length] = item;
+}
+
+/** Every node's result goes through this, as at the end of the interpreter's evaluate(). */
+export function finish(result: unknown, keepArray: boolean): unknown {
+  if (result && isSequence(result)) {
+    if (keepArray) result.keepSingleton = true;
+    if (result.length === 0) return undefined;
+    if (result.length === 1) return result.keepSingleton ? result : result[0];
+  }
+  return result;
+}
+
+export function isFunctionValue(value: unknown): boolean {
+  if (typeof value === 'function') return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const flags = value as { _jsonata_function?: unknown; _jsonata_lambda?: unknown };
+  return flags._jsonata_function === true || flags._jsonata_lambda === true || value instanceof FastLambda || value instanceof Thunk;
+}
+
+/** fn.lookup: a field of an object, or of every object in an array, flattened one level. */
+export function lookup(run: Run, input: unknown, key: string): unknown {
+  if (Array.isArray(input)) {
+    const result = createSequence(run);
+    for (let index = 0; index < input.length; index++) {
+      const found = lookup(run, input[index], key);
+      if (found !== undefined) {
+        if (Array.isArray(found)) found.forEach((value) => pushItem(run, result, value));
+        else pushItem(run, result, found);
+      }
+    }
+    return result;
+  }
+  if (input !== null && typeof input === 'object' && Object.prototype.hasOwnProperty.call(input, key) && !isFunctionValue(input)) {
+    return (input as Record<string, unknown>)[key];
+  }
+  return undefined;
+}
+
+/** fn.append as the array constructor and grouping call it (with the sequence-size check). */
+export function append(run: Run, first: unknown, second: unknown): unknown {
+  if (first === undefined) return second;
+  if (second === undefined) return first;
+  const left = Array.isArray(first) ? first : createSequence(run, first);
+  const right = Array.isArray(second) ? second : [second];
+  if (left.length + right.length > run.maxSequence) throw FALLBACK;
+  return left.concat(right);
+}
+
+/** A `function($x) { ... }` of the expression: body, the frame and input it was made in. */
+export class FastLambda {
+  constructor(
+    readonly params: readonly string[],
+    readonly signature: JsonataFunction['signature'],
+    readonly body: (input: unknown, frame: Frame, run: Run) => unknown,
+    readonly input: unknown,
+    readonly frame: Frame,
+  ) {}
+}
+
+/** A tail call inside a lambda body, left for the caller's trampoline as in the interpreter's apply(). */
+export class Thunk {
+  constructor(
+    readonly procedure: (input: unknown, frame: Frame, run: Run) => unknown,
+    readonly args: readonly ((input: unknown, frame: Frame, run: Run) => unknown)[],
+    readonly input: unknown,
+    readonly frame: Frame,
+  ) {}
+}
+
+function applyInner(run: Run, proc: unknown, args: unknown[], input: unknown): unknown {
+  if (proc instanceof FastLambda) {
+    const validated = proc.signature ? proc.signature.validate(args, input) : args;
+    const frame = new Frame(proc.frame);
+    proc.params.forEach((name, index) => {
+      frame.vars[name] = validated[index];
+    });
+    return proc.body(proc.input, frame, run);
+  }
+  if (proc && (proc as JsonataFunction)._jsonata_function === true) {
+    const fn = proc as JsonataFunction;
+    const validated = fn.signature ? fn.signature.validate(args, input) : args;
+    run.focus.input = input;
+    const result = fn.implementation.apply(run.focus, validated);
+    // A generator or a promise would need the interpreter's handling: none of the allowed functions gives one.
+    if (typeof result === 'object' && result !== null && (typeof (result as { then?: unknown }).then === 'function' || typeof (result as { next?: unknown }).next === 'function')) throw FALLBACK;
+    return result;
+  }
+  throw FALLBACK;
+}
+
+/** apply(): the call, then the trampoline over tail calls (whose context argument is the caller's input). */
+export function apply(run: Run, proc: unknown, args: unknown[], input: unknown): unknown {
+  let result = applyInner(run, proc, args, input);
+  while (result instanceof Thunk) {
+    const tail: Thunk = result;
+    const next = tail.procedure(tail.input, tail.frame, run);
+    const tailArgs = tail.args.map((arg) => arg(tail.input, tail.frame, run));
+    result = applyInner(run, next, tailArgs, input);
+  }
+  return result;
+}
+
+/**
+ * JSONata's built-ins the fast path may call: pure, deterministic, none takes a function. ($now, $millis
+ * and $random are left out because running an expression twice must give the same answer.)
+ */
+export const FAST_BUILTINS: readonly string[] = [
+  'string', 'exists', 'count', 'sum', 'max', 'min', 'average', 'lookup', 'merge', 'boolean', 'not', 'number',
+  'length', 'substring', 'substringBefore', 'substringAfter', 'uppercase', 'lowercase', 'trim', 'join', 'keys',
+  'append', 'distinct', 'reverse', 'abs', 'floor', 'ceil', 'round', 'contains', 'split', 'type',
+];
+
+const functions = new Map<string, JsonataFunction>();
+let ready = false;
+
+/**
+ * The built-ins are only reachable from inside an evaluation, so they are fetched once by evaluating a
+ * helper that reads them from its environment; until that resolves (a few microtasks after start) every
+ * expression runs on the interpreter. The engine helpers are registered on the same expression so that
+ * they come with JSONata's own parsed signatures.
+ */
+const fetching = (() => {
+  const grab = jsonata('$__fastPathGrab()');
+  for (const helper of HELPER_FUNCTIONS) grab.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
+  grab.registerFunction('__fastPathGrab', function (this: { environment: { lookup(name: string): unknown } }) {
+    for (const name of [...FAST_BUILTINS, ...HELPER_FUNCTIONS.map((helper) => helper.name)]) {
+      const found = this.environment.lookup(name) as JsonataFunction | undefined;
+      if (found && found._jsonata_function === true) functions.set(name, found);
+    }
+    return true;
+  });
+  return grab.evaluate({}).then(() => {
+    ready = functions.size === FAST_BUILTINS.length + HELPER_FUNCTIONS.length;
+  });
+})();
+
+export function fastFunctionsReady(): boolean {
+  return ready;
+}
+
+/** Resolves when the built-ins are fetched (tests wait for it). */
+export function whenFastFunctionsReady(): Promise<boolean> {
+  return fetching.then(() => ready);
+}
+
+export function fastFunction(name: string): JsonataFunction | undefined {
+  return functions.get(name);
+}
+
+/** fn.boolean and fn.string, which the operators `and`, `or`, `? :` and `&` use directly. */
+export function toBoolean(value: unknown): unknown {
+  return (functions.get('boolean') as JsonataFunction).implementation(value);
+}
+
+export function toText(value: unknown): string {
+  return (functions.get('string') as JsonataFunction).implementation(value) as string;
+}
