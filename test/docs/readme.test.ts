@@ -22,7 +22,7 @@ describe('README', () => {
     const example = /```yaml\n(version: 1[\s\S]*?)```/.exec(readme)?.[1];
     expect(example).toBeDefined();
     const { mapping, issues } = checkMappingText(example!, 'README.md', { ERP_URL: 'http://erp.test/api', ACME_KEY: 'k' });
-    expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
+    expect(issues.filter((i) => i.code !== 'UNMAPPED_ROUTE')).toEqual([]);
     expect(mapping?.operations.has('GetWorkOrderByCode')).toBe(true);
   });
 });
