@@ -159,7 +159,21 @@ interface Group {
 /** evaluateGroupExpression without tuple streams (which need `@` or `#`, outside the subset). */
 function compileObject(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
   const pairs = (node.lhs as AstNode[][]).map(([key, value]) => ({ key: compileNode(key, lambdaNames), value: compileNode(value, lambdaNames) }));
+  // The usual `{ "number": docNo, ... }` over one object: literal, distinct keys make every group a single
+  // pair holding the input itself, so the values can be evaluated directly (same results, no grouping).
+  const literalKeys = (node.lhs as AstNode[][]).map(([key]) => (key.type === 'string' ? (key.value as string) : undefined));
+  const direct = literalKeys.every((key) => key !== undefined && key !== '_jsonata_lambda' && key !== '_jsonata_function')
+    && new Set(literalKeys).size === literalKeys.length;
   return (input, frame, run) => {
+    if (direct && !Array.isArray(input)) {
+      tick(run);
+      const single = Object.create(null) as Record<string, unknown>;
+      for (let pairIndex = 0; pairIndex < pairs.length; pairIndex++) {
+        const value = pairs[pairIndex].value(input, frame, run);
+        if (value !== undefined) single[literalKeys[pairIndex] as string] = value;
+      }
+      return single;
+    }
     const result = Object.create(null) as Record<string, unknown>;
     const groups = Object.create(null) as Record<string, Group>;
     let items: unknown[];
@@ -202,7 +216,20 @@ function compilePath(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
   const firstIsVariable = stepNodes[0].type === 'variable';
   const firstIsCons = stepNodes[0].consarray === true;
   const last = steps.length - 1;
+  // `a.b.c` and `$o.b.c` over objects: while no step meets an array, JSONata's sequences only ever hold
+  // one item and unwrap to it, so the steps can be chained directly. The first array met sends the
+  // whole path through the general evaluation below (steps are pure, so evaluating again is safe).
+  const chain = !firstIsCons && stepNodes.every((step, index) => step.type === 'name' || (index === 0 && step.type === 'variable'));
   return (input, frame, run) => {
+    if (chain && input !== null && typeof input === 'object' && !Array.isArray(input)) {
+      let value: unknown = input;
+      let index = 0;
+      for (; index < steps.length && value !== undefined && !Array.isArray(value); index++) {
+        tick(run);
+        value = steps[index](value, frame, run);
+      }
+      if (!Array.isArray(value)) return value;
+    }
     let inputSequence: unknown[] = Array.isArray(input) && !firstIsVariable ? input : createSequence(run, input);
     let resultSequence: unknown;
     for (let index = 0; index < steps.length; index++) {
