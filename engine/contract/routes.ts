@@ -1,7 +1,9 @@
+import { STRICT_BASE64_SOURCE } from './base64';
+
 /**
  * The contract as data: the single source of truth for the 19 routes of the adapter interface
- * (shared/contract.md). The server, the mapping loader, the CLI and the OpenAPI document all read this
- * table; nothing else in the engine may spell a route, a result name or a result number.
+ * (shared/contract.md). The server, the mapping loader, the CLI and the benchmarks read this table
+ * (as would an OpenAPI document); nothing else in the engine may spell a route, a result name or a result number.
  */
 
 export type HttpMethod = 'GET' | 'POST';
@@ -41,7 +43,7 @@ const CONTRACT_SCHEMA_BASE = 'https://adapter-engine.dev/schemas/contract/';
 const ref = (file: string): JsonSchema => ({ $ref: CONTRACT_SCHEMA_BASE + file });
 const listOf = (file: string): JsonSchema => ({ type: 'array', items: ref(file) });
 /** Base64 text (standard alphabet, padded): what the contract calls "the image bytes, Base64-encoded". */
-const BASE64_STRING: JsonSchema = { type: 'string', minLength: 1, pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$' };
+const BASE64_STRING: JsonSchema = { type: 'string', minLength: 1, pattern: STRICT_BASE64_SOURCE };
 
 /** The contract lists results as `0 A, 1 B, ...`; keep that shape so each list reads like the contract. */
 function enumOf(names: ResultList): Readonly<Record<string, number>> {

@@ -102,11 +102,11 @@ export const JSONATA_BUILTINS: readonly string[] = [
   'eval', 'clone',
 ];
 
-const RESERVED_NAMES: ReadonlySet<string> = new Set([...JSONATA_BUILTINS, 'now', 'millis', ...HELPER_FUNCTIONS.map((helper) => helper.name)]);
+const RESERVED_NAMES: ReadonlySet<string> = new Set([...JSONATA_BUILTINS, ...HELPER_FUNCTIONS.map((helper) => helper.name)]);
 
 /** True when `$name` is already a JSONata built-in or an engine helper, so a mapping function would hide it. */
 export function isReservedFunctionName(name: string): boolean {
-  return HELPER_FUNCTIONS.some((helper) => helper.name === name) || JSONATA_BUILTINS.includes(name);
+  return RESERVED_NAMES.has(name);
 }
 
 /** The AST root type, e.g. 'lambda' for `function($x) { ... }`. */

@@ -1,3 +1,4 @@
+import { STRICT_BASE64 } from '../contract/base64';
 import { contractEnums, ENUM_DEFINITIONS, type EnumName } from '../contract/enums';
 import { toIsoDateTime } from './dates';
 
@@ -19,7 +20,6 @@ function lookupEnum(enumName: string): ReturnType<typeof contractEnums> extends 
   return found;
 }
 
-const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 export function decodeStrictBase64(text: string): Buffer {
   const compact = text.replace(/\s+/g, '');
