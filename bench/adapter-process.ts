@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp, loadMapping } from '../engine';
+import { createEngine, createHttpApp, loadMapping } from '../engine';
 import { createBaselineApp } from './baseline/app';
 
 /**
@@ -33,9 +33,9 @@ async function main(): Promise<void> {
   const listeners: http.RequestListener[] = [];
   if (config.kind === 'engine') {
     for (const file of config.mappings) {
-      const app = createApp({ mapping: loadMapping(file, { env: { ...process.env, ERP_URL: config.erpUrl } }).mapping });
-      listeners.push(app.koa.callback());
-      closers.push(() => app.close());
+      const engine = createEngine({ mappings: [loadMapping(file, { env: { ...process.env, ERP_URL: config.erpUrl } }).mapping] });
+      listeners.push(createHttpApp(engine).callback());
+      closers.push(() => void engine.close());
     }
   } else {
     const app = createBaselineApp({ erpUrl: config.erpUrl });

@@ -2,7 +2,7 @@
  * File intake at scale (issue: 200,000 order lines, about 20 MB decoded). Each variant runs in its own
  * child process so peak RSS is that variant's alone:
  *   baseline     the hand-written adapter's intake (bench/baseline): csv-parse + a grouping loop.
- *   engine-core  the engine's handleRequest on the same input (input check, strict Base64, decoding,
+ *   engine-core  the engine's Engine.handle on the same input (input check, strict Base64, decoding,
  *                csv-parse, typed cells, grouping, contract check), in process.
  *   engine-http  the whole request through the Koa app over HTTP on 127.0.0.1 (body parsing and the
  *                JSON answer included); the parent sends the file, the child only serves.
@@ -11,13 +11,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { findRoute } from '../engine/contract/routes';
-import { contractSchemas } from '../engine/contract/schema-registry';
+import { createEngine } from '../engine/engine/engine';
 import { loadMapping } from '../engine/mapping/load';
 import type { Mapping } from '../engine/mapping/model';
 import { MAPPINGS_DIR } from '../engine/paths';
-import { handleRequest } from '../engine/pipeline/handle';
-import { createApp } from '../engine/server/app';
+import { createHttpApp } from '../engine/server/app';
 import { workOrdersFromCsv } from './baseline/file-intake';
 import { orderCsv } from './lib/order-csv';
 
@@ -34,10 +32,11 @@ function baseline(fileContent: string): number {
 }
 
 async function engineCore(fileContent: string, mapping: Mapping): Promise<number> {
-  const route = findRoute('ParseWorkOrderFile')!;
-  const schemas = contractSchemas();
-  const prepared = { route, checkInput: schemas.compile(route.inputSchema!), checkData: schemas.compile(route.dataSchema!) };
-  const outcome = await handleRequest(mapping, prepared, { fileContent, fileType: 1 }, [], { http: { send: () => Promise.reject(new Error('no ERP')), close: () => undefined } as never });
+  const engine = createEngine({ mappings: [mapping], http: { send: () => Promise.reject(new Error('no ERP')), close: () => undefined } });
+  const answer = await engine.handle({ method: 'POST', path: '/WorkOrders/File', body: { fileContent, fileType: 1 } });
+  await engine.close();
+  const outcome = answer.outcome;
+  if (!outcome) throw new Error(`engine answered ${answer.status}`);
   if (outcome.resultName !== 'Succeed') throw new Error(`engine answered ${outcome.resultName}: ${JSON.stringify(outcome.problems?.slice(0, 3))}`);
   return (outcome.data as unknown[]).length;
 }
@@ -67,8 +66,8 @@ async function runInChild(variant: string, lines: number): Promise<void> {
 
 /** Child side of engine-http: serve until the parent asks for the peak RSS. */
 async function serveInChild(): Promise<void> {
-  const app = createApp({ mapping: loadBenchMapping() });
-  const server = http.createServer(app.koa.callback());
+  const engine = createEngine({ mappings: [loadBenchMapping()] });
+  const server = http.createServer(createHttpApp(engine).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   process.send?.({ port: (server.address() as AddressInfo).port });
   process.on('message', (message) => {
@@ -78,7 +77,7 @@ async function serveInChild(): Promise<void> {
       return;
     }
     server.close();
-    app.close();
+    void engine.close();
     process.send?.(report, () => process.exit(0));
   });
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, loadMapping, type EngineApp } from '../../engine';
+import { createEngine, createHttpApp, loadMapping, type Engine } from '../../engine';
 import { startErp, type RunningErp } from '../../examples/erp';
 import { orderCsv } from '../lib/order-csv';
 import { ALL_ORDERS, CODE_LOOKUP, CONFIRM_STEP, exportValuesRequest, PUT_WALL_EVENT, type BenchRequest } from '../requests';
@@ -30,7 +30,7 @@ async function send(base: string, request: BenchRequest): Promise<string> {
 
 describe('the hand-written baseline answers like the engine with mappings/example.yaml', () => {
   let erp: RunningErp;
-  let engine: EngineApp;
+  let engine: Engine;
   let baseline: BaselineApp;
   const servers: http.Server[] = [];
   let engineUrl = '';
@@ -38,16 +38,16 @@ describe('the hand-written baseline answers like the engine with mappings/exampl
 
   beforeAll(async () => {
     erp = await startErp({ port: 0, extraOrders: 500 });
-    engine = createApp({ mapping: loadMapping(EXAMPLE_MAPPING, { env: { ERP_URL: erp.url } }).mapping });
+    engine = createEngine({ mappings: [loadMapping(EXAMPLE_MAPPING, { env: { ERP_URL: erp.url } }).mapping] });
     baseline = createBaselineApp({ erpUrl: erp.url });
-    servers.push(http.createServer(engine.koa.callback()), http.createServer(baseline.koa.callback()));
+    servers.push(http.createServer(createHttpApp(engine).callback()), http.createServer(baseline.koa.callback()));
     engineUrl = await listen(servers[0]);
     baselineUrl = await listen(servers[1]);
   });
 
   afterAll(async () => {
     for (const server of servers) await new Promise((resolve) => server.close(resolve));
-    engine.close();
+    await engine.close();
     baseline.close();
     await erp.close();
   });

@@ -1,18 +1,22 @@
 import { toEnvelope, type Envelope, type Outcome } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
-import { contractSchemas } from '../contract/schema-registry';
+import type { SchemaRegistry } from '../contract/schema-registry';
+import { failureOutcome } from '../engine/dispatch';
+import { createEngine, type Engine } from '../engine/engine';
+import { requestFor } from '../engine/request';
 import { OperationFailure, type Problem } from '../errors';
 import { outgoingHeaders } from '../http/client';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
+import type { Logger } from '../log';
 import type { Mapping, Operation } from '../mapping/model';
-import { failureOutcome, handleRequest } from '../pipeline/handle';
 import type { TraceObserver } from '../pipeline/run-operation';
 import type { AnsweringClient, AnswerSource } from './answers';
 import type { Masker } from './mask';
 
 /**
- * One operation run outside the server, exactly as the server runs it (input check, dispatch,
- * failure → result name), with every step recorded for the dry-run trace and for test expectations.
+ * One operation run outside the server, through the same Engine.handle the server calls (the input
+ * becomes the request the platform would send: routing, input reading, dispatch, failure → result name
+ * all the server's), with every step recorded for the dry-run trace and for test expectations.
  */
 export type TraceStep =
   | { step: 'request'; call: string; method: string; url: string; path: string; query: Record<string, string | string[]>; headers: Record<string, string>; body?: unknown; source: AnswerSource }
@@ -32,24 +36,20 @@ export interface CaseRun {
   readonly resultName: string;
 }
 
-/** What the platform's HTTP framework would hand over: query and path values are always text. */
-export function httpLikeInput(route: RouteSpec, input: unknown): { input: unknown; problems: Problem[] } {
-  if (route.inputSource === 'none') return { input: {}, problems: [] };
-  if (route.inputSource === 'body') {
-    return input === undefined ? { input, problems: [{ path: 'body', message: 'the request body is empty; a JSON body is expected' }] } : { input, problems: [] };
-  }
-  if (input === undefined || input === null) return { input: {}, problems: [] };
-  if (typeof input !== 'object' || Array.isArray(input)) return { input, problems: [{ path: route.inputSource, message: 'expected parameters as an object of name: value' }] };
-  const text = (value: unknown) => (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value);
-  return { input: Object.fromEntries(Object.entries(input).map(([name, value]) => [name, Array.isArray(value) ? value.map(text) : text(value)])), problems: [] };
-}
-
 function relativePath(url: URL, base: URL): string {
   const basePath = base.pathname.replace(/\/+$/, '');
   return url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname;
 }
 
-export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unknown, client: AnsweringClient, mask: Masker): Promise<CaseRun> {
+export interface CaseOptions {
+  /** Shared by the cases of one test file, so the contract's validators compile once. */
+  readonly schemas?: SchemaRegistry;
+  readonly log?: Logger;
+  /** Run on this engine (its caches and tokens carry over between runs) instead of a fresh one. */
+  readonly engine?: Engine;
+}
+
+export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unknown, client: AnsweringClient, mask: Masker, options: CaseOptions = {}): Promise<CaseRun> {
   const steps: TraceStep[] = [];
   const observer: TraceObserver = {
     request(request) {
@@ -83,23 +83,28 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
       steps.push({ step: 'check', problems });
     },
   };
-  const schemas = contractSchemas();
-  const prepared = {
-    route,
-    checkInput: route.inputSchema ? schemas.compile(route.inputSchema) : undefined,
-    checkData: route.dataSchema ? schemas.compile(route.dataSchema) : undefined,
-  };
-  const { input, problems } = httpLikeInput(route, rawInput);
   const operation = mapping.operations.get(route.operationId);
   let outcome: Outcome;
   let failure: CaseRun['failure'];
-  try {
-    outcome = await handleRequest(mapping, prepared, input, problems, { http: client, observer });
-  } catch (error) {
-    // Anything but an OperationFailure is a fault in the engine: let it reach the bug report.
-    if (!(error instanceof OperationFailure)) throw error;
+  const request = requestFor(route, rawInput);
+  if ('problem' in request) {
+    // No HTTP request can carry this input (a list where parameters go): what the server would never see.
+    const error = new OperationFailure('INPUT_INVALID', `the request does not match the contract: ${request.problem.path} ${request.problem.message}`, [request.problem]);
     failure = { kind: error.kind, message: mask.text(error.message) };
     outcome = failureOutcome(route, error);
+  } else {
+    const engine = options.engine ?? createEngine({ mappings: [mapping], http: client, schemas: options.schemas, log: options.log });
+    let answer;
+    try {
+      answer = await engine.handle(request, { observer });
+    } finally {
+      if (!options.engine) await engine.close();
+    }
+    // A fault inside the engine is a bug: let it reach the CLI's bug report rather than pass as a result.
+    if (answer.fault !== undefined) throw answer.fault;
+    if (!answer.outcome) throw new Error(`the engine did not route ${request.method} ${request.path} to ${route.operationId}: ${JSON.stringify(answer.body)}`);
+    outcome = answer.outcome;
+    if (answer.failure) failure = { kind: answer.failure.kind, message: mask.text(answer.failure.message) };
   }
   // Where each request's answer came from is known only once it was sent.
   // Token requests reach the client but are no step of the trace (credentials are added below it).

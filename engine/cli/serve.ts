@@ -2,10 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { ROUTES } from '../contract/routes';
+import { createEngine } from '../engine/engine';
 import { EXIT_CODES } from '../errors';
 import { createLogger } from '../log';
 import type { Mapping } from '../mapping/model';
-import { createApp, type EngineApp } from '../server/app';
+import { createHttpApp } from '../server/app';
+import { installProcessGuards } from '../server/process-guards';
 import { withExampleErp } from './example-erp';
 import { loadOrReport } from './mapping-file';
 import { err, out } from './output';
@@ -16,29 +18,6 @@ interface ServeOptions {
   host?: string;
   exampleErp?: boolean;
   env?: Record<string, string>;
-}
-
-/**
- * Several mappings share one port, each under /<mapping name>/...; the prefix is taken off before the
- * mapping's own app sees the request, so each app serves the contract paths unchanged. A few lines of
- * dispatch here instead of a mount library: the apps are complete Koa apps, not middleware.
- */
-function dispatcher(apps: readonly EngineApp[]): http.RequestListener {
-  const byPrefix = new Map(apps.map((app) => [`/${encodeURIComponent(app.mapping.name)}`, app.koa.callback()]));
-  return (req, res) => {
-    const url = req.url ?? '/';
-    const prefix = `/${url.split(/[/?]/)[1] ?? ''}`;
-    const handle = byPrefix.get(prefix);
-    if (!handle) {
-      res.statusCode = 404;
-      res.setHeader('content-type', 'application/json; charset=utf-8');
-      res.end(JSON.stringify({ error: `no mapping at ${prefix}; this server has ${[...byPrefix.keys()].join(', ')}` }));
-      return;
-    }
-    const rest = url.slice(prefix.length);
-    req.url = rest.startsWith('/') ? rest : `/${rest}`;
-    void handle(req, res);
-  };
 }
 
 function parsePort(text: string): number {
@@ -80,6 +59,7 @@ async function serve(files: string[], options: ServeOptions): Promise<number> {
   }
   const names = mappings.map((mapping) => mapping.name);
   const duplicate = names.find((name, index) => names.indexOf(name) !== index);
+  // Checked here as well as by the engine so the operator gets a usage error, not a fault.
   if (duplicate !== undefined) {
     await stopErp();
     usageError(`two mappings are named "${duplicate}"; each is served under /<name>, so names must differ`);
@@ -90,14 +70,16 @@ async function serve(files: string[], options: ServeOptions): Promise<number> {
   }
 
   const log = createLogger();
-  const apps = mappings.map((mapping) => createApp({ mapping, log }));
-  const server = http.createServer(apps.length === 1 ? apps[0].koa.callback() : dispatcher(apps));
+  const engine = createEngine({ mappings, log });
+  const removeGuards = installProcessGuards(engine, log);
+  const server = http.createServer(createHttpApp(engine).callback());
   const stopAll = async () => {
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
     });
-    for (const app of apps) app.close();
+    await engine.close();
+    removeGuards();
     await stopErp();
   };
   let address: AddressInfo;
@@ -109,7 +91,7 @@ async function serve(files: string[], options: ServeOptions): Promise<number> {
   }
   const shownHost = !options.host || options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host.includes(':') ? `[${options.host}]` : options.host;
   const base = `http://${shownHost}:${address.port}`;
-  if (apps.length === 1) out.line(`adapter engine (mapping "${mappings[0].name}") listening on ${base}`);
+  if (mappings.length === 1) out.line(`adapter engine (mapping "${mappings[0].name}") listening on ${base}`);
   else for (const mapping of mappings) out.line(`adapter engine (mapping "${mapping.name}") listening on ${base}/${encodeURIComponent(mapping.name)}`);
 
   await new Promise<void>((resolve) => {

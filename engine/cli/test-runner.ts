@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { hasResult } from '../contract/routes';
+import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue } from '../errors';
 import { checkMappingFile } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
@@ -59,11 +60,11 @@ function checkRequests(expected: NonNullable<TestCase['expect']['requests']>, st
   });
 }
 
-async function runOne(mapping: Mapping, testCase: TestCase, at: string): Promise<CaseResult> {
+async function runOne(mapping: Mapping, testCase: TestCase, at: string, schemas: SchemaRegistry): Promise<CaseResult> {
   const resolved = resolveOperation(testCase.operation);
   if (!resolved) throw new Error(`unresolved operation ${testCase.operation} passed the file check`);
   const client = createAnsweringClient({ answers: testCase.answers ?? {} });
-  const run = await runCase(mapping, resolved.route, testCase.input ?? resolved.input, client, noMasking);
+  const run = await runCase(mapping, resolved.route, testCase.input ?? resolved.input, client, noMasking, { schemas });
   const { expect } = testCase;
   const mismatches: Mismatch[] = [];
   for (const call of client.unanswered) {
@@ -124,9 +125,10 @@ export async function runTestFile(filePath: string, extraEnv: Readonly<Record<st
   if (issues.length > 0) return { file, mapping: mappingName, issues: issues.sort((a, b) => a.line - b.line || a.col - b.col), cases: [] };
 
   const cases: CaseResult[] = [];
+  const schemas = createSchemaRegistry();
   for (const [index, testCase] of tests.cases.entries()) {
     const pos = source.at(['cases', index]);
-    cases.push(await runOne(mapping, testCase, `${file}:${pos.line}:${pos.col}`));
+    cases.push(await runOne(mapping, testCase, `${file}:${pos.line}:${pos.col}`, schemas));
   }
   return { file, mapping: mappingName, issues: [], cases };
 }

@@ -1,4 +1,4 @@
-import { contractSchemas } from './schema-registry';
+import { contractSchemaFile } from './schema-files';
 
 /**
  * The contract's enums, read from schemas/contract/enums.schema.json, the one place they are declared.
@@ -18,11 +18,12 @@ export interface ContractEnum {
   readonly byValue: ReadonlyMap<number, string>;
 }
 
+/** Derived from the immutable contract files (see schema-files.ts), so memoised like them. */
 let cache: ReadonlyMap<EnumName, ContractEnum> | undefined;
 
 export function contractEnums(): ReadonlyMap<EnumName, ContractEnum> {
   if (cache) return cache;
-  const definitions = contractSchemas().file('enums.schema.json').definitions as Record<string, { enum: number[]; 'x-enumNames': string[] }>;
+  const definitions = contractSchemaFile('enums.schema.json').definitions as Record<string, { enum: number[]; 'x-enumNames': string[] }>;
   const entries = (Object.keys(ENUM_DEFINITIONS) as EnumName[]).map((name): [EnumName, ContractEnum] => {
     const definition = definitions[ENUM_DEFINITIONS[name]];
     const names = definition['x-enumNames'];

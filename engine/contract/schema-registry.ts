@@ -1,14 +1,12 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { CONTRACT_SCHEMAS_DIR } from '../paths';
 import type { Problem } from '../errors';
 import type { JsonSchema } from './routes';
+import { contractSchemaFiles } from './schema-files';
 
 /**
- * All contract schemas live in one AJV instance, loaded once per process from schemas/contract.
- * Validators are compiled once per schema object and cached, so a request never compiles anything.
+ * All contract schemas live in one AJV instance per registry, one registry per engine (validators are
+ * engine state, released with it). Validators are compiled once per schema object and cached.
  */
 export interface SchemaRegistry {
   compile(schema: JsonSchema): Validator;
@@ -17,16 +15,9 @@ export interface SchemaRegistry {
    * answer only a few of them; compiling all up front was a tenth of start-up (see the benchmarks).
    */
   lazy(schema: JsonSchema): Validator;
-  /** The raw JSON of one contract schema file, for readers such as the enum helpers. */
-  file(name: string): Record<string, unknown>;
 }
 
 export type Validator = (value: unknown) => readonly Problem[];
-
-function readContractSchemas(): Map<string, Record<string, unknown>> {
-  const files = fs.readdirSync(CONTRACT_SCHEMAS_DIR).filter((name) => name.endsWith('.schema.json')).sort();
-  return new Map(files.map((name) => [name, JSON.parse(fs.readFileSync(path.join(CONTRACT_SCHEMAS_DIR, name), 'utf8'))]));
-}
 
 /** AJV error → a path and a message a person can read (`/requests/0/dueDate: must match format "date-time"`). */
 export function toProblems(errors: readonly ErrorObject[] | null | undefined, root = ''): Problem[] {
@@ -56,8 +47,8 @@ export function createSchemaRegistry(): SchemaRegistry {
   const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-enumNames', schemaType: 'array' });
-  const files = readContractSchemas();
-  for (const schema of files.values()) ajv.addSchema(schema);
+  // AJV annotates the schema objects it is given; each registry gets its own copies of the shared files.
+  for (const schema of contractSchemaFiles().values()) ajv.addSchema(structuredClone(schema) as Record<string, unknown>);
   const cache = new WeakMap<JsonSchema, Validator>();
 
   return {
@@ -76,18 +67,5 @@ export function createSchemaRegistry(): SchemaRegistry {
         return validator(value);
       };
     },
-    file(name) {
-      const schema = files.get(name);
-      if (!schema) throw new Error(`no contract schema named ${name} in ${CONTRACT_SCHEMAS_DIR}`);
-      return schema;
-    },
   };
-}
-
-let shared: SchemaRegistry | undefined;
-
-/** The process-wide registry: schema files are read and compiled once, however many mappings load. */
-export function contractSchemas(): SchemaRegistry {
-  shared ??= createSchemaRegistry();
-  return shared;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
@@ -101,9 +102,12 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
   const httpAgent = new http.Agent({ keepAlive: true, maxSockets });
   const httpsAgent = new https.Agent({ keepAlive: true, maxSockets });
   // One agent per TLS setting of a mapping, so its connections are pooled like the default ones.
-  const tlsAgents = new Map<TlsSpec, https.Agent>();
+  // Keyed by the settings' content, not the object: a reloaded mapping with the same TLS files reuses
+  // the agent (and its open connections) instead of leaking one agent per reload.
+  const tlsAgents = new Map<string, https.Agent>();
   const agentFor = (spec: TlsSpec): https.Agent => {
-    let agent = tlsAgents.get(spec);
+    const key = createHash('sha256').update(JSON.stringify([spec.ca ?? null, spec.cert ?? null, spec.key?.reveal() ?? null, spec.insecureSkipVerify === true])).digest('hex');
+    let agent = tlsAgents.get(key);
     if (!agent) {
       agent = new https.Agent({
         keepAlive: true,
@@ -114,7 +118,7 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
         key: spec.key?.reveal(),
         rejectUnauthorized: !spec.insecureSkipVerify,
       });
-      tlsAgents.set(spec, agent);
+      tlsAgents.set(key, agent);
     }
     return agent;
   };

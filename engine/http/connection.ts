@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { Logger } from '../log';
-import type { CallSpec, Mapping, SystemSpec } from '../mapping/model';
+import type { CallSpec, SystemSpec } from '../mapping/model';
 import { TransportError, type HttpClient, type OutboundRequest, type OutboundResponse } from './client';
 import type { Deadline } from './deadline';
 import { ResponseCache } from './response-cache';
@@ -32,7 +32,8 @@ export interface SendResult {
 export class ErpConnection {
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly auth: Authenticator;
-  private readonly caches = new WeakMap<CallSpec, ResponseCache>();
+  /** Keyed by the call's name and cache settings, so a reloaded mapping keeps the answers of an unchanged call. */
+  private readonly caches = new Map<string, ResponseCache>();
 
   constructor(private readonly system: SystemSpec, http: HttpClient) {
     this.limit = pLimit(system.maxConcurrency);
@@ -46,10 +47,11 @@ export class ErpConnection {
 
   cacheOf(call: CallSpec): ResponseCache | undefined {
     if (!call.cache) return undefined;
-    let cache = this.caches.get(call);
+    const key = JSON.stringify([call.name, call.cache]);
+    let cache = this.caches.get(key);
     if (!cache) {
       cache = new ResponseCache(call.cache);
-      this.caches.set(call, cache);
+      this.caches.set(key, cache);
     }
     return cache;
   }
@@ -96,21 +98,4 @@ export class ErpConnection {
     log?.info({ ...target, status: response.status, attempts: attempts + renewals, ms: Math.round(performance.now() - started) }, 'erp call');
     return { response, attempts: attempts + renewals, cached: false };
   }
-}
-
-const shared = new WeakMap<HttpClient, WeakMap<Mapping, ErpConnection>>();
-
-/** The one connection of a mapping on a client, so limits and caches hold across contract requests. */
-export function connectionFor(mapping: Mapping, http: HttpClient): ErpConnection {
-  let byMapping = shared.get(http);
-  if (!byMapping) {
-    byMapping = new WeakMap();
-    shared.set(http, byMapping);
-  }
-  let connection = byMapping.get(mapping);
-  if (!connection) {
-    connection = new ErpConnection(mapping.system, http);
-    byMapping.set(mapping, connection);
-  }
-  return connection;
 }

@@ -1,5 +1,5 @@
 import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
-import { contractSchemas } from '../contract/schema-registry';
+import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS, ExpressionSyntaxError, expressionKind, isReservedFunctionName, type ExpressionLimits } from '../expressions/compile';
 import { compileFileOperation, FILE_ROUTES, type CompileContext, type RawFile } from './compile-file';
@@ -52,6 +52,8 @@ class Compiler implements CompileContext, CompileHelpers {
   private preludeFor: (source: string) => string = () => '';
   /** The effective system.retry, the default of every call. */
   private retryDefaults: RetryPolicy = DEFAULT_RETRY;
+  /** Only static answers need the contract's validators at load; most mappings never build them. */
+  private schemas?: SchemaRegistry;
 
   constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string) {}
 
@@ -227,7 +229,7 @@ class Compiler implements CompileContext, CompileHelpers {
     if (raw.static !== undefined) {
       if (route.kind === 'event') return this.conflict(path, `${operationId} is an event route and answers without data; use "acknowledge: true" instead of "static"`);
       if (flowKeys.length > 0 || raw.acknowledge) return this.conflict(path, `${operationId} has "static" together with ${[...flowKeys, ...(raw.acknowledge ? ['acknowledge'] : [])].join(', ')}; a static answer stands alone`);
-      const problems = contractSchemas().compile(route.dataSchema as JsonSchema)(raw.static);
+      const problems = (this.schemas ??= createSchemaRegistry()).compile(route.dataSchema as JsonSchema)(raw.static);
       if (problems.length > 0) {
         for (const problem of problems) {
           const where = problem.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p));

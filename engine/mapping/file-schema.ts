@@ -1,4 +1,4 @@
-import { contractSchemas } from '../contract/schema-registry';
+import { contractSchemaFile } from '../contract/schema-files';
 import { COLUMN_TYPES } from '../files/column-types';
 import { TEXT_ENCODINGS } from '../files/decode-text';
 
@@ -16,7 +16,7 @@ const fieldSource = {
 };
 
 function contractFields(file: string, leaveOut: readonly string[] = []): Record<string, unknown> {
-  const schema = contractSchemas().file(file) as { properties: Record<string, { description?: string }>; required: string[] };
+  const schema = contractSchemaFile(file) as { properties: Record<string, { description?: string }>; required: string[] };
   const properties = Object.fromEntries(
     Object.entries(schema.properties).filter(([name]) => !leaveOut.includes(name)).map(([name, property]) => [name, { ...fieldSource, description: `${property.description ?? name} ${fieldSource.description}` }]),
   );

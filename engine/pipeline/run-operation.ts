@@ -1,8 +1,7 @@
 import type { Outcome } from '../contract/envelope';
 import type { Validator } from '../contract/schema-registry';
 import { OperationFailure } from '../errors';
-import type { HttpClient } from '../http/client';
-import { connectionFor } from '../http/connection';
+import type { ErpConnection } from '../http/connection';
 import { Deadline } from '../http/deadline';
 import type { Logger } from '../log';
 import type { FlowOperation, Mapping } from '../mapping/model';
@@ -21,7 +20,8 @@ import type { TraceObserver } from './trace';
 export type { TraceObserver } from './trace';
 
 export interface PipelineDeps {
-  readonly http: HttpClient;
+  /** The ERP's connection (limits, credentials, caches), shared by the engine's requests to that ERP. */
+  readonly connection: ErpConnection;
   readonly observer?: TraceObserver;
   /** Outbound calls are logged here (with their attempt counts); silent when absent. */
   readonly log?: Logger;
@@ -43,7 +43,7 @@ export async function runFlow(
 ): Promise<Outcome> {
   const { route } = operation;
   const calls: Record<string, CallRecord | readonly CallRecord[]> = {};
-  const env = { mapping, connection: connectionFor(mapping, deps.http), deadline: new Deadline(operation.deadlineMs), observer: deps.observer, log: deps.log };
+  const env = { mapping, connection: deps.connection, deadline: new Deadline(operation.deadlineMs), observer: deps.observer, log: deps.log };
   let successMessage: string | null = null;
 
   for (const call of operation.calls) {

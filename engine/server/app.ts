@@ -1,55 +1,25 @@
-import Router from '@koa/router';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { toEnvelope, type Outcome } from '../contract/envelope';
-import { ROUTES, type RouteSpec } from '../contract/routes';
-import { contractSchemas, type SchemaRegistry } from '../contract/schema-registry';
-import { OperationFailure } from '../errors';
-import { createHttpClient, type HttpClient } from '../http/client';
-import { silentLogger, type Logger } from '../log';
-import type { Mapping } from '../mapping/model';
-import { failureOutcome, handleRequest, type PreparedRoute } from '../pipeline/handle';
-import { readInput } from './inputs';
+import type { Engine } from '../engine/engine';
+import type { BodyError } from '../engine/request';
 
-export interface AppDeps {
-  readonly mapping: Mapping;
-  /** Outbound client; tests inject a fake. Defaults to the real keep-alive client. */
-  readonly http?: HttpClient;
-  readonly log?: Logger;
-  readonly schemas?: SchemaRegistry;
+export interface HttpAppOptions {
   /** Largest JSON body accepted from the platform (export ranges and files are big). */
   readonly bodyLimit?: string;
 }
 
-export interface EngineApp {
-  readonly koa: Koa;
-  readonly http: HttpClient;
-  readonly mapping: Mapping;
-  close(): void;
-}
-
-/** koa-router path syntax for a contract path: `/Items/{number}` → `/Items/:number`. */
-function routerPath(route: RouteSpec): string {
-  return route.path.replace(/\{(\w+)\}/g, ':$1');
-}
+type ParseError = Error & { status?: number };
 
 /**
- * The HTTP server only translates: request → input → pipeline → envelope. It is the one error funnel:
- * whatever happens inside, the platform gets the route's envelope, and faults are logged, never shown.
+ * The HTTP server only translates: an HTTP request becomes an EngineRequest, the engine's answer
+ * becomes the HTTP response. Routing, input reading, the pipeline and the error funnel are the
+ * engine's, so the server answers exactly what `dry-run` and `test` show.
  */
-export function createApp(deps: AppDeps): EngineApp {
-  const schemas = deps.schemas ?? contractSchemas();
-  const http = deps.http ?? createHttpClient();
-  const log = deps.log ?? silentLogger;
-  const { mapping } = deps;
-  if (mapping.system.tls?.insecureSkipVerify) {
-    log.warn({ mapping: mapping.name, setting: 'system.tls.insecureSkipVerify' }, 'TLS certificate checking toward the ERP is OFF: anyone on the network path can read and change the traffic, credentials included');
-  }
+export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa {
   const koa = new Koa();
-  const router = new Router();
   const parseBody = bodyParser({
     enableTypes: ['json'],
-    jsonLimit: deps.bodyLimit ?? '64mb',
+    jsonLimit: options.bodyLimit ?? '64mb',
     // The platform may omit or misstate the content type; every contract body is JSON.
     detectJSON: () => true,
     onerror: (error, ctx) => {
@@ -57,51 +27,31 @@ export function createApp(deps: AppDeps): EngineApp {
     },
   });
 
-  for (const route of ROUTES) {
-    const prepared: PreparedRoute = {
-      route,
-      checkInput: route.inputSchema ? schemas.lazy(route.inputSchema) : undefined,
-      checkData: route.dataSchema ? schemas.lazy(route.dataSchema) : undefined,
-    };
-    const handler = async (ctx: Koa.Context) => {
-      const started = performance.now();
-      let outcome: Outcome;
-      try {
-        const { input, problems } = readInput(route, ctx);
-        outcome = await handleRequest(mapping, prepared, input, problems, { http, log });
-      } catch (error) {
-        const failure = error instanceof OperationFailure ? error : new OperationFailure('INTERNAL', 'internal engine error; see the adapter log');
-        if (!(error instanceof OperationFailure)) log.error({ err: error, operation: route.operationId }, 'engine fault while serving a request');
-        outcome = failureOutcome(route, failure);
-        if (failure.kind !== 'INTERNAL') log.warn({ operation: route.operationId, failure: failure.kind, problems: failure.problems }, failure.message);
-      }
-      ctx.status = 200;
-      ctx.body = toEnvelope(route, outcome);
-      log.info({ operation: route.operationId, method: route.method, path: ctx.path, result: outcome.resultName, ms: Math.round(performance.now() - started) }, 'request');
-    };
-    if (route.method === 'GET') router.get(routerPath(route), handler);
-    else router.post(routerPath(route), parseBody, handler);
-  }
-
   koa.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      // Only reachable for faults outside a route handler (routing itself); no stack trace leaves.
-      log.error({ err: error, path: ctx.path }, 'engine fault outside a route');
-      ctx.status = 500;
-      ctx.body = { error: 'internal error' };
-    }
-    if (ctx.status === 404 && ctx.body === undefined) {
-      ctx.body = { error: `no contract route ${ctx.method} ${ctx.path}` };
-      ctx.status = 404; // Koa turns an implicit 404 into 200 when a body is assigned
-    } else if (ctx.status === 405) {
-      ctx.body = { error: `${ctx.method} is not allowed on ${ctx.path}; allowed: ${ctx.response.get('Allow')}` };
-    }
+    // Only requests that may carry a body are parsed; a GET's body is never read, as before.
+    if (ctx.method === 'POST' || ctx.method === 'PUT' || ctx.method === 'PATCH') await parseBody(ctx, next);
+    else await next();
   });
-  koa.use(router.routes());
-  koa.use(router.allowedMethods());
+  koa.use(async (ctx) => {
+    const parseError = ctx.state.bodyError as ParseError | undefined;
+    const bodyError: BodyError | undefined = parseError && { kind: parseError.status === 413 ? 'too-large' : 'malformed', message: parseError.message };
+    const raw = ctx.request.rawBody;
+    const empty = raw === undefined || String(raw).trim() === '';
+    // The raw text is as large as the body (tens of MB for a file upload) and nothing reads it again.
+    ctx.request.rawBody = '';
+    const requestId = ctx.get('x-request-id') || undefined;
+    const answer = await engine.handle({
+      method: ctx.method,
+      path: ctx.path,
+      query: ctx.query,
+      body: bodyError || empty ? undefined : (ctx.request.body as unknown),
+      bodyError,
+      requestId,
+    });
+    ctx.status = answer.status;
+    for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+    ctx.body = answer.body;
+  });
   koa.silent = true;
-
-  return { koa, http, mapping, close: () => http.close() };
+  return koa;
 }

@@ -2,13 +2,12 @@ import { inspect } from 'node:util';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findRoute } from '../../engine/contract/routes';
 import { formatIssue } from '../../engine/errors';
+import { createEngine } from '../../engine/engine/engine';
 import { createHttpClient } from '../../engine/http/client';
 import { TokenSource } from '../../engine/http/token-source';
 import { checkMappingText } from '../../engine/mapping/load';
-import { handleRequest } from '../../engine/pipeline/handle';
-import { head, mappingFrom, startEngine, type RunningEngine } from '../support/engine';
+import { head, mappingFromText, startEngine, type RunningEngine, type StartOptions } from '../support/engine';
 import { json, sequence, startMisbehavingErp, status, type Handler, type MisbehavingErp } from '../support/misbehaving-erp';
 
 const LABEL = '/WorkOrders/WorkOrderExternalIndexableValueLabel';
@@ -35,7 +34,7 @@ afterEach(async () => {
   await erp.close();
 });
 
-const start = (auth: string, env: Record<string, string> = { SECRET }, options = {}) => startEngine(head(erp.url, auth) + labelOperation, env, options);
+const start = (auth: string, env: Record<string, string> = { SECRET }, options: StartOptions = {}) => startEngine(head(erp.url, auth) + labelOperation, { env, ...options });
 
 describe('static credentials', () => {
   it('sends no credentials with type none (and without auth at all)', async () => {
@@ -142,7 +141,7 @@ describe('OAuth2 client credentials', () => {
 
   it('renews a token shortly before it expires (clock of the token source)', async () => {
     erp.on('POST /oauth/token', tokenEndpoint(100));
-    const mapping = mappingFrom(head(erp.url, oauth(erp.url)) + labelOperation, { SECRET });
+    const mapping = mappingFromText(head(erp.url, oauth(erp.url)) + labelOperation, { SECRET });
     let now = 1_000_000;
     const http = createHttpClient();
     try {
@@ -162,18 +161,18 @@ describe('OAuth2 client credentials', () => {
 describe('secrets', () => {
   it('stay out of the log and the dry-run trace, while reaching the ERP', async () => {
     for (const auth of ['{ type: apiKey, in: query, name: api_key, value: "${SECRET}" }', '{ type: basic, username: u, password: "${SECRET}" }']) {
-      const mapping = mappingFrom(head(erp.url, `auth: ${auth}\nretry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 }`) + labelOperation, { SECRET });
+      const mapping = mappingFromText(head(erp.url, `auth: ${auth}\nretry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 }`) + labelOperation, { SECRET });
       erp.on('GET /label', (_request, seen) => (seen % 2 === 1 ? status(503) : json({ text: 'ERP id' })));
       const lines: string[] = [];
       const log = pino({ level: 'trace' }, new Writable({ write(chunk, _enc, next) { lines.push(String(chunk)); next(); } }));
       const trace: unknown[] = [];
       const observer = { request: (r: unknown) => trace.push(r), attempt: (...a: unknown[]) => trace.push(a), response: (...a: unknown[]) => trace.push(a) };
-      const http = createHttpClient();
+      const engine = createEngine({ mappings: [mapping], log });
       try {
-        const outcome = await handleRequest(mapping, { route: findRoute('GetExternalIndexableValueLabel')! }, null, [], { http, log, observer });
-        expect(outcome.resultName).toBe('Success');
+        const answer = await engine.handle({ method: 'GET', path: LABEL }, { observer });
+        expect(answer.outcome?.resultName).toBe('Success');
       } finally {
-        http.close();
+        await engine.close();
       }
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.join('\n')).not.toContain(SECRET);
@@ -189,7 +188,7 @@ describe('secrets', () => {
   });
 
   it('never print: not in the model, its JSON, or util.inspect', () => {
-    const mapping = mappingFrom(head(erp.url, 'auth: { type: basic, username: u, password: "${SECRET}" }') + labelOperation, { SECRET });
+    const mapping = mappingFromText(head(erp.url, 'auth: { type: basic, username: u, password: "${SECRET}" }') + labelOperation, { SECRET });
     expect(JSON.stringify(mapping.system)).not.toContain(SECRET);
     expect(inspect(mapping, { depth: 10 })).not.toContain(SECRET);
     expect(String((mapping.system.auth as { password: unknown }).password)).toBe('***');

@@ -3,10 +3,11 @@ import { findRoute } from '../../engine/contract/routes';
 import { createAnsweringClient } from '../../engine/cli/answers';
 import { createMasker } from '../../engine/cli/mask';
 import { runCase } from '../../engine/cli/run-case';
-import { head, mappingFrom } from '../support/engine';
+import { createEngine } from '../../engine/engine/engine';
+import { head, mappingFromText } from '../support/engine';
 
 /** The dry-run trace carries the attempts of a retried call and marks answers from the cache. */
-const mapping = mappingFrom(head('http://erp.test/api', 'retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 }') + `  GetItem:
+const mapping = mappingFromText(head('http://erp.test/api', 'retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 1 }') + `  GetItem:
     calls:
       - name: article
         method: GET
@@ -20,10 +21,13 @@ const mask = createMasker('/nonexistent/mapping.yaml', {});
 describe('dry-run trace of connectivity', () => {
   it('shows how many attempts an answer took, and a cache hit', async () => {
     const client = createAnsweringClient({ answers: { article: [{ status: 503 }, { status: 503 }, { body: { no: 'A-1' } }] } });
-    const first = await runCase(mapping, route, { number: 'A-1' }, client, mask);
+    // One engine for both runs, as a server would be: the second request finds the first answer cached.
+    const engine = createEngine({ mappings: [mapping], http: client });
+    const first = await runCase(mapping, route, { number: 'A-1' }, client, mask, { engine });
     expect(first.resultName).toBe('Succeed');
     expect(first.steps.filter((s) => s.step === 'response')).toMatchObject([{ status: 200, attempts: 3, cached: false }]);
-    const second = await runCase(mapping, route, { number: 'A-1' }, client, mask);
+    const second = await runCase(mapping, route, { number: 'A-1' }, client, mask, { engine });
+    await engine.close();
     expect(second.steps.filter((s) => s.step === 'response')).toMatchObject([{ status: 200, attempts: 0, cached: true }]);
     expect(client.log).toHaveLength(3);
   });

@@ -1,24 +1,16 @@
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startErp, type RunningErp } from '../../examples/erp/main';
 import { createHttpClient, type HttpClient } from '../../engine/http/client';
-import { loadMapping } from '../../engine/mapping/load';
-import { MAPPINGS_DIR } from '../../engine/paths';
-import { createApp, type EngineApp } from '../../engine/server/app';
+import { loadExampleMapping, startEngine, type RunningEngine } from '../support/engine';
 
 /** The example mapping on the example ERP with 120 extra orders: the order list spans two pages. */
 let erp: RunningErp;
-let app: EngineApp;
-let server: Server;
-let base: string;
+let engine: RunningEngine;
 const sent: string[] = [];
+const real = createHttpClient();
 
 beforeAll(async () => {
   erp = await startErp({ host: '127.0.0.1', port: 0, extraOrders: 120 });
-  const { mapping } = loadMapping(path.join(MAPPINGS_DIR, 'example.yaml'), { env: { ERP_URL: erp.url } });
-  const real = createHttpClient();
   // Counts what leaves the engine: the example ERP itself keeps no request counter.
   const counting: HttpClient = {
     send: (request) => {
@@ -27,20 +19,15 @@ beforeAll(async () => {
     },
     close: () => real.close(),
   };
-  app = createApp({ mapping, http: counting });
-  server = await new Promise((resolve) => {
-    const s = app.koa.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  engine = await startEngine(loadExampleMapping(erp.url), { http: counting });
 });
 afterAll(async () => {
-  app.close();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await engine.close();
+  real.close(); // an injected client is the caller's to close
   await erp.close();
 });
 
-const get = async (route: string) => (await (await fetch(`${base}${route}`)).json()) as { isResultSuccess: boolean; data: any };
+const get = async (route: string) => (await engine.get(route)).body as { isResultSuccess: boolean; data: { number: string }[] };
 
 describe('example mapping connectivity', () => {
   it('GetWorkOrders reads every page of the paginated order list', async () => {

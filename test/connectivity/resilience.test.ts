@@ -1,11 +1,9 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findRoute } from '../../engine/contract/routes';
-import { createHttpClient } from '../../engine/http/client';
+import { createEngine } from '../../engine/engine/engine';
 import type { AttemptReport } from '../../engine/http/with-retry';
-import { handleRequest } from '../../engine/pipeline/handle';
-import { head, mappingFrom, startEngine, type RunningEngine } from '../support/engine';
+import { head, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
 import { drop, json, sequence, slow, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';
 
 const LABEL = '/WorkOrders/WorkOrderExternalIndexableValueLabel';
@@ -135,22 +133,19 @@ describe('deadline and concurrency', () => {
 describe('attempts are visible', () => {
   it('reports each attempt to the TraceObserver and the final count in the log', async () => {
     erp.on('GET /label', sequence(status(503), status(503), json({ text: 'ERP id' })));
-    const mapping = mappingFrom(head(erp.url, RETRY) + labelOperation());
+    const mapping = mappingFromText(head(erp.url, RETRY) + labelOperation());
     const lines: Record<string, unknown>[] = [];
     const log = pino({ level: 'debug' }, new Writable({ write(chunk, _enc, next) { lines.push(JSON.parse(String(chunk))); next(); } }));
     const attempts: AttemptReport[] = [];
     const answers: { attempts: number; cached: boolean }[] = [];
-    const route = findRoute('GetExternalIndexableValueLabel')!;
-    const http = createHttpClient();
+    const engine = createEngine({ mappings: [mapping], log });
     try {
-      const outcome = await handleRequest(mapping, { route }, null, [], {
-        http,
-        log,
+      const answer = await engine.handle({ method: 'GET', path: LABEL }, {
         observer: { attempt: (_label, report) => attempts.push(report), response: (_label, _response, info) => answers.push(info!) },
       });
-      expect(outcome).toMatchObject({ resultName: 'Success', data: { label: 'ERP id' } });
+      expect(answer.outcome).toMatchObject({ resultName: 'Success', data: { label: 'ERP id' } });
     } finally {
-      http.close();
+      await engine.close();
     }
     expect(attempts.map((a) => [a.attempt, a.of, a.status, a.retryInMs !== undefined])).toEqual([[1, 3, 503, true], [2, 3, 503, true], [3, 3, 200, false]]);
     expect(answers).toEqual([{ attempts: 3, cached: false }]);

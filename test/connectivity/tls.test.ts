@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatIssue } from '../../engine/errors';
 import { checkMappingText } from '../../engine/mapping/load';
-import { head, startEngine, type RunningEngine } from '../support/engine';
+import { head, startEngine, type RunningEngine, type StartOptions } from '../support/engine';
 import { json, startMisbehavingErp, type MisbehavingErp } from '../support/misbehaving-erp';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'tls');
@@ -38,7 +38,7 @@ async function httpsErp(options: { selfSigned?: boolean; requestCert?: boolean }
 }
 
 // The mapping sits in the fixtures folder, so the TLS file paths are relative to it.
-const start = (url: string, tls: string, options = {}) => startEngine(head(url, tls) + labelOperation, {}, { baseDir: FIXTURES, ...options });
+const start = (url: string, tls: string, options: StartOptions = {}) => startEngine(head(url, tls) + labelOperation, { baseDir: FIXTURES, ...options });
 
 describe('TLS toward the ERP', () => {
   it('refuses an ERP certificate from an unknown CA', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkMappingText } from '../../engine/mapping/load';
-import { exampleMapping } from './serve';
+import { exampleMapping } from './fixtures';
 
 /** Loader checks of the file: block: each refusal names the line and column of the offending setting. */
 function issuesOf(operations: string): string[] {

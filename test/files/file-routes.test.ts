@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base64, CSV, EXAMPLE_FILES, exampleMapping, JSON_FILE, mappingFromText, serve, type RunningEngine } from './serve';
+import { mappingFromText, startEngine, type RunningEngine } from '../support/engine';
+import { base64, CSV, EXAMPLE_FILES, exampleMapping, JSON_FILE } from './fixtures';
 
-/** Both file routes over HTTP through createApp: the example files, then every error class. */
+/** Both file routes over HTTP through the engine's server: the example files, then every error class. */
 
 const TEST_MAPPING = `
 version: 1
@@ -38,8 +39,8 @@ const readExample = (name: string) => fs.readFileSync(path.join(EXAMPLE_FILES, n
 let example: RunningEngine;
 let engine: RunningEngine;
 beforeAll(async () => {
-  example = await serve(exampleMapping());
-  engine = await serve(mappingFromText(TEST_MAPPING));
+  example = await startEngine(exampleMapping());
+  engine = await startEngine(mappingFromText(TEST_MAPPING));
 });
 afterAll(async () => {
   await example.close();

@@ -3,7 +3,7 @@
  * in the route's envelope with the contract's result, never a hang or a crash.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadExampleMapping, mappingFromText, startEngine, type RunningEngine } from '../support/engine-harness';
+import { loadExampleMapping, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
 import { expectResult, problemsOf } from '../support/envelope';
 import { deadErpUrl, startFakeErp, type FakeAnswer, type FakeErp } from '../support/fake-erp';
 

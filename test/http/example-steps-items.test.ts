@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startErp, type RunningErp } from '../../examples/erp';
-import { loadExampleMapping, startEngine, type RunningEngine } from '../support/engine-harness';
+import { loadExampleMapping, startEngine, type RunningEngine } from '../support/engine';
 import { expectResult, expectSuccess } from '../support/envelope';
 
 let erp: RunningErp;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { startErp, type RunningErp } from '../../examples/erp';
-import { EXAMPLE_MAPPING, mappingFromText, startEngine, type RunningEngine } from '../support/engine-harness';
+import { EXAMPLE_MAPPING, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
 import { expectResult, expectSuccess } from '../support/envelope';
 
 const FORWARDING = parseDocument(`

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startErp, type RunningErp } from '../../examples/erp';
-import { loadExampleMapping, mappingFromText, startEngine, type RunningEngine } from '../support/engine-harness';
+import { loadExampleMapping, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
 import { expectResult, expectSuccess, problemsOf } from '../support/envelope';
 import { startFakeErp, type FakeErp } from '../support/fake-erp';
 

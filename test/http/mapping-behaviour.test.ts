@@ -3,7 +3,7 @@
  * the contract, routes the mapping leaves unmapped, and paths that are not contract routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mappingFromText, startEngine, type RunningEngine } from '../support/engine-harness';
+import { mappingFromText, startEngine, type RunningEngine } from '../support/engine';
 import { expectResult, expectSuccess, problemsOf } from '../support/envelope';
 
 const HEADER = `

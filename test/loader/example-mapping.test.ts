@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../engine/contract/routes';
 import { checkMappingFile, checkMappingText, loadMapping } from '../../engine/mapping/load';
 import type { FlowOperation } from '../../engine/mapping/model';
-import { EXAMPLE_MAPPING } from '../support/engine-harness';
+import { EXAMPLE_MAPPING } from '../support/engine';
 import { HEADER } from '../support/mapping-issues';
 
 const ENV = { ERP_URL: 'http://127.0.0.1:8081/api/v1' };

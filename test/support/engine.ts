@@ -1,52 +1,69 @@
+/**
+ * The one engine harness for HTTP tests: an Engine (the same object `serve` runs) behind the Koa
+ * translation layer on 127.0.0.1:0, called with fetch. Every helper returns the status and the parsed
+ * answer so tests assert on the whole envelope.
+ */
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { formatIssue } from '../../engine/errors';
-import { createHttpClient } from '../../engine/http/client';
+import path from 'node:path';
+import type { Envelope } from '../../engine/contract/envelope';
+import { createEngine, type Engine } from '../../engine/engine/engine';
+import { MappingLoadError } from '../../engine/errors';
+import type { HttpClient } from '../../engine/http/client';
 import type { Logger } from '../../engine/log';
-import { checkMappingText } from '../../engine/mapping/load';
+import { checkMappingText, loadMapping } from '../../engine/mapping/load';
 import type { Mapping } from '../../engine/mapping/model';
-import { createApp } from '../../engine/server/app';
+import { PROJECT_ROOT } from '../../engine/paths';
+import { createHttpApp } from '../../engine/server/app';
 
-/** The engine with a mapping written in the test, on 127.0.0.1:0, talking through the real HTTP client. */
+export const EXAMPLE_MAPPING = path.join(PROJECT_ROOT, 'mappings', 'example.yaml');
+
+/** What came back: an envelope for contract routes, `{ error }` for 404/405. Tests read fields freely. */
+export type ReplyBody = Partial<Envelope> & Record<string, unknown>;
+
+export interface Reply {
+  readonly status: number;
+  readonly body: ReplyBody;
+}
+
 export interface RunningEngine {
+  readonly url: string;
+  readonly engine: Engine;
   readonly mapping: Mapping;
-  call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>>;
+  get(pathAndQuery: string): Promise<Reply>;
+  post(pathAndQuery: string, body: unknown): Promise<Reply>;
+  /** Sends the text as it is, with a JSON content type (for malformed and empty bodies). */
+  postRaw(pathAndQuery: string, raw: string): Promise<Reply>;
+  /** GET with the request target sent byte for byte: fetch would resolve `%2E%2E` before sending. */
+  getVerbatim(pathAndQuery: string): Promise<Reply>;
+  /** The envelope alone, for tests that only look at the answer. */
+  call(method: 'GET' | 'POST', pathAndQuery: string, body?: unknown): Promise<ReplyBody>;
   close(): Promise<void>;
 }
 
-export function mappingFrom(yaml: string, env: Record<string, string> = {}, baseDir?: string): Mapping {
-  const result = checkMappingText(yaml, 'test.yaml', env, baseDir);
-  if (!result.mapping) throw new Error(result.issues.map(formatIssue).join('\n'));
+export interface StartOptions {
+  /** Variables for `${VAR}` when the mapping is given as text. */
+  readonly env?: Record<string, string>;
+  /** Where relative files (TLS) of a mapping given as text are found. */
+  readonly baseDir?: string;
+  readonly log?: Logger;
+  readonly bodyLimit?: string;
+  /** A fake outbound client instead of the real one. */
+  readonly http?: HttpClient;
+}
+
+/** A mapping from YAML text; throws with every issue listed when the text is not a valid mapping. */
+export function mappingFromText(text: string, env: NodeJS.ProcessEnv = {}, baseDir?: string): Mapping {
+  const result = checkMappingText(text, 'test-mapping.yaml', env, baseDir);
+  if (!result.mapping) throw new MappingLoadError(result.issues);
   return result.mapping;
 }
 
-export async function startEngine(yaml: string, env: Record<string, string> = {}, options: { log?: Logger; baseDir?: string } = {}): Promise<RunningEngine> {
-  const mapping = mappingFrom(yaml, env, options.baseDir);
-  const app = createApp({ mapping, http: createHttpClient(), log: options.log });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.koa.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    mapping,
-    async call(method, path, body) {
-      const response = await fetch(`${base}${path}`, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return (await response.json()) as Record<string, unknown>;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        app.close();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+export function loadExampleMapping(erpUrl: string): Mapping {
+  return loadMapping(EXAMPLE_MAPPING, { env: { ERP_URL: erpUrl } }).mapping;
 }
 
-/** A mapping head for the misbehaving ERP at `url`, with test-sized retry delays. */
+/** A mapping head for an ERP at `url`, with test-sized timeouts; operations follow. */
 export function head(url: string, extraSystem = ''): string {
   return `version: 1
 name: connectivity-test
@@ -56,4 +73,50 @@ system:
 ${extraSystem.replace(/^/gm, '  ').trimEnd()}
 operations:
 `;
+}
+
+function parse(status: number, text: string): Reply {
+  return { status, body: text === '' ? {} : (JSON.parse(text) as ReplyBody) };
+}
+
+function getVerbatim(base: string, pathAndQuery: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(base, { method: 'GET', path: pathAndQuery }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve(parse(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+export async function startEngine(source: Mapping | string, options: StartOptions = {}): Promise<RunningEngine> {
+  const mapping = typeof source === 'string' ? mappingFromText(source, options.env, options.baseDir) : source;
+  const engine = createEngine({ mappings: [mapping], http: options.http, log: options.log });
+  const server = http.createServer(createHttpApp(engine, { bodyLimit: options.bodyLimit }).callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const send = async (method: string, pathAndQuery: string, raw?: string) => {
+    const response = await fetch(url + pathAndQuery, { method, headers: raw === undefined ? {} : { 'content-type': 'application/json' }, body: raw });
+    return parse(response.status, await response.text());
+  };
+  return {
+    url,
+    engine,
+    mapping,
+    get: (pathAndQuery) => send('GET', pathAndQuery),
+    post: (pathAndQuery, body) => send('POST', pathAndQuery, JSON.stringify(body)),
+    postRaw: (pathAndQuery, raw) => send('POST', pathAndQuery, raw),
+    getVerbatim: (pathAndQuery) => getVerbatim(url, pathAndQuery),
+    call: async (method, pathAndQuery, body) => (await send(method, pathAndQuery, body === undefined ? undefined : JSON.stringify(body))).body,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }).finally(() => engine.close()),
+  };
 }

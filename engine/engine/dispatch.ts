@@ -2,15 +2,25 @@ import type { Outcome } from '../contract/envelope';
 import { firstResultOf, type RouteSpec } from '../contract/routes';
 import type { Validator } from '../contract/schema-registry';
 import { FAILURE_RESULTS, OperationFailure, type Problem } from '../errors';
+import type { ErpConnection } from '../http/connection';
+import type { Logger } from '../log';
 import type { Mapping } from '../mapping/model';
 import { runFileOperation } from '../files/run-file';
-import { runFlow, type PipelineDeps } from './run-operation';
+import { runFlow } from '../pipeline/run-operation';
+import type { TraceObserver } from '../pipeline/trace';
 
-/** Everything about one route that is prepared once, when the app is built. */
+/** Everything about one route that is prepared once per engine: its compiled contract checks. */
 export interface PreparedRoute {
   readonly route: RouteSpec;
   readonly checkInput?: Validator;
   readonly checkData?: Validator;
+}
+
+export interface DispatchDeps {
+  /** The connection of the mapping's ERP; asked for only by operations that call it. */
+  readonly connection: () => ErpConnection;
+  readonly observer?: TraceObserver;
+  readonly log?: Logger;
 }
 
 /** The result name for a failure on this route: the first name of the failure's list the route has. */
@@ -19,10 +29,10 @@ export function failureOutcome(route: RouteSpec, failure: OperationFailure): Out
 }
 
 /**
- * The pipeline of one request after routing: check input, dispatch on the operation's mode, map.
+ * The stages of one request after routing: check the input, dispatch on the operation's mode, map.
  * Throws OperationFailure for anything that should become a failure result.
  */
-export async function handleRequest(mapping: Mapping, prepared: PreparedRoute, input: unknown, inputProblems: readonly Problem[], deps: PipelineDeps): Promise<Outcome> {
+export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input: unknown, inputProblems: readonly Problem[], deps: DispatchDeps): Promise<Outcome> {
   const { route } = prepared;
   const problems = inputProblems.length > 0
     ? inputProblems
@@ -39,7 +49,7 @@ export async function handleRequest(mapping: Mapping, prepared: PreparedRoute, i
     case 'acknowledge':
       return { resultName: route.successResult };
     case 'flow':
-      return runFlow(mapping, operation, input, prepared.checkData, deps);
+      return runFlow(mapping, operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log });
     case 'file':
       return runFileOperation(operation, input, prepared.checkData);
   }

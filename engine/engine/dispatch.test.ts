@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { findRoute } from '../contract/routes';
-import { contractSchemas } from '../contract/schema-registry';
+import { createSchemaRegistry } from '../contract/schema-registry';
 import { OperationFailure } from '../errors';
 import { TransportError, type HttpClient, type OutboundRequest, type OutboundResponse } from '../http/client';
 import { checkMappingText } from '../mapping/load';
-import { failureOutcome, handleRequest } from './handle';
+import { createConnectionPool } from './connections';
+import { dispatch, failureOutcome } from './dispatch';
 
 /** A fake ERP: answers in order, records what was asked. */
 function fakeHttp(answers: (Partial<OutboundResponse> | TransportError)[]): HttpClient & { sent: OutboundRequest[] } {
@@ -32,9 +33,11 @@ function load(operations: string) {
 async function run(operations: string, operationId: string, input: unknown, http: HttpClient) {
   const mapping = load(operations);
   const route = findRoute(operationId)!;
-  const prepared = { route, checkData: route.dataSchema ? contractSchemas().compile(route.dataSchema) : undefined };
+  // The dispatch stage alone: no input check (the HTTP tests cover it), a fresh connection per case.
+  const prepared = { route, checkData: route.dataSchema ? createSchemaRegistry().compile(route.dataSchema) : undefined };
+  const pool = createConnectionPool(http);
   try {
-    return await handleRequest(mapping, prepared, input, [], { http });
+    return await dispatch(mapping, prepared, input, [], { connection: () => pool.connectionFor(mapping.system) });
   } catch (error) {
     if (error instanceof OperationFailure) return { ...failureOutcome(route, error), kind: error.kind };
     throw error;
@@ -51,7 +54,7 @@ const ITEM_FLOW = `  GetItem:
     output: '{ "number": calls.article.body.no, "minimumStockQuantity": calls.stock.body.min }'
 `;
 
-describe('runFlow through handleRequest', () => {
+describe('runFlow through dispatch', () => {
   it('runs calls in order; later calls and the output see earlier answers', async () => {
     const http = fakeHttp([{ body: { no: 'A-1', id: 7 } }, { body: { min: 3 } }]);
     const outcome = await run(ITEM_FLOW, 'GetItem', { number: 'A-1' }, http);

@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import type { HttpClient } from '../http/client';
+import { ErpConnection } from '../http/connection';
+import { Secret } from '../http/secret';
+import type { SystemSpec } from '../mapping/model';
+
+/**
+ * The engine's connections to ERPs, keyed by what they are: the mapping's `system:` settings, secrets
+ * included. A mapping replaced by one with an equal `system:` (a reload, a second mapping for the same
+ * ERP) finds the same connection, with its OAuth2 token, its caches and its concurrency limit.
+ */
+export interface ConnectionPool {
+  connectionFor(system: SystemSpec): ErpConnection;
+  readonly size: number;
+}
+
+/** A digest of the settings: secret values take part (a new password is a new connection) but are not kept as text. */
+export function systemFingerprint(system: SystemSpec): string {
+  const text = JSON.stringify(system, (_key, value: unknown) => {
+    if (value instanceof Secret) return { secret: value.reveal() };
+    if (value instanceof URL) return value.href;
+    return value;
+  });
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function createConnectionPool(http: HttpClient): ConnectionPool {
+  const connections = new Map<string, ErpConnection>();
+  return {
+    connectionFor(system) {
+      const key = systemFingerprint(system);
+      let connection = connections.get(key);
+      if (!connection) {
+        connection = new ErpConnection(system, http);
+        connections.set(key, connection);
+      }
+      return connection;
+    },
+    get size() {
+      return connections.size;
+    },
+  };
+}
