@@ -5,15 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadExampleMapping, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
 import { expectResult, problemsOf } from '../support/envelope';
-import { deadErpUrl, startFakeErp, type FakeAnswer, type FakeErp } from '../support/fake-erp';
+import { deadErpUrl, startErpAnswering, type Answer, type MisbehavingErp } from '../support/misbehaving-erp';
 
 const REPORT = { workOrdersNumbers: ['SO-1001'], storageId: 'WH-MAIN', remainingRequests: {} };
 const PLACEMENT = { workOrderNumber: 'SO-1001', itemNumber: 'A-100', completedAmount: 1 };
 
-function misbehavingErp(answer: FakeAnswer) {
-  const running: { erp?: FakeErp; engine?: RunningEngine } = {};
+function misbehavingErp(answer: Answer) {
+  const running: { erp?: MisbehavingErp; engine?: RunningEngine } = {};
   beforeAll(async () => {
-    running.erp = await startFakeErp(() => answer);
+    running.erp = await startErpAnswering(() => answer);
     running.engine = await startEngine(loadExampleMapping(running.erp.url));
   });
   afterAll(async () => {
@@ -43,7 +43,7 @@ describe('ERP down (connection refused)', () => {
 });
 
 describe('ERP answers 500', () => {
-  const engine = misbehavingErp({ kind: 'json', status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'Internal ERP error' } } });
+  const engine = misbehavingErp({ status: 500, body: { error: { code: 'INTERNAL_ERROR', message: 'Internal ERP error' } } });
 
   it('answers AdapterApiCallFailed where the route has it', async () => {
     const orders = await engine().get('/WorkOrders');
@@ -63,10 +63,10 @@ describe('ERP answers 500', () => {
 });
 
 describe('ERP slower than the timeout', () => {
-  let erp: FakeErp;
+  let erp: MisbehavingErp;
   let engine: RunningEngine;
   beforeAll(async () => {
-    erp = await startFakeErp(() => ({ kind: 'slow', delayMs: 2000, status: 200, body: { salesOrders: [] } }));
+    erp = await startErpAnswering(() => ({ status: 200, body: { salesOrders: [] }, delayMs: 2000 }));
     engine = await startEngine(mappingFromText(`
 version: 1
 name: slow-erp
@@ -91,12 +91,12 @@ operations:
     const reply = await engine.get('/WorkOrders');
     expectResult(reply, 'GetWorkOrders', 'AdapterApiClientFailed', 3);
     expect(problemsOf(reply)).toEqual([{ path: 'calls.orders', message: expect.stringContaining('no answer within 200 ms') }]);
-    expect(erp.received).toHaveLength(1);
+    expect(erp.requests).toHaveLength(1);
   });
 });
 
 describe('ERP answers HTML with status 200', () => {
-  const engine = misbehavingErp({ kind: 'raw', status: 200, contentType: 'text/html', text: '<html><body>Maintenance until 6 am</body></html>' });
+  const engine = misbehavingErp({ status: 200, raw: '<html><body>Maintenance until 6 am</body></html>', headers: { 'content-type': 'text/html' } });
 
   it('answers AdapterApiCallFailed with a message saying the answer is not JSON', async () => {
     const reply = await engine().get('/WorkOrders');
@@ -110,7 +110,7 @@ describe('ERP answers HTML with status 200', () => {
 });
 
 describe('ERP resets the connection', () => {
-  const engine = misbehavingErp({ kind: 'reset' });
+  const engine = misbehavingErp({ drop: true });
 
   it('answers AdapterApiClientFailed', async () => {
     const reply = await engine().get('/WorkOrders');
@@ -121,7 +121,7 @@ describe('ERP resets the connection', () => {
 });
 
 describe('ERP answers a redirect', () => {
-  const engine = misbehavingErp({ kind: 'raw', status: 302, contentType: 'text/plain', text: '', headers: { location: 'http://127.0.0.1:9/elsewhere' } });
+  const engine = misbehavingErp({ status: 302, raw: '', headers: { 'content-type': 'text/plain', location: 'http://127.0.0.1:9/elsewhere' } });
 
   it('is not followed and not taken for an empty success: AdapterApiCallFailed naming the status', async () => {
     const reply = await engine().get('/WorkOrders');
@@ -134,10 +134,10 @@ describe('ERP answers a redirect', () => {
 });
 
 describe('ERP answers more than system.maxResponseBytes', () => {
-  let erp: FakeErp;
+  let erp: MisbehavingErp;
   let engine: RunningEngine;
   beforeAll(async () => {
-    erp = await startFakeErp(() => ({ kind: 'json', status: 200, body: { salesOrders: [], padding: 'x'.repeat(4096) } }));
+    erp = await startErpAnswering(() => ({ status: 200, body: { salesOrders: [], padding: 'x'.repeat(4096) } }));
     engine = await startEngine(mappingFromText(`
 version: 1
 name: big-answer

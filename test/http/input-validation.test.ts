@@ -6,18 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startErp, type RunningErp } from '../../examples/erp';
 import { loadExampleMapping, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
 import { expectResult, expectSuccess, problemsOf } from '../support/envelope';
-import { startFakeErp, type FakeErp } from '../support/fake-erp';
+import { startErpAnswering, type MisbehavingErp } from '../support/misbehaving-erp';
 
 let erp: RunningErp;
 let engine: RunningEngine;
 /** The example mapping in front of a recording ERP that answers 404 to everything. */
-let spy: FakeErp;
+let spy: MisbehavingErp;
 let spied: RunningEngine;
 
 beforeAll(async () => {
   erp = await startErp({ port: 0 });
   engine = await startEngine(loadExampleMapping(erp.url));
-  spy = await startFakeErp(() => ({ kind: 'json', status: 404, body: { error: { code: 'NOT_FOUND', message: 'nothing here' } } }));
+  spy = await startErpAnswering(() => ({ status: 404, body: { error: { code: 'NOT_FOUND', message: 'nothing here' } } }));
   spied = await startEngine(loadExampleMapping(spy.url));
 });
 afterAll(async () => {
@@ -35,12 +35,12 @@ describe('malformed JSON body → InvalidInput with validationStatus [{path, mes
   ];
   for (const [path, operationId, number] of cases) {
     it(`POST ${path} answers InvalidInput (${number}) and calls nothing`, async () => {
-      const before = spy.received.length;
+      const before = spy.requests.length;
       const reply = await spied.postRaw(path, '{"workOrdersNumbers": ["SO-1001"],');
       expectResult(reply, operationId, 'InvalidInput', number);
       expect(problemsOf(reply)).toEqual([{ path: 'body', message: expect.stringContaining('not valid JSON') }]);
       expect(reply.body.externalMessage).toBeNull();
-      expect(spy.received.length).toBe(before);
+      expect(spy.requests.length).toBe(before);
     });
   }
 });
@@ -94,11 +94,11 @@ describe('a body larger than the engine accepts', () => {
   afterAll(() => small.close());
 
   it('answers InvalidInput (1) saying so, without calling the ERP', async () => {
-    const before = spy.received.length;
+    const before = spy.requests.length;
     const reply = await small.post('/WorkOrders/GetReport', { workOrdersNumbers: Array.from({ length: 200 }, (_, i) => `SO-${i}`), storageId: 'S', remainingRequests: {} });
     expectResult(reply, 'GetReport', 'InvalidInput', 1);
     expect(problemsOf(reply)).toEqual([{ path: 'body', message: expect.stringContaining('larger than the engine accepts') }]);
-    expect(spy.received.length).toBe(before);
+    expect(spy.requests.length).toBe(before);
   });
 });
 
@@ -111,11 +111,11 @@ describe('GET /WorkOrders/Code query', () => {
 
 
   it('without Code → OperationFailed (0), the route has no InvalidInput, with a message', async () => {
-    const before = spy.received.length;
+    const before = spy.requests.length;
     const reply = await spied.get('/WorkOrders/Code?StorageName=WH-MAIN');
     expectResult(reply, 'GetWorkOrderByCode', 'OperationFailed', 0);
     expect(problemsOf(reply)).toEqual([{ path: 'calls.order.path', message: expect.stringContaining('{input.Code} gave no value') }]);
-    expect(spy.received.length).toBe(before);
+    expect(spy.requests.length).toBe(before);
   });
 
   it('matches query names case-insensitively (code=, CODE=)', async () => {
@@ -129,36 +129,36 @@ describe('GET /WorkOrders/Code query', () => {
 
 describe('hostile path segments never reach another ERP path', () => {
   it('GET /Items/..%2Fadmin stays one encoded segment under /articles/', async () => {
-    const before = spy.received.length;
+    const before = spy.requests.length;
     const reply = await spied.getVerbatim('/Items/..%2Fadmin');
     expectResult(reply, 'GetItem', 'ItemDoesNotExist', 2);
     expect(reply.body.externalMessage).toBe('nothing here');
-    expect(spy.received.slice(before).map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/articles/..%2Fadmin']);
+    expect(spy.requests.slice(before).map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/articles/..%2Fadmin']);
   });
 
   it('GET /Items/%2E%2E is refused before any call: OperationFailed (0) on GetItem, InvalidInput (1) on the image', async () => {
-    const before = spy.received.length;
+    const before = spy.requests.length;
     const item = await spied.getVerbatim('/Items/%2E%2E');
     expectResult(item, 'GetItem', 'OperationFailed', 0);
     expect(problemsOf(item)[0].message).toContain('".."');
     const image = await spied.getVerbatim('/Items/IntegrateImage/%2E%2E');
     expectResult(image, 'GetItemImage', 'InvalidInput', 1);
-    expect(spy.received.length).toBe(before);
+    expect(spy.requests.length).toBe(before);
   });
 
   it('a scanned code "../admin" is one encoded segment under /sales-orders/', async () => {
-    const before = spy.received.length;
+    const before = spy.requests.length;
     const reply = await spied.get('/WorkOrders/Code?Code=..%2Fadmin');
     expectResult(reply, 'GetWorkOrderByCode', 'WorkOrderDoesNotExist', 2);
-    expect(spy.received.slice(before).map((r) => r.url)).toEqual(['/api/v1/sales-orders/..%2Fadmin']);
+    expect(spy.requests.slice(before).map((r) => r.url)).toEqual(['/api/v1/sales-orders/..%2Fadmin']);
   });
 });
 
 describe('extra fields the contract does not name', () => {
-  let recorder: FakeErp;
+  let recorder: MisbehavingErp;
   let passThrough: RunningEngine;
   beforeAll(async () => {
-    recorder = await startFakeErp(() => ({ kind: 'json', status: 201, body: { ok: true } }));
+    recorder = await startErpAnswering(() => ({ status: 201, body: { ok: true } }));
     passThrough = await startEngine(mappingFromText(`
 version: 1
 name: pass-through
@@ -190,7 +190,7 @@ operations:
     expectSuccess(await passThrough.post('/WorkOrders/ForPutWall', placement), 'ConfirmPutWallPlacement', 1);
     const report = { workOrdersNumbers: [], storageId: 'S1', remainingRequests: {}, platformVersion: '9.1' };
     expectSuccess(await passThrough.post('/WorkOrders/GetReport', report), 'GetReport', 5);
-    expect(recorder.received.map((r) => [r.url, JSON.parse(r.body)])).toEqual([
+    expect(recorder.requests.map((r) => [r.url, JSON.parse(r.body)])).toEqual([
       ['/api/v1/placements', placement],
       ['/api/v1/reports', report],
     ]);

@@ -3,13 +3,17 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A local ERP for connectivity tests that misbehaves on request: answers slowly, drops the connection,
- * answers 401 then 200, 429 with Retry-After, 503 twice then 200, paginates in every style, and counts
- * every request it gets, so a test can assert the exact number of ERP calls.
+ * The one stand-in ERP of the tests (a real HTTP server on 127.0.0.1): it misbehaves on request —
+ * answers slowly, drops the connection, answers HTML, 401 then 200, 429 with Retry-After, 503 twice
+ * then 200, paginates in every style — and records every request it gets (raw target included), so a
+ * test can assert the exact number and shape of ERP calls.
  */
 
 export interface ReceivedRequest {
   readonly method: string;
+  /** The request target exactly as it arrived (percent-encoding kept). */
+  readonly url: string;
+  /** The path below the base path, decoded by URL parsing rules, without the query. */
   readonly path: string;
   readonly query: URLSearchParams;
   readonly headers: http.IncomingHttpHeaders;
@@ -24,7 +28,7 @@ export type Answer =
 export type Handler = (request: ReceivedRequest, seen: number) => Answer;
 
 export interface MisbehavingErp {
-  /** Base URL, e.g. http://127.0.0.1:41234/api */
+  /** Base URL, e.g. http://127.0.0.1:41234/api (the base path is an option) */
   readonly url: string;
   readonly origin: string;
   readonly requests: readonly ReceivedRequest[];
@@ -34,6 +38,8 @@ export interface MisbehavingErp {
   readonly maxInFlight: number;
   /** Answer `METHOD /path` with the handler; `seen` is 1 for the first request to the route. */
   on(route: string, handler: Handler): void;
+  /** Answer every request no `on` route claims (the default is a 404). */
+  onAny(handler: Handler): void;
   close(): Promise<void>;
 }
 
@@ -89,6 +95,8 @@ export function paginated(items: readonly unknown[], style: PageStyle, pageSize:
 
 /** https when `tls` is given; `requestCert` demands a client certificate signed by `ca` (mutual TLS). */
 export interface ErpOptions {
+  /** Path the ERP's API lives under (default /api); the example ERP uses /api/v1. */
+  readonly basePath?: string;
   readonly tls?: { readonly key: string; readonly cert: string; readonly ca?: string; readonly requestCert?: boolean };
 }
 
@@ -99,6 +107,9 @@ export async function startMisbehavingErp(options: ErpOptions = {}): Promise<Mis
   const handlers = new Map<string, Handler>();
   const seen = new Map<string, number>();
   const sockets = new Set<import('node:net').Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const basePath = options.basePath ?? '/api';
+  let fallback: Handler | undefined;
 
   const listener: http.RequestListener = (req, res) => {
     inFlight += 1;
@@ -113,13 +124,13 @@ export async function startMisbehavingErp(options: ErpOptions = {}): Promise<Mis
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://local');
-      const path = url.pathname.replace(/^\/api/, '') || '/';
-      const request: ReceivedRequest = { method: req.method ?? 'GET', path, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const path = (url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname) || '/';
+      const request: ReceivedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', path, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       requests.push(request);
       const route = `${request.method} ${path}`;
       const n = (seen.get(route) ?? 0) + 1;
       seen.set(route, n);
-      const handler = handlers.get(route);
+      const handler = handlers.get(route) ?? fallback;
       const answer: Answer = handler ? handler(request, n) : status(404, undefined, { error: `no route ${route}` });
       const respond = () => {
         if ('drop' in answer) {
@@ -130,8 +141,14 @@ export async function startMisbehavingErp(options: ErpOptions = {}): Promise<Mis
         res.writeHead(answer.status, { 'content-type': answer.raw ? 'text/html' : 'application/json', ...answer.headers });
         res.end(text);
       };
-      if (answer.delayMs) setTimeout(respond, answer.delayMs);
-      else respond();
+      if (answer.delayMs) {
+        // Cleared on close, so no test waits for an answer nobody will read.
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          respond();
+        }, answer.delayMs);
+        timers.add(timer);
+      } else respond();
     });
   };
   const server = options.tls
@@ -145,7 +162,7 @@ export async function startMisbehavingErp(options: ErpOptions = {}): Promise<Mis
   const { port } = server.address() as AddressInfo;
   const origin = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   return {
-    url: `${origin}/api`,
+    url: `${origin}${basePath}`,
     origin,
     requests,
     get maxInFlight() {
@@ -155,10 +172,31 @@ export async function startMisbehavingErp(options: ErpOptions = {}): Promise<Mis
     on: (route, handler) => {
       handlers.set(route, handler);
     },
+    onAny: (handler) => {
+      fallback = handler;
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };
+}
+
+/** An ERP that answers everything with one handler, under the example ERP's base path (/api/v1). */
+export async function startErpAnswering(handler: Handler): Promise<MisbehavingErp> {
+  const erp = await startMisbehavingErp({ basePath: '/api/v1' });
+  erp.onAny(handler);
+  return erp;
+}
+
+/** A URL on which nothing listens: a port that was just free, closed again (connection refused). */
+export async function deadErpUrl(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}/api/v1`;
 }
