@@ -1,4 +1,4 @@
-import { OperationFailure } from '../errors';
+import { DeadlinePassed } from './faults';
 
 /**
  * The time budget of one contract request (operation `deadlineMs`): every attempt's timeout is cut to
@@ -22,8 +22,7 @@ export class Deadline {
     return Math.max(1, Math.min(callTimeoutMs, Math.floor(remaining)));
   }
 
-  failure(label: string): OperationFailure {
-    const message = `the operation's deadline of ${this.limitMs} ms passed before calls.${label} was done`;
-    return new OperationFailure('DEADLINE_EXCEEDED', message, [{ path: `calls.${label}`, message }]);
+  failure(label: string): DeadlinePassed {
+    return new DeadlinePassed(this.limitMs, label);
   }
 }

@@ -1,6 +1,6 @@
-import { OperationFailure } from '../errors';
 import type { AuthSpec, TlsSpec } from '../mapping/model';
 import { TransportError, type HttpClient } from './client';
+import { TokenUnavailable } from './faults';
 
 /** The call name of token requests, as traces, logs and recorded-answer clients see them. */
 export const OAUTH2_TOKEN_CALL = 'oauth2-token';
@@ -38,9 +38,8 @@ export class TokenSource {
     if (this.cached?.token === token) this.cached = undefined;
   }
 
-  private failure(message: string): OperationFailure {
-    const full = `the OAuth2 token endpoint ${this.spec.tokenUrl.origin}${this.spec.tokenUrl.pathname} ${message}`;
-    return new OperationFailure('AUTH_FAILED', full, [{ path: 'system.auth', message: full }]);
+  private failure(message: string): TokenUnavailable {
+    return new TokenUnavailable(`the OAuth2 token endpoint ${this.spec.tokenUrl.origin}${this.spec.tokenUrl.pathname} ${message}`);
   }
 
   private async fetch(timeoutMs: number): Promise<string> {

@@ -2,6 +2,7 @@ import { OperationFailure } from '../errors';
 import { TransportError, type OutboundRequest, type OutboundResponse } from '../http/client';
 import type { ErpConnection } from '../http/connection';
 import type { Deadline } from '../http/deadline';
+import { DeadlinePassed, TokenUnavailable } from '../http/faults';
 import type { Logger } from '../log';
 import type { CallSpec, Mapping } from '../mapping/model';
 import { buildRequest } from './build-request';
@@ -32,6 +33,14 @@ export function targetOf(request: OutboundRequest): string {
   return `${request.method} ${request.url.pathname}`;
 }
 
+/** What an outbound fault means for the request: the HTTP layer reports it, the pipeline decides. */
+function meaningOf(error: unknown, label: string): unknown {
+  if (error instanceof TransportError) return new OperationFailure('ERP_UNREACHABLE', error.message, [{ path: `calls.${label}`, message: error.message }]);
+  if (error instanceof DeadlinePassed) return new OperationFailure('DEADLINE_EXCEEDED', error.message, [{ path: `calls.${label}`, message: error.message }]);
+  if (error instanceof TokenUnavailable) return new OperationFailure('AUTH_FAILED', error.message, [{ path: 'system.auth', message: error.message }]);
+  return error;
+}
+
 function sender(call: CallSpec, label: string, env: CallEnv): SendPage {
   return async (request) => {
     env.observer?.request?.(request);
@@ -39,8 +48,7 @@ function sender(call: CallSpec, label: string, env: CallEnv): SendPage {
     try {
       result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt: env.observer?.attempt?.bind(env.observer) });
     } catch (error) {
-      if (!(error instanceof TransportError)) throw error;
-      throw new OperationFailure('ERP_UNREACHABLE', error.message, [{ path: `calls.${label}`, message: error.message }]);
+      throw meaningOf(error, label);
     }
     env.observer?.response?.(label, result.response, { attempts: result.attempts, cached: result.cached });
     return result.response;

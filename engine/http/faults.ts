@@ -1,0 +1,20 @@
+/**
+ * What the outbound layer reports besides a TransportError, in its own terms. Which result a request
+ * then gets is the pipeline's decision (pipeline/fetch-call.ts), not the HTTP layer's.
+ */
+
+/** The request's time budget (operation `deadlineMs`) ran out before a call was done. */
+export class DeadlinePassed extends Error {
+  constructor(readonly limitMs: number | undefined, readonly label: string) {
+    super(`the operation's deadline of ${limitMs} ms passed before calls.${label} was done`);
+    this.name = 'DeadlinePassed';
+  }
+}
+
+/** The OAuth2 token endpoint could not give a token (unreachable, an error status, no access_token). */
+export class TokenUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TokenUnavailable';
+  }
+}
