@@ -4,6 +4,7 @@ import { toEnvelope, type Envelope, type Outcome } from '../contract/envelope';
 import { ROUTES, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import { OperationFailure, type FailureKind, type Problem } from '../errors';
+import { fastPathSupport } from '../expressions/fast-path/version';
 import { createHttpClient, type HttpClient } from '../http/client';
 import { silentLogger, type Logger } from '../log';
 import type { Mapping } from '../mapping/model';
@@ -111,6 +112,8 @@ export function createEngine(deps: EngineDeps): Engine {
       checkData: route.dataSchema ? schemas.lazy(route.dataSchema) : undefined,
     }]),
   );
+  const fastPath = fastPathSupport();
+  if (!fastPath.enabled) log.warn({ jsonataVersion: fastPath.jsonataVersion }, fastPath.reason ?? 'the expression fast path is off');
   for (const mapping of mappings) {
     if (mapping.system.tls?.insecureSkipVerify) {
       log.warn({ mapping: mapping.name, setting: 'system.tls.insecureSkipVerify' }, 'TLS certificate checking toward the ERP is OFF: anyone on the network path can read and change the traffic, credentials included');

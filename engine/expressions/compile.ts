@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import jsonata from 'jsonata';
 import { foldLiteralObjects } from './constant-objects';
 import { buildFastPath } from './fast-path';
+import { fastPathSupport } from './fast-path/version';
 import { HELPER_FUNCTIONS } from './functions';
 
 /**
@@ -15,12 +17,31 @@ export interface ExpressionLimits {
 
 export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 5_000_000 });
 
+/** How an expression's evaluations were answered, for the metrics (a live view, not a copy). */
+export interface ExpressionStats {
+  /** Answered by the fast path. */
+  readonly fast: number;
+  /** The fast path tried and gave up; the interpreter answered. */
+  readonly fallback: number;
+  /** Only the interpreter ran (the expression is outside the fast path's subset, or it was turned off). */
+  readonly interpreter: number;
+}
+
 export interface CompiledExpression {
   readonly source: string;
   evaluate(input: unknown, bindings?: Record<string, unknown>): Promise<unknown>;
   /** True when the expression runs on the synchronous fast path (engine/expressions/fast-path/). */
   readonly fastPath?: boolean;
+  readonly stats: ExpressionStats;
 }
+
+/**
+ * The time an interpreter run may take when it follows a fast path attempt: what is left of the
+ * expression's limit. JSONata reads `options.timeout` while it evaluates, so the options carry a getter
+ * that looks here; the store is per evaluation (it follows the async calls), so concurrent requests
+ * never see each other's budget. It holds no state of its own.
+ */
+const remainingBudget = new AsyncLocalStorage<number>();
 
 export interface CompileOptions {
   /** false: always the interpreter (the fast path's differential tests compare against it). */
@@ -62,7 +83,13 @@ export function compileExpression(
   prelude = '',
   compileOptions: CompileOptions = {},
 ): CompiledExpression {
-  const options = { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence };
+  const options = {
+    get timeout(): number {
+      return remainingBudget.getStore() ?? limits.timeoutMs;
+    },
+    stack: limits.maxDepth,
+    sequence: limits.maxSequence,
+  };
   let expression: jsonata.Expression;
   try {
     expression = jsonata(source, options);
@@ -78,15 +105,30 @@ export function compileExpression(
   }
   // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
   // subset that is evaluated synchronously with the same results, falling back to it for everything else.
-  const fast = compileOptions.fastPath === false ? undefined : buildFastPath(expression.ast(), constants, limits, RESERVED_NAMES);
+  const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, limits, RESERVED_NAMES);
   const interpreted = expression;
+  const stats = { fast: 0, fallback: 0, interpreter: 0 };
   return Object.freeze({
     source,
     fastPath: fast !== undefined,
+    stats,
     // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
     evaluate: (input: unknown, bindings?: Record<string, unknown>) => {
-      const answer = fast?.(input, bindings ?? {});
-      return answer ? Promise.resolve(answer.value) : interpreted.evaluate(input, bindings ?? {});
+      if (!fast || fast.disabled) {
+        stats.interpreter += 1;
+        return interpreted.evaluate(input, bindings ?? {});
+      }
+      const started = Date.now();
+      const answer = fast.evaluate(input, bindings ?? {});
+      if (answer) {
+        stats.fast += 1;
+        return Promise.resolve(answer.value);
+      }
+      stats.fallback += 1;
+      const spent = Date.now() - started;
+      // The fast attempt counts against the limit: the interpreter gets what is left, never a fresh limit.
+      if (limits.timeoutMs > 0 && spent > 0) return remainingBudget.run(Math.max(1, limits.timeoutMs - spent), () => interpreted.evaluate(input, bindings ?? {}));
+      return interpreted.evaluate(input, bindings ?? {});
     },
   });
 }

@@ -1,5 +1,5 @@
 import { compileNode } from './compile-node';
-import { Frame, createSequence, fastFunctionsReady, isFunctionValue, isSequence, type Run } from './runtime';
+import { ASYNC_FALLBACK, Frame, createSequence, fastFunctionsReady, isFunctionValue, isSequence, type Run } from './runtime';
 import { checkSubset, type AstNode } from './subset';
 
 /**
@@ -8,7 +8,11 @@ import { checkSubset, type AstNode } from './subset';
  * before the built-ins are fetched, for a binding that would hide a function, and for anything that
  * would be an error (the interpreter's rerun then gives its own error, message and code included).
  */
-export type FastEvaluator = (input: unknown, bindings: Record<string, unknown>) => { value: unknown } | undefined;
+export interface FastPath {
+  evaluate(input: unknown, bindings: Record<string, unknown>): { value: unknown } | undefined;
+  /** Set once the expression called an async built-in: from then on only the interpreter runs it. */
+  readonly disabled: boolean;
+}
 
 export interface FastPathLimits {
   readonly timeoutMs: number;
@@ -21,7 +25,7 @@ export function buildFastPath(
   constants: ReadonlyMap<string, unknown>,
   limits: FastPathLimits,
   reserved: ReadonlySet<string>,
-): FastEvaluator | undefined {
+): FastPath | undefined {
   const root = ast as AstNode;
   const verdict = checkSubset(root, limits.maxDepth, reserved);
   if (!verdict.supported) return undefined;
@@ -32,8 +36,9 @@ export function buildFastPath(
   // What the interpreter hands built-ins as `this.options` ($append checks `sequence` against it).
   const options = Object.freeze({ timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence });
   const hidden = (name: string): boolean => reserved.has(name) || verdict.lambdaNames.has(name);
-  return (input, bindings) => {
-    if (!fastFunctionsReady()) return undefined;
+  let disabled = false;
+  const evaluateFast = (input: unknown, bindings: Record<string, unknown>): { value: unknown } | undefined => {
+    if (disabled || !fastFunctionsReady()) return undefined;
     const run: Run = {
       maxSequence: limits.maxSequence,
       deadline: limits.timeoutMs > 0 ? Date.now() + limits.timeoutMs : 0,
@@ -56,8 +61,15 @@ export function buildFastPath(
         context = wrapped;
       }
       return { value: evaluate(context, top, run) };
-    } catch {
+    } catch (error) {
+      if (error === ASYNC_FALLBACK) disabled = true;
       return undefined;
     }
+  };
+  return {
+    evaluate: evaluateFast,
+    get disabled() {
+      return disabled;
+    },
   };
 }

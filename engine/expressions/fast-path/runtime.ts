@@ -12,6 +12,22 @@ import { HELPER_FUNCTIONS } from '../functions';
  */
 export const FALLBACK = Object.freeze({ fastPathFallback: true });
 
+/**
+ * The expression called a built-in whose implementation is async (JSONata 2.2's `$split`, `$contains`,
+ * `$match`, `$replace`, ...): the interpreter must run it, this time and every time after.
+ */
+export const ASYNC_FALLBACK = Object.freeze({ fastPathFallback: true, asyncBuiltin: true });
+
+/** Detected from the implementation itself, so a JSONata release that makes another built-in async is caught too. */
+export function isAsyncImplementation(implementation: unknown): boolean {
+  const tag = Object.prototype.toString.call(implementation);
+  return tag === '[object AsyncFunction]' || tag === '[object AsyncGeneratorFunction]';
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
 export type Sequence = unknown[] & { sequence: true; keepSingleton?: boolean; outerWrapper?: boolean; cons?: boolean };
 
 /** JSONata's function object (`defineFunction`): what `$string` or a registered helper evaluates to. */
@@ -142,11 +158,18 @@ function applyInner(run: Run, proc: unknown, args: unknown[], input: unknown): u
   }
   if (proc && (proc as JsonataFunction)._jsonata_function === true) {
     const fn = proc as JsonataFunction;
+    // Never call an async implementation: its promise would reject where nobody waits for it.
+    if (isAsyncImplementation(fn.implementation)) throw ASYNC_FALLBACK;
     const validated = fn.signature ? fn.signature.validate(args, input) : args;
     run.focus.input = input;
     const result = fn.implementation.apply(run.focus, validated);
-    // A generator or a promise would need the interpreter's handling: none of the allowed functions gives one.
-    if (typeof result === 'object' && result !== null && (typeof (result as { then?: unknown }).then === 'function' || typeof (result as { next?: unknown }).next === 'function')) throw FALLBACK;
+    if (isThenable(result)) {
+      // A promise from a function that did not look async: observe its rejection, then let the interpreter run.
+      Promise.resolve(result).then(undefined, () => undefined);
+      throw ASYNC_FALLBACK;
+    }
+    // A generator would need the interpreter's handling: none of the allowed functions gives one.
+    if (typeof result === 'object' && result !== null && typeof (result as { next?: unknown }).next === 'function') throw FALLBACK;
     return result;
   }
   throw FALLBACK;
@@ -166,7 +189,8 @@ export function apply(run: Run, proc: unknown, args: unknown[], input: unknown):
 
 /**
  * JSONata's built-ins the fast path may call: pure, deterministic, none takes a function. ($now, $millis
- * and $random are left out because running an expression twice must give the same answer.)
+ * and $random are left out because running an expression twice must give the same answer.) Purity cannot
+ * be detected, so it is listed; whether one is async is detected when it is called (isAsyncImplementation).
  */
 export const FAST_BUILTINS: readonly string[] = [
   'string', 'exists', 'count', 'sum', 'max', 'min', 'average', 'lookup', 'merge', 'boolean', 'not', 'number',
@@ -174,37 +198,43 @@ export const FAST_BUILTINS: readonly string[] = [
   'append', 'distinct', 'reverse', 'abs', 'floor', 'ceil', 'round', 'contains', 'split', 'type',
 ];
 
+/**
+ * JSONata's own function objects, fetched once per process on first use (nothing runs at import). They
+ * are constants of the library, the same for every engine and never changed, so a memo here is no engine
+ * state. The built-ins are only reachable from inside an evaluation, so they are fetched by evaluating a
+ * helper that reads them from its environment; until that resolves (a few microtasks) every expression
+ * runs on the interpreter. The engine helpers are registered on the same expression so that they come
+ * with JSONata's own parsed signatures.
+ */
 const functions = new Map<string, JsonataFunction>();
 let ready = false;
+let fetching: Promise<void> | undefined;
 
-/**
- * The built-ins are only reachable from inside an evaluation, so they are fetched once by evaluating a
- * helper that reads them from its environment; until that resolves (a few microtasks after start) every
- * expression runs on the interpreter. The engine helpers are registered on the same expression so that
- * they come with JSONata's own parsed signatures.
- */
-const fetching = (() => {
-  const grab = jsonata('$__fastPathGrab()');
-  for (const helper of HELPER_FUNCTIONS) grab.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
-  grab.registerFunction('__fastPathGrab', function (this: { environment: { lookup(name: string): unknown } }) {
-    for (const name of [...FAST_BUILTINS, ...HELPER_FUNCTIONS.map((helper) => helper.name)]) {
-      const found = this.environment.lookup(name) as JsonataFunction | undefined;
-      if (found && found._jsonata_function === true) functions.set(name, found);
-    }
-    return true;
-  });
-  return grab.evaluate({}).then(() => {
+function fetchFunctions(): Promise<void> {
+  fetching ??= (async () => {
+    const grab = jsonata('$__fastPathGrab()');
+    for (const helper of HELPER_FUNCTIONS) grab.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
+    grab.registerFunction('__fastPathGrab', function (this: { environment: { lookup(name: string): unknown } }) {
+      for (const name of [...FAST_BUILTINS, ...HELPER_FUNCTIONS.map((helper) => helper.name)]) {
+        const found = this.environment.lookup(name) as JsonataFunction | undefined;
+        if (found && found._jsonata_function === true) functions.set(name, found);
+      }
+      return true;
+    });
+    await grab.evaluate({});
     ready = functions.size === FAST_BUILTINS.length + HELPER_FUNCTIONS.length;
-  });
-})();
+  })();
+  return fetching;
+}
 
 export function fastFunctionsReady(): boolean {
+  if (!fetching) void fetchFunctions();
   return ready;
 }
 
 /** Resolves when the built-ins are fetched (tests wait for it). */
 export function whenFastFunctionsReady(): Promise<boolean> {
-  return fetching.then(() => ready);
+  return fetchFunctions().then(() => ready);
 }
 
 export function fastFunction(name: string): JsonataFunction | undefined {

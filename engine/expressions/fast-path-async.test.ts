@@ -1,0 +1,43 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { compileExpression } from './compile';
+import { whenFastFunctionsReady } from './fast-path/runtime';
+
+/**
+ * JSONata 2.2's `$split`, `$contains`, `$match` and `$replace` are async. A fast path that called one saw
+ * a promise, fell back, and left that promise to reject unhandled, which ends a Node process.
+ */
+const stray: unknown[] = [];
+const onRejection = (reason: unknown) => stray.push(reason);
+
+beforeAll(async () => {
+  await whenFastFunctionsReady();
+});
+afterEach(() => {
+  process.off('unhandledRejection', onRejection);
+  stray.length = 0;
+});
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('async built-ins on the fast path', () => {
+  it.each([
+    ['$split(input.number, "-", $number(input.number) - 100)', { input: { number: '7' } }],
+    ['$contains(input.number, 5)', { input: { number: 'x' } }],
+    ['$split(input.number, "-", -1)', { input: { number: 'a-b' } }],
+  ])('%s rejects with the interpreter\'s error and leaves no unhandled rejection', async (source, input) => {
+    process.on('unhandledRejection', onRejection);
+    const expression = compileExpression(source);
+    await expect(expression.evaluate(input)).rejects.toMatchObject({ code: expect.stringMatching(/^[DT]\d{4}$/) });
+    await settle();
+    expect(stray).toEqual([]);
+  });
+
+  it('an expression calling an async built-in answers as the interpreter does', async () => {
+    const expression = compileExpression('$split(input.number, "-")');
+    expect(await expression.evaluate({ input: { number: 'a-b-c' } })).toEqual(['a', 'b', 'c']);
+    expect(await expression.evaluate({ input: { number: 'a-b-c' } })).toEqual(['a', 'b', 'c']);
+    expect(expression.stats.fast).toBe(0);
+  });
+});
