@@ -5,7 +5,7 @@ export { createSchemaRegistry, type SchemaRegistry } from './contract/schema-reg
 export { formatIssue, MappingLoadError, OperationFailure, type MappingIssue, type Problem } from './errors';
 export { createHttpClient, TransportError, type HttpClient, type OutboundRequest, type OutboundResponse } from './http/client';
 export type { AttemptReport } from './http/with-retry';
-export { Secret } from './http/secret';
+export { Secret } from './mapping/secret';
 export { createLogger, silentLogger, type Logger } from './log';
 export { checkMappingFile, checkMappingText, loadMapping } from './mapping/load';
 export type { Mapping, Operation } from './mapping/model';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HttpClient } from '../http/client';
 import { ErpConnection } from '../http/connection';
-import { Secret } from '../http/secret';
+import { Secret } from '../mapping/secret';
 import type { SystemSpec } from '../mapping/model';
 
 /**

@@ -107,7 +107,7 @@ describe('runFlow through dispatch', () => {
     const throwing = `  GetItem:\n    output: "$error('boom')"\n`;
     const outcome = await run(throwing, 'GetItem', { number: 'A' }, fakeHttp([]));
     expect(outcome).toMatchObject({ resultName: 'OperationFailed', kind: 'TRANSFORM_FAILED' });
-    expect((outcome as { problems: { message: string }[] }).problems[0].message).toMatch(/boom.*t\.yaml:\d+:\d+/);
+    expect(outcome.problems?.[0].message).toMatch(/boom.*t\.yaml:\d+:\d+/);
   });
 
   it('static, acknowledge and unmapped routes answer without calling anything', async () => {

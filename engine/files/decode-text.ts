@@ -9,8 +9,8 @@ import { fileInvalid } from './problems';
  * Windows-1252, which have no invalid byte sequences to speak of.
  */
 
-export const TEXT_ENCODINGS = ['auto', 'utf-8', 'utf-16', 'windows-1252'] as const;
-export type TextEncoding = (typeof TEXT_ENCODINGS)[number];
+export { TEXT_ENCODINGS, type TextEncoding } from '../mapping/file-settings';
+import type { TextEncoding } from '../mapping/file-settings';
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
 

@@ -9,23 +9,8 @@ import { fileInvalid, type FileProblems } from './problems';
  * the parse time); `rowOf` recomputes them with a second parse only when a problem needs one.
  */
 
-export interface CsvOptions {
-  /** One character, or 'auto' for `,` `;` or tab. */
-  readonly delimiter: string;
-  /** '' turns quoting off. */
-  readonly quote: string;
-  readonly escape: string;
-  /** True: the first record names the columns; false: `names` does. */
-  readonly header: boolean;
-  readonly names?: readonly string[];
-  readonly comment?: string;
-  readonly trim: boolean;
-  readonly skipEmptyLines: boolean;
-  readonly allowRaggedRows: boolean;
-  /** Accept quote characters inside unquoted fields (37°36'37.8"N) as text. */
-  readonly relaxQuotes: boolean;
-  readonly maxRecordChars: number;
-}
+export type { CsvOptions } from '../mapping/file-settings';
+import type { CsvOptions } from '../mapping/file-settings';
 
 export interface CsvTable {
   readonly columns: readonly string[];

@@ -5,7 +5,9 @@ import { OperationFailure, type Problem } from '../errors';
  * going after the first problem; the cap keeps a file that is wrong on every row from producing an
  * answer larger than the file itself. Everything past the cap is only counted.
  */
-export const DEFAULT_MAX_PROBLEMS = 100;
+import { DEFAULT_MAX_PROBLEMS } from '../mapping/file-settings';
+
+export { DEFAULT_MAX_PROBLEMS };
 
 export class FileProblems {
   private readonly kept: Problem[] = [];

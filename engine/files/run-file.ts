@@ -3,7 +3,7 @@ import { contractEnums } from '../contract/enums';
 import type { Validator } from '../contract/schema-registry';
 import { OperationFailure } from '../errors';
 import type { CsvLayout, FileOperation, JsonLayout } from '../mapping/model';
-import { evaluateAt } from '../pipeline/evaluate';
+import { evaluateAt } from '../mapping/evaluate';
 import { buildRecords, rowObject } from './build-records';
 import { decodeBase64Strict } from './decode-base64';
 import { decodeText, type TextEncoding } from './decode-text';

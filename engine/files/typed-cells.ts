@@ -1,5 +1,5 @@
 import type { ColumnType, FieldMap, RowBuild } from '../mapping/model';
-import { CellError } from './column-types';
+import { CellError } from '../mapping/column-types';
 import type { CsvTable } from './parse-csv';
 import type { FileProblems } from './problems';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MappingIssueCode } from '../errors';
-import { Secret } from '../http/secret';
+import { Secret } from './secret';
 import type { AuthSpec, CacheSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RetryPolicy, TlsSpec } from './model';
 import type { PathSegment, YamlSource } from './yaml-source';
 

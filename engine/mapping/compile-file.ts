@@ -1,9 +1,9 @@
 import jsonata from 'jsonata';
 import type { RouteSpec } from '../contract/routes';
 import type { MappingIssueCode } from '../errors';
-import { columnConverter } from '../files/column-types';
-import type { TextEncoding } from '../files/decode-text';
-import { DEFAULT_MAX_PROBLEMS } from '../files/problems';
+import { columnConverter } from './column-types';
+import type { TextEncoding } from './file-settings';
+import { DEFAULT_MAX_PROBLEMS } from './file-settings';
 import type { ColumnType, CsvLayout, FieldMap, FieldSource, FileOperation, JsonLayout, LocatedExpression, Origin, RowBuild } from './model';
 import type { PathSegment, YamlSource } from './yaml-source';
 

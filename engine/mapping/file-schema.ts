@@ -1,6 +1,6 @@
 import { contractSchemaFile } from '../contract/schema-files';
-import { COLUMN_TYPES } from '../files/column-types';
-import { TEXT_ENCODINGS } from '../files/decode-text';
+import { COLUMN_TYPES } from './column-types';
+import { TEXT_ENCODINGS } from './file-settings';
 
 /**
  * JSON Schema of the `file:` block (POST /WorkOrders/File and POST /Items/File parsed by the engine).

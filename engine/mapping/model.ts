@@ -1,10 +1,10 @@
 import type { RouteSpec } from '../contract/routes';
 import type { SourcePosition } from '../errors';
 import type { CompiledExpression, ExpressionLimits } from '../expressions/compile';
-import type { CellConverter } from '../files/column-types';
-import type { TextEncoding } from '../files/decode-text';
-import type { CsvOptions } from '../files/parse-csv';
-import type { Secret } from '../http/secret';
+import type { CellConverter } from './column-types';
+import type { TextEncoding } from './file-settings';
+import type { CsvOptions } from './file-settings';
+import type { Secret } from './secret';
 
 /**
  * The internal model of a mapping file: built once by the loader, frozen, and the only thing the

@@ -2,7 +2,7 @@ import { OperationFailure } from '../errors';
 import type { OutboundRequest } from '../http/client';
 import type { CallSpec, SystemSpec, Template } from '../mapping/model';
 import type { ExpressionContext } from './context';
-import { evaluateAt } from './evaluate';
+import { evaluateAt } from '../mapping/evaluate';
 
 /**
  * Builds the outbound request of one call. The path can only ever grow the base URL's path: placeholder

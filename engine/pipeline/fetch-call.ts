@@ -1,12 +1,14 @@
 import { OperationFailure } from '../errors';
-import { TransportError, type OutboundRequest, type OutboundResponse } from '../http/client';
+import { TransportError, type OutboundRequest } from '../http/client';
 import type { ErpConnection } from '../http/connection';
 import type { Deadline } from '../http/deadline';
 import { DeadlinePassed, TokenUnavailable } from '../http/faults';
 import type { Logger } from '../log';
 import type { CallSpec, Mapping } from '../mapping/model';
+export type { Answer } from './answer';
 import { buildRequest } from './build-request';
-import type { CallRecord, ExpressionContext } from './context';
+import type { Answer, SendPage } from './answer';
+import type { ExpressionContext } from './context';
 import { fetchPages } from './paginate';
 import type { TraceObserver } from './trace';
 
@@ -18,16 +20,6 @@ export interface CallEnv {
   readonly observer?: TraceObserver;
   readonly log?: Logger;
 }
-
-/** The answer of one call (all its pages), before the outcome rules judge it. */
-export interface Answer {
-  readonly record: CallRecord;
-  /** `GET /api/v1/sales-orders` of the last request, for messages. */
-  readonly target: string;
-  readonly bodyError?: string;
-}
-
-export type SendPage = (request: OutboundRequest) => Promise<OutboundResponse>;
 
 export function targetOf(request: OutboundRequest): string {
   return `${request.method} ${request.url.pathname}`;

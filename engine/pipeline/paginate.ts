@@ -2,8 +2,8 @@ import { OperationFailure } from '../errors';
 import type { OutboundRequest } from '../http/client';
 import type { LocatedExpression, PaginateSpec } from '../mapping/model';
 import type { ExpressionContext } from './context';
-import { evaluateAt } from './evaluate';
-import type { Answer, SendPage } from './fetch-call';
+import { evaluateAt } from '../mapping/evaluate';
+import type { Answer, SendPage } from './answer';
 
 /**
  * Fetches every page of a paginated call. It stops at the last page, or at the first page that answers

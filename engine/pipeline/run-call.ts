@@ -1,7 +1,7 @@
 import { OperationFailure, type FailureKind } from '../errors';
 import type { CallSpec, FlowOperation, OutcomeRule } from '../mapping/model';
 import type { CallRecord, ExpressionContext } from './context';
-import { evaluateAt } from './evaluate';
+import { evaluateAt } from '../mapping/evaluate';
 import { runInOrder, unitsOf, type Unit } from './fan-out';
 import { fetchAnswer, type Answer, type CallEnv } from './fetch-call';
 

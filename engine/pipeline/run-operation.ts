@@ -6,7 +6,7 @@ import { Deadline } from '../http/deadline';
 import type { Logger } from '../log';
 import type { FlowOperation, Mapping } from '../mapping/model';
 import type { CallRecord } from './context';
-import { evaluateAt } from './evaluate';
+import { evaluateAt } from '../mapping/evaluate';
 import { runCall } from './run-call';
 import type { TraceObserver } from './trace';
 

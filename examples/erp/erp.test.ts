@@ -3,7 +3,7 @@ import { inflateSync } from 'node:zlib';
 import { startErp, type RunningErp } from './main';
 import { createErpApp } from './app';
 import { crc32, PNG_SIGNATURE } from './png';
-import { base64, erpClient } from './test-client';
+import { erpClient } from './test-client';
 
 let erp: RunningErp;
 const api = erpClient(() => erp.url);

@@ -58,7 +58,8 @@ describe('connectivity settings at load', () => {
     const { mapping } = checkMappingText(head('http://erp.local') + statusCall(''), 'test.yaml', {});
     const operation = mapping!.operations.get('ReportWorkOrderStatus');
     expect(operation).toMatchObject({ mode: 'flow', deadlineMs: undefined });
-    const call = (operation as { calls: Record<string, unknown>[] }).calls[0];
+    if (operation?.mode !== 'flow') throw new Error('expected a flow operation');
+    const call = operation.calls[0];
     expect(call).toMatchObject({ retry: { attempts: 1 }, paginate: undefined, forEach: undefined, cache: undefined });
     expect(mapping!.system).toMatchObject({ auth: { type: 'none' }, tls: undefined, maxConcurrency: 16 });
   });

@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 const orders = (text: string | Buffer, fileType = CSV) => engine.post('/WorkOrders/File', { fileContent: base64(text), fileType });
-const messages = (body: { validationStatus: { message: string }[] | null }) => (body.validationStatus ?? []).map((problem) => problem.message);
+const messages = (body: { validationStatus?: readonly { message: string }[] | null }) => (body.validationStatus ?? []).map((problem) => problem.message);
 
 describe('the example files through the example mapping', () => {
   it('orders.csv: rows grouped into work orders in file order, quoted ; and line breaks kept', async () => {

@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { findRoute, resultNumber } from '../../engine/contract/routes';
-import type { Reply } from './engine-harness';
+import type { Reply } from './engine';
 
 const DATA_KEYS = ['data', 'externalMessage', 'isResultSuccess', 'result', 'validationStatus'];
 const EVENT_KEYS = ['externalMessage', 'isResultSuccess', 'result', 'validationStatus'];

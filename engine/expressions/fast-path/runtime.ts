@@ -49,6 +49,8 @@ export class Frame {
   readonly vars: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   constructor(readonly parent?: Frame) {}
   lookup(name: string): unknown {
+    // Walking up the scope chain starts at this frame; the alias is the loop variable, not a captured `this`.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     for (let frame: Frame | undefined = this; frame; frame = frame.parent) if (name in frame.vars) return frame.vars[name];
     return undefined;
   }

@@ -1,6 +1,6 @@
 import { OperationFailure, type FailureKind } from '../errors';
 import { describeEvaluationError } from '../expressions/compile';
-import type { LocatedExpression } from '../mapping/model';
+import type { LocatedExpression } from './model';
 
 /** Runs one expression; a throw becomes an OperationFailure that names the expression's place in the file. */
 export async function evaluateAt(expression: LocatedExpression, context: unknown, what: string, kind: FailureKind = 'TRANSFORM_FAILED'): Promise<unknown> {

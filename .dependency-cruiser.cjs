@@ -1,0 +1,53 @@
+/**
+ * The folders of engine/ depend one way:
+ *   contract ← expressions ← mapping ← {http, files, pipeline} ← engine ← {server, cli, scripts}
+ * Within the middle layer the pipeline may use http and files; files and http use neither the pipeline
+ * nor each other. engine/errors.ts, log.ts and paths.ts are base modules anyone may use (and they use
+ * no folder); engine/index.ts is the public surface. examples/ is loaded only by the --example-erp path.
+ */
+const LAYERS = [
+  ['contract', []],
+  ['expressions', ['contract']],
+  ['mapping', ['contract', 'expressions']],
+  ['http', ['contract', 'expressions', 'mapping']],
+  ['files', ['contract', 'expressions', 'mapping']],
+  ['pipeline', ['contract', 'expressions', 'mapping', 'http', 'files']],
+  ['engine', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline']],
+  ['server', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'engine']],
+  ['cli', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'engine', 'server']],
+  ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'engine']],
+];
+const FOLDERS = LAYERS.map(([name]) => name);
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'Modules must not depend on each other in a circle.', from: { pathNot: '\\.test\\.ts$' }, to: { circular: true } },
+    ...LAYERS.map(([name, allowed]) => ({
+      name: `layer-${name}`,
+      severity: 'error',
+      comment: `engine/${name} may depend only on: ${allowed.join(', ') || 'no other folder'} (and the base modules).`,
+      from: { path: `^engine/${name}/`, pathNot: '\\.test\\.ts$' },
+      to: { path: `^engine/(${FOLDERS.filter((folder) => folder !== name && !allowed.includes(folder)).join('|')})/` },
+    })),
+    {
+      name: 'base-modules-stay-at-the-base',
+      severity: 'error',
+      comment: 'errors.ts, log.ts and paths.ts are used by every folder, so they use none.',
+      from: { path: '^engine/(errors|log|paths)\\.ts$' },
+      to: { path: `^engine/(${FOLDERS.join('|')})/` },
+    },
+    {
+      name: 'examples-only-through-example-erp',
+      severity: 'error',
+      comment: 'The published engine loads the example ERP only for --example-erp.',
+      from: { path: '^engine/', pathNot: ['^engine/cli/example-erp\\.ts$', '\\.test\\.ts$'] },
+      to: { path: '^examples/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^dist/|node_modules)' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+  },
+};
