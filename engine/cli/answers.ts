@@ -62,8 +62,8 @@ export function checkAnswers(source: YamlSource, at: readonly PathSegment[], ans
     listOf(given).forEach((answer, index) => {
       const where = Array.isArray(given) ? [...at, name, index] : [...at, name];
       const kinds = (['body', 'text', 'error'] as const).filter((key) => answer[key] !== undefined);
-      if (kinds.length > 1) issues.push(issueAt(source, where, 'MODE_CONFLICT', `an answer has ${kinds.join(' and ')}; give one of body, text or error`));
-      if (answer.error && (answer.status !== undefined || answer.headers)) issues.push(issueAt(source, where, 'MODE_CONFLICT', 'an answer with "error" has no status or headers (no HTTP answer arrived)'));
+      if (kinds.length > 1) issues.push(issueAt(source, where, 'ANSWER_INVALID', `an answer has ${kinds.join(' and ')}; give one of body, text or error`));
+      if (answer.error && (answer.status !== undefined || answer.headers)) issues.push(issueAt(source, where, 'ANSWER_INVALID', 'an answer with "error" has no status or headers (no HTTP answer arrived)'));
     });
   }
   return issues;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { EXIT_CODES, type MappingIssue } from '../errors';
 import { ROUTES } from '../contract/routes';
+import { fixSpellings } from '../mapping/format/fix';
 import { checkMappingFile } from '../mapping/load';
 import { err, issueLine, out } from './output';
 import { collectEnv, envWith } from './usage';
@@ -10,6 +11,17 @@ import { displayName } from './yaml-file';
 interface ValidateOptions {
   env?: Record<string, string>;
   json?: boolean;
+  fix?: boolean;
+}
+
+/** Rewrites each file to the current spellings before it is checked; says what it changed. */
+function fix(filePath: string, file: string, json: boolean): number {
+  const before = fs.readFileSync(filePath, 'utf8');
+  const { text, changes } = fixSpellings(file, before);
+  if (changes.length === 0 || text === before) return 0;
+  fs.writeFileSync(filePath, text);
+  if (!json) for (const change of changes) out.line(`${file}:${change.line}:${change.col}  fixed: ${change.respelling.kind === 'key' ? `${change.respelling.from} → ${change.respelling.to}` : `${String(change.path[change.path.length - 1])} now reads the page as response`}`);
+  return changes.length;
 }
 
 interface FileReport {
@@ -29,6 +41,7 @@ function validate(files: string[], options: ValidateOptions): number {
   const reports: FileReport[] = files.map((filePath) => {
     const file = displayName(filePath);
     if (!fs.existsSync(filePath)) return { file, found: false, ok: false, mapped: 0, issues: [] };
+    if (options.fix) fix(filePath, file, options.json === true);
     const result = checkMappingFile(filePath, { env, displayName: file });
     return { file, found: true, ok: result.mapping !== undefined, mapped: result.mapping?.operations.size ?? 0, issues: result.issues };
   });
@@ -63,5 +76,6 @@ export function registerValidate(program: Command, run: (work: Promise<number>) 
     .argument('<files...>', 'mapping files (YAML)')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)
     .option('--json', 'print the result as one JSON document')
+    .option('--fix', 'first rewrite old spellings of settings to the current ones, in place (comments and layout kept)')
     .action((files: string[], options: ValidateOptions) => run(Promise.resolve(validate(files, options))));
 }

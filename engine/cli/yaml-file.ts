@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import type { MappingIssue, MappingIssueCode } from '../errors';
-import { toIssue } from '../mapping/check-structure';
+import { describePath, toIssue } from '../mapping/check-structure';
 import { parseYamlSource, type PathSegment, type YamlSource } from '../mapping/yaml-source';
 
 /**
@@ -30,7 +30,7 @@ export function readCheckedYaml(filePath: string, validate: ReturnType<typeof aj
   try {
     text = fs.readFileSync(filePath, 'utf8');
   } catch (error) {
-    return { issues: [{ file, line: 0, col: 0, severity: 'error', code: 'FILE_UNREADABLE', message: `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
+    return { issues: [{ file, line: 0, col: 0, path: '', severity: 'error', code: 'FILE_UNREADABLE', message: `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
   }
   const parsed = parseYamlSource(file, text, null);
   if (!parsed.source) return { issues: parsed.issues };
@@ -50,5 +50,5 @@ export function readCheckedYaml(filePath: string, validate: ReturnType<typeof aj
 
 export function issueAt(source: YamlSource, at: readonly PathSegment[], code: MappingIssueCode, message: string, key = false): MappingIssue {
   const pos = key ? source.keyAt(at) : source.at(at);
-  return { file: source.file, line: pos.line, col: pos.col, severity: 'error', code, message };
+  return { file: source.file, line: pos.line, col: pos.col, path: describePath(at), severity: 'error', code, message };
 }

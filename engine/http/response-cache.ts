@@ -3,7 +3,7 @@ import type { CacheSpec } from '../mapping/model';
 import type { OutboundRequest, OutboundResponse } from './client';
 
 /**
- * The answers of one call, kept for `ttlSeconds`, at most `maxEntries` (least recently used go first;
+ * The answers of one call, kept for `ttlMs`, at most `maxEntries` (least recently used go first;
  * lru-cache does both). Keyed by everything the mapping put into the request; credentials are added
  * later and are the same for every request, so they are not part of the key. Only successful,
  * readable answers are kept: an error must be asked again.
@@ -12,7 +12,7 @@ export class ResponseCache {
   private readonly entries: LRUCache<string, OutboundResponse>;
 
   constructor(spec: CacheSpec) {
-    this.entries = new LRUCache({ max: spec.maxEntries, ttl: spec.ttlSeconds * 1000 });
+    this.entries = new LRUCache({ max: spec.maxEntries, ttl: spec.ttlMs });
   }
 
   static keyOf(request: OutboundRequest): string {

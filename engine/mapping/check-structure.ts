@@ -1,7 +1,8 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { ROUTES } from '../contract/routes';
 import type { MappingIssue } from '../errors';
-import { buildMappingSchema } from './mapping-schema';
+import { FORMAT_KEYWORDS } from './format/declare';
+import { mappingJsonSchema } from './format';
 import type { PathSegment, YamlSource } from './yaml-source';
 
 /**
@@ -9,8 +10,29 @@ import type { PathSegment, YamlSource } from './yaml-source';
  * an integrator understands, at the line and column of the offending key or value.
  */
 
-// verbose: errors carry parentSchema, which the messages read for the allowed settings.
-const validateShape = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true }).compile(buildMappingSchema());
+type Validator = ReturnType<Ajv['compile']>;
+let validator: Validator | undefined;
+
+/** Compiled on first use; like the format it checks, a constant of the program. */
+function validateShape(value: unknown): ErrorObject[] {
+  // verbose: errors carry parentSchema, which the messages read for the allowed settings.
+  validator ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true, discriminator: true })
+    .addVocabulary([...FORMAT_KEYWORDS])
+    .compile(mappingJsonSchema());
+  return validator(value) ? [] : [...(validator.errors ?? [])];
+}
+
+interface SchemaNode {
+  readonly properties?: Record<string, { const?: unknown; enum?: unknown[] }>;
+  readonly oneOf?: SchemaNode[];
+  readonly discriminator?: { propertyName: string };
+}
+
+/** The variant an object schema stands for (`type basic`), when it is one member of a oneOf. */
+function variantOf(schema: SchemaNode | undefined): string | undefined {
+  for (const [key, property] of Object.entries(schema?.properties ?? {})) if (property.const !== undefined && key !== 'version') return `${key} ${String(property.const)}`;
+  return undefined;
+}
 
 const TYPE_WORDS: Record<string, string> = {
   string: 'text',
@@ -30,8 +52,9 @@ function segments(instancePath: string): PathSegment[] {
     .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
 }
 
-function describePath(path: readonly PathSegment[]): string {
-  return path.length === 0 ? 'the file' : path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+/** `operations.GetItem.calls[0]`; '' for the document itself. */
+export function describePath(path: readonly PathSegment[]): string {
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
 }
 
 /** Closest known name by edit distance, for "did you mean" hints. */
@@ -60,43 +83,59 @@ export function closest(name: string, candidates: readonly string[]): string | u
 /** One AJV error as a plain-language issue at the offending line:col; also used for the CLI's test files. */
 export function toIssue(error: ErrorObject, source: YamlSource): MappingIssue | undefined {
   const path = segments(error.instancePath);
-  const here = describePath(path);
+  const here = describePath(path) || 'the file';
   const at = (pos: { line: number; col: number }, code: MappingIssue['code'], message: string): MappingIssue => ({
-    file: source.file, line: pos.line, col: pos.col, severity: 'error', code, message,
+    file: source.file, line: pos.line, col: pos.col, path: describePath(path), severity: 'error', code, message,
   });
+  const parent = error.parentSchema as SchemaNode | undefined;
+  const variant = variantOf(parent);
   switch (error.keyword) {
     case 'additionalProperties': {
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
-      const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
+      const allowed = Object.keys(parent?.properties ?? {});
       if (path.length === 1 && path[0] === 'operations') {
         const hint = closest(extra, ROUTES.map((r) => r.operationId));
         return at(source.keyAt([...path, extra]), 'UNKNOWN_OPERATION',
           `"${extra}" is not a contract operation${hint ? `; did you mean ${hint}?` : ''} (run the routes command for the list)`);
       }
+      if (variant) {
+        const takes = allowed.filter((name) => !variant.startsWith(`${name} `));
+        return at(source.keyAt([...path, extra]), 'SETTING_NOT_FOR_VARIANT',
+          `${here}.${extra} does not apply to ${variant}${takes.length > 0 ? ` (it takes: ${takes.join(', ')})` : ''}`);
+      }
       const hint = closest(extra, allowed);
-      return at(source.keyAt([...path, extra]), 'SCHEMA',
+      return at(source.keyAt([...path, extra]), 'UNKNOWN_SETTING',
         `unknown setting "${extra}" in ${here}${hint ? `; did you mean "${hint}"?` : ''} (allowed: ${allowed.join(', ')})`);
     }
-    case 'required':
-      return at(source.at(path), 'SCHEMA', `${here} is missing the required setting "${(error.params as { missingProperty: string }).missingProperty}"`);
+    case 'required': {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      return at(source.at(path), 'MISSING_SETTING', `${here}${variant ? ` with ${variant}` : ''} is missing the required setting "${missing}"`);
+    }
     case 'type': {
       const expected = String((error.params as { type: string }).type).split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ');
-      return at(source.at(path), 'SCHEMA', `${here} must be ${expected}`);
+      return at(source.at(path), 'WRONG_TYPE', `${here} must be ${expected}`);
     }
     case 'enum':
-      return at(source.at(path), 'SCHEMA', `${here} must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`);
+      return at(source.at(path), 'VALUE_NOT_ALLOWED', `${here} must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`);
     case 'const':
-      return at(source.at(path), 'SCHEMA', `${here} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`);
+      return at(source.at(path), 'VALUE_NOT_ALLOWED', `${here} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`);
+    case 'discriminator': {
+      const { tag, tagValue } = error.params as { tag: string; tagValue: unknown };
+      const tagPath = [...path, tag];
+      if (tagValue === undefined) return at(source.at(path), 'MISSING_SETTING', `${here} is missing the required setting "${tag}"`);
+      const choices = (parent?.oneOf ?? []).map((member) => member.properties?.[tag]?.const).filter((value) => value !== undefined);
+      return at(source.at(tagPath), 'VALUE_NOT_ALLOWED', `${describePath(tagPath)} must be one of: ${choices.join(', ')}`);
+    }
     default:
-      return at(source.at(path), 'SCHEMA', `${here} ${error.message ?? 'is invalid'}`);
+      return at(source.at(path), 'VALUE_NOT_ALLOWED', `${here} ${error.message ?? 'is invalid'}`);
   }
 }
 
 export function checkStructure(source: YamlSource): MappingIssue[] {
-  if (validateShape(source.value)) return [];
+  const errors = validateShape(source.value);
   const seen = new Set<string>();
   const issues: MappingIssue[] = [];
-  for (const error of validateShape.errors ?? []) {
+  for (const error of errors) {
     const found = toIssue(error, source);
     if (!found) continue;
     const key = `${found.line}:${found.col}:${found.message}`;

@@ -2,8 +2,7 @@ import jsonata from 'jsonata';
 import type { RouteSpec } from '../contract/routes';
 import type { MappingIssueCode } from '../errors';
 import { columnConverter } from './column-types';
-import type { TextEncoding } from './file-settings';
-import { DEFAULT_MAX_PROBLEMS } from './file-settings';
+import type { FieldSourceText, FileDocument } from './format/file';
 import type { ColumnType, CsvLayout, FieldMap, FieldSource, FileOperation, JsonLayout, LocatedExpression, Origin, RowBuild } from './model';
 import type { PathSegment, YamlSource } from './yaml-source';
 
@@ -21,18 +20,11 @@ export interface CompileContext {
   origin(path: readonly PathSegment[]): Origin;
 }
 
-type RawSource = string | number | boolean;
+type RawSource = FieldSourceText;
 type RawFields = Record<string, RawSource>;
-interface RawCsv {
-  encoding?: TextEncoding; delimiter?: string; quote?: string; escape?: string; header?: boolean; names?: string[]; comment?: string;
-  trim?: boolean; skipEmptyLines?: boolean; allowRaggedRows?: boolean; relaxQuotes?: boolean; maxRecordChars?: number; types?: Record<string, string>;
-  workOrders?: { key?: RawSource; fields: RawFields; requests: RawFields }; items?: { fields: RawFields }; output?: string;
-}
-export interface RawFile { maxFileBytes?: number; maxProblems?: number; csv?: RawCsv; json?: { encoding?: TextEncoding; output: string } }
+type RawCsv = NonNullable<FileDocument['csv']>;
 
 export const FILE_ROUTES: Readonly<Record<string, 'workOrders' | 'items'>> = { ParseWorkOrderFile: 'workOrders', ParseItemFile: 'items' };
-const DEFAULT_MAX_FILE_BYTES = 32 * 1024 * 1024;
-const DEFAULT_MAX_RECORD_CHARS = 65536;
 
 /** A bare name (`orderNo`, `` `Order No` ``) is a column; a literal is a constant; anything else is JSONata. */
 function bareColumn(text: string): string | undefined {
@@ -56,7 +48,7 @@ class FileCompiler {
     const column = bareColumn(raw);
     if (column !== undefined) {
       if (this.names && !this.names.includes(column)) {
-        this.context.report('SCHEMA', path, `"${column}" is not one of the column names given in csv.names (${this.names.join(', ')})`);
+        this.context.report('UNKNOWN_COLUMN', path, `"${column}" is not one of the column names given in csv.names (${this.names.join(', ')})`);
         return undefined;
       }
       return { kind: 'column', column, origin };
@@ -77,14 +69,14 @@ class FileCompiler {
     const declared = (['workOrders', 'items', 'output'] as const).filter((key) => raw[key] !== undefined);
     const expected = FILE_ROUTES[route.operationId];
     if (declared.length !== 1) {
-      this.context.report('MODE_CONFLICT', path, declared.length === 0
+      this.context.report('FILE_LAYOUT', path, declared.length === 0
         ? `csv must say how rows become ${expected === 'workOrders' ? 'work orders' : 'items'}: add "${expected}" (or "output" with a JSONata expression)`
         : `csv has ${declared.join(' and ')}; use exactly one of them`);
       return undefined;
     }
     const [kind] = declared;
     if (kind !== 'output' && kind !== expected) {
-      this.context.report('MODE_CONFLICT', [...path, kind], `"${kind}" builds ${kind === 'workOrders' ? 'work orders' : 'items'}, but ${route.operationId} answers ${expected === 'workOrders' ? 'work orders' : 'items'}; use "${expected}"`, this.context.source.keyAt([...path, kind]));
+      this.context.report('FILE_LAYOUT', [...path, kind], `"${kind}" builds ${kind === 'workOrders' ? 'work orders' : 'items'}, but ${route.operationId} answers ${expected === 'workOrders' ? 'work orders' : 'items'}; use "${expected}"`, this.context.source.keyAt([...path, kind]));
       return undefined;
     }
     if (raw.output !== undefined) {
@@ -107,7 +99,7 @@ class FileCompiler {
     let ok = true;
     for (const [column, name] of Object.entries(raw ?? {})) {
       if (this.names && !this.names.includes(column)) {
-        this.context.report('SCHEMA', [...path, column], `types names column "${column}", which is not in csv.names (${this.names.join(', ')})`, this.context.source.keyAt([...path, column]));
+        this.context.report('UNKNOWN_COLUMN', [...path, column], `types names column "${column}", which is not in csv.names (${this.names.join(', ')})`, this.context.source.keyAt([...path, column]));
         ok = false;
         continue;
       }
@@ -118,54 +110,53 @@ class FileCompiler {
 }
 
 function compileCsv(context: CompileContext, raw: RawCsv, path: readonly PathSegment[], route: RouteSpec): CsvLayout | undefined {
-  const header = raw.header ?? true;
+  const header = raw.header;
   if (!header && !raw.names) {
-    context.report('MODE_CONFLICT', [...path, 'header'], 'header: false means the file has no header row, so csv.names must list the column names');
+    context.report('SETTINGS_DISAGREE', [...path, 'header'], 'header: false means the file has no header row, so csv.names must list the column names');
     return undefined;
   }
   if (header && raw.names) {
-    context.report('MODE_CONFLICT', [...path, 'names'], 'csv.names is for files without a header row; add header: false, or remove names to read them from the first row', context.source.keyAt([...path, 'names']));
+    context.report('SETTINGS_DISAGREE', [...path, 'names'], 'csv.names is for files without a header row; add header: false, or remove names to read them from the first row', context.source.keyAt([...path, 'names']));
     return undefined;
   }
   const duplicate = raw.names?.find((name, index) => raw.names?.indexOf(name) !== index);
-  if (duplicate) context.report('SCHEMA', [...path, 'names'], `csv.names lists "${duplicate}" twice`);
-  const delimiter = raw.delimiter ?? 'auto';
-  const quote = raw.quote ?? '"';
-  if (delimiter !== 'auto' && delimiter.length !== 1) context.report('SCHEMA', [...path, 'delimiter'], `delimiter "${delimiter}" must be one character (write "\\t" in double quotes for tab) or auto`);
-  else if (delimiter === quote) context.report('MODE_CONFLICT', [...path, 'delimiter'], `delimiter and quote are both "${quote}"`);
+  if (duplicate) context.report('VALUE_NOT_ALLOWED', [...path, 'names'], `csv.names lists "${duplicate}" twice`);
+  const { delimiter, quote } = raw;
+  if (delimiter !== 'auto' && delimiter.length !== 1) context.report('VALUE_NOT_ALLOWED', [...path, 'delimiter'], `delimiter "${delimiter}" must be one character (write "\\t" in double quotes for tab) or auto`);
+  else if (delimiter === quote) context.report('SETTINGS_DISAGREE', [...path, 'delimiter'], `delimiter and quote are both "${quote}"`);
   const compiler = new FileCompiler(context, raw.names);
   const types = compiler.types(raw.types, [...path, 'types']);
   const build = compiler.build(raw, path, route);
   if (!types || !build || duplicate || (delimiter !== 'auto' && delimiter.length !== 1) || delimiter === quote) return undefined;
   return {
-    encoding: raw.encoding ?? 'auto',
+    encoding: raw.encoding,
     delimiter,
     quote,
-    escape: raw.escape ?? '"',
+    escape: raw.escape,
     header,
     names: raw.names,
     comment: raw.comment,
-    trim: raw.trim ?? false,
-    skipEmptyLines: raw.skipEmptyLines ?? true,
-    allowRaggedRows: raw.allowRaggedRows ?? false,
-    relaxQuotes: raw.relaxQuotes ?? false,
-    maxRecordChars: raw.maxRecordChars ?? DEFAULT_MAX_RECORD_CHARS,
+    trim: raw.trim,
+    skipEmptyLines: raw.skipEmptyLines,
+    allowRaggedRows: raw.allowRaggedRows,
+    relaxQuotes: raw.relaxQuotes,
+    maxRecordChars: raw.maxRecordChars,
     types,
     build,
   };
 }
 
-export function compileFileOperation(context: CompileContext, raw: RawFile, path: readonly PathSegment[], route: RouteSpec, origin: Origin): FileOperation | undefined {
+export function compileFileOperation(context: CompileContext, raw: FileDocument, path: readonly PathSegment[], route: RouteSpec, origin: Origin): FileOperation | undefined {
   if (!raw.csv && !raw.json) {
-    context.report('MODE_CONFLICT', [...path, 'file'], 'file must declare the accepted file types: a csv block, a json block, or both');
+    context.report('FILE_LAYOUT', [...path, 'file'], 'file must declare the accepted file types: a csv block, a json block, or both');
     return undefined;
   }
   const csv = raw.csv && compileCsv(context, raw.csv, [...path, 'file', 'csv'], route);
   let json: JsonLayout | undefined;
   if (raw.json) {
     const output = context.expression(raw.json.output, [...path, 'file', 'json', 'output']);
-    json = output && { encoding: raw.json.encoding ?? 'auto', output };
+    json = output && { encoding: raw.json.encoding, output };
   }
   if ((raw.csv && !csv) || (raw.json && !json)) return undefined;
-  return { mode: 'file', route, origin, csv, json, maxFileBytes: raw.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, maxProblems: raw.maxProblems ?? DEFAULT_MAX_PROBLEMS };
+  return { mode: 'file', route, origin, csv, json, maxFileBytes: raw.maxFileBytes, maxProblems: raw.maxProblems };
 }

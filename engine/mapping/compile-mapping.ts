@@ -1,13 +1,12 @@
 import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
-import { compileExpression, DEFAULT_EXPRESSION_LIMITS, ExpressionSyntaxError, expressionKind, isReservedFunctionName, type ExpressionLimits } from '../expressions/compile';
-import { compileFileOperation, FILE_ROUTES, type CompileContext, type RawFile } from './compile-file';
-import {
-  compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, DEFAULT_MAX_CONCURRENCY, DEFAULT_RETRY,
-  type CompileHelpers, type RawAuth, type RawCache, type RawForEach, type RawPaginate, type RawRetry, type RawTls,
-} from './compile-connectivity';
-import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, ResponseType, RetryPolicy, SystemSpec, Template } from './model';
+import { compileExpression, ExpressionSyntaxError, expressionKind, isReservedFunctionName, type ExpressionLimits } from '../expressions/compile';
+import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
+import { compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
+import { withDefaults, type CallDocument, type MappingDocument, type OperationDocument, type OperationMode } from './format';
+import type { OutcomeDocument, SystemDocument } from './format/mapping';
+import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, RetryPolicy, SystemSpec, Template } from './model';
 import { createPrelude, type FunctionDefinition } from '../expressions/prelude';
 import { splitTemplate, TemplateSyntaxError } from './templates';
 import type { PathSegment, YamlSource } from './yaml-source';
@@ -18,23 +17,9 @@ import type { PathSegment, YamlSource } from './yaml-source';
  * the contract. Collects all problems rather than stopping at the first.
  */
 
-const DEFAULT_TIMEOUT_MS = 10_000;
-const DEFAULT_MAX_RESPONSE_BYTES = 50 * 1024 * 1024;
-
-// Raw shapes as the structure check guarantees them (optional keys may be absent).
-interface RawCall {
-  name: string; method: CallSpec['method']; path: string; query?: Record<string, string>; headers?: Record<string, string>; body?: string; responseType?: ResponseType; timeoutMs?: number;
-  retry?: RawRetry; paginate?: RawPaginate; forEach?: RawForEach; cache?: RawCache;
-}
-interface RawOutcome { when: string; result: string; message?: string }
-interface RawOperation { calls?: RawCall[]; outcomes?: RawOutcome[]; output?: string; static?: unknown; acknowledge?: true; file?: RawFile; deadlineMs?: number }
-interface RawMapping {
-  name: string;
-  description?: string;
-  system: { baseUrl: string; headers?: Record<string, string>; timeoutMs?: number; maxResponseBytes?: number; auth?: RawAuth; tls?: RawTls; retry?: RawRetry; maxConcurrency?: number };
-  limits?: { expressionTimeoutMs?: number; expressionMaxDepth?: number; expressionMaxSequence?: number };
-  functions?: Record<string, string>;
-  operations: Record<string, RawOperation>;
+/** `operations.GetItem.calls[0]`, as messages name places. */
+function named(path: readonly PathSegment[]): string {
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
 }
 
 function deepFreeze<T>(value: T): T {
@@ -50,8 +35,8 @@ class Compiler implements CompileContext, CompileHelpers {
   readonly warnings: MappingIssue[] = [];
   /** The `$name := function(...) {...};` definitions an expression needs, placed before it. */
   private preludeFor: (source: string) => string = () => '';
-  /** The effective system.retry, the default of every call. */
-  private retryDefaults: RetryPolicy = DEFAULT_RETRY;
+  /** The effective system.retry, the default of every call (set when the system block is compiled). */
+  private retryDefaults?: RetryPolicy;
   /** Only static answers need the contract's validators at load; most mappings never build them. */
   private schemas?: SchemaRegistry;
 
@@ -76,12 +61,12 @@ class Compiler implements CompileContext, CompileHelpers {
   }
 
   report(code: MappingIssueCode, path: readonly PathSegment[], message: string, pos = this.source.at(path)): void {
-    this.issues.push({ file: this.source.file, line: pos.line, col: pos.col, severity: 'error', code, message });
+    this.issues.push({ file: this.source.file, line: pos.line, col: pos.col, path: named(path), severity: 'error', code, message });
   }
 
   warn(code: MappingIssueCode, path: readonly PathSegment[], message: string): void {
     const pos = this.source.at(path);
-    this.warnings.push({ file: this.source.file, line: pos.line, col: pos.col, severity: 'warning', code, message });
+    this.warnings.push({ file: this.source.file, line: pos.line, col: pos.col, path: named(path), severity: 'warning', code, message });
   }
 
   origin(path: readonly PathSegment[]) {
@@ -142,7 +127,7 @@ class Compiler implements CompileContext, CompileHelpers {
     });
   }
 
-  system(raw: RawMapping['system']): SystemSpec | undefined {
+  system(raw: SystemDocument): SystemSpec | undefined {
     let baseUrl: URL | undefined;
     try {
       baseUrl = new URL(raw.baseUrl);
@@ -162,23 +147,15 @@ class Compiler implements CompileContext, CompileHelpers {
     const auth = compileAuth(this, raw.auth);
     const tls = compileTls(this, raw.tls);
     if (!auth || tls === false) return undefined;
-    return {
-      baseUrl,
-      headers: Object.entries(raw.headers ?? {}),
-      timeoutMs: raw.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxResponseBytes: raw.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      auth,
-      tls,
-      maxConcurrency: raw.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
-    };
+    return { baseUrl, headers: Object.entries(raw.headers ?? {}), timeoutMs: raw.timeoutMs, maxResponseBytes: raw.maxResponseBytes, auth, tls, maxConcurrency: raw.maxConcurrency };
   }
 
-  call(raw: RawCall, path: readonly PathSegment[], system: SystemSpec | undefined): CallSpec | undefined {
+  call(raw: CallDocument, path: readonly PathSegment[], system: SystemSpec | undefined, systemTimeoutMs: number): CallSpec | undefined {
     const pathTemplate = this.pathTemplate(raw.path, [...path, 'path']);
     const query = this.templates(raw.query, [...path, 'query']);
     const headers = this.templates(raw.headers, [...path, 'headers']);
     const body = raw.body === undefined ? undefined : this.expression(raw.body, [...path, 'body']);
-    const retry = compileCallRetry(this, raw.retry, raw.method, this.retryDefaults, path);
+    const retry = this.retryDefaults && compileCallRetry(this, raw.retry, raw.method, this.retryDefaults, path);
     const paginate = compilePaginate(this, raw.paginate, path);
     const forEach = compileForEach(this, raw.forEach, path);
     if (!pathTemplate || (raw.body !== undefined && !body) || !retry || paginate === false || forEach === false) return undefined;
@@ -189,8 +166,8 @@ class Compiler implements CompileContext, CompileHelpers {
       query,
       headers,
       body,
-      responseType: raw.responseType ?? 'json',
-      timeoutMs: raw.timeoutMs ?? system?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      responseType: raw.responseType,
+      timeoutMs: raw.timeoutMs ?? system?.timeoutMs ?? systemTimeoutMs,
       retry,
       paginate,
       forEach,
@@ -199,7 +176,7 @@ class Compiler implements CompileContext, CompileHelpers {
     };
   }
 
-  outcome(raw: RawOutcome, path: readonly PathSegment[], route: RouteSpec): OutcomeRule | undefined {
+  outcome(raw: OutcomeDocument, path: readonly PathSegment[], route: RouteSpec): OutcomeRule | undefined {
     const when = this.expression(raw.when, [...path, 'when']);
     const message = raw.message === undefined ? undefined : this.expression(raw.message, [...path, 'message']);
     const known = Object.keys(route.results);
@@ -211,24 +188,48 @@ class Compiler implements CompileContext, CompileHelpers {
     return { when, result: raw.result, message, origin: this.origin(path) };
   }
 
-  operation(operationId: string, raw: RawOperation, system: SystemSpec | undefined): Operation | undefined {
+  /** The mode the settings present describe; undefined when they mix modes (reported). */
+  private modeOf(operationId: string, raw: OperationDocument, path: readonly PathSegment[]): OperationMode | undefined {
+    const flowKeys = (['calls', 'outcomes', 'output', 'deadlineMs'] as const).filter((key) => raw[key] !== undefined);
+    const present: OperationMode[] = [
+      ...(raw.file !== undefined ? ['file' as const] : []),
+      ...(raw.static !== undefined ? ['static' as const] : []),
+      ...(raw.acknowledge ? ['acknowledge' as const] : []),
+      ...(flowKeys.length > 0 ? ['flow' as const] : []),
+    ];
+    const describe = (mode: OperationMode) => (mode === 'flow' ? flowKeys.join(', ') : mode);
+    if (present.length > 1) {
+      const [first, ...others] = present;
+      const why = present.includes('file') ? '; either the engine reads the file (file) or the ERP does (calls + output), not both'
+        : present.includes('static') ? '; a static answer stands alone'
+        : present.includes('acknowledge') ? '; acknowledge means nothing is forwarded' : '';
+      this.report('MODES_MIXED', path, `${operationId} has "${describe(first)}" together with ${others.map(describe).join(', ')}${why}`);
+      return undefined;
+    }
+    const found = present[0] ?? 'flow';
+    if (raw.mode !== undefined && raw.mode !== found) {
+      this.report('MODE_MISMATCH', [...path, 'mode'], `${operationId} says mode: ${raw.mode}, but its settings are those of ${found === 'flow' ? `a flow (${flowKeys.join(', ') || 'nothing yet'})` : found}; ${raw.mode === 'flow' ? 'add calls and output' : `add "${raw.mode}"`} or change the mode`);
+      return undefined;
+    }
+    return found;
+  }
+
+  operation(operationId: string, raw: OperationDocument, system: SystemSpec | undefined, systemTimeoutMs: number): Operation | undefined {
     const route = findRoute(operationId) as RouteSpec; // the structure check admits only contract operations
     const path: PathSegment[] = ['operations', operationId];
     const origin = this.origin(path);
-    const flowKeys = (['calls', 'outcomes', 'output', 'deadlineMs'] as const).filter((key) => raw[key] !== undefined);
+    const mode = this.modeOf(operationId, raw, path);
+    if (!mode) return undefined;
 
-    if (raw.file !== undefined) {
+    if (mode === 'file' && raw.file) {
       if (!FILE_ROUTES[operationId]) {
-        this.report('MODE_CONFLICT', [...path, 'file'], `"file" is only for ParseWorkOrderFile and ParseItemFile (uploaded files); ${operationId} cannot use it`, this.source.keyAt([...path, 'file']));
+        this.report('MODE_NOT_FOR_ROUTE', [...path, 'file'], `"file" is only for ParseWorkOrderFile and ParseItemFile (uploaded files); ${operationId} cannot use it`, this.source.keyAt([...path, 'file']));
         return undefined;
       }
-      const others = [...flowKeys, ...(raw.static !== undefined ? ['static'] : []), ...(raw.acknowledge ? ['acknowledge'] : [])];
-      if (others.length > 0) return this.conflict(path, `${operationId} has "file" together with ${others.join(', ')}; either the engine reads the file (file) or the ERP does (calls + output), not both`);
       return compileFileOperation(this, raw.file, path, route, origin);
     }
-    if (raw.static !== undefined) {
-      if (route.kind === 'event') return this.conflict(path, `${operationId} is an event route and answers without data; use "acknowledge: true" instead of "static"`);
-      if (flowKeys.length > 0 || raw.acknowledge) return this.conflict(path, `${operationId} has "static" together with ${[...flowKeys, ...(raw.acknowledge ? ['acknowledge'] : [])].join(', ')}; a static answer stands alone`);
+    if (mode === 'static') {
+      if (route.kind === 'event') return this.refuse('MODE_NOT_FOR_ROUTE', path, `${operationId} is an event route and answers without data; use "acknowledge: true" instead of "static"`);
       const problems = (this.schemas ??= createSchemaRegistry()).compile(route.dataSchema as JsonSchema)(raw.static);
       if (problems.length > 0) {
         for (const problem of problems) {
@@ -239,20 +240,19 @@ class Compiler implements CompileContext, CompileHelpers {
       }
       return { mode: 'static', route, origin, data: raw.static };
     }
-    if (raw.acknowledge) {
-      if (route.kind !== 'event') return this.conflict(path, `"acknowledge" is for event routes; ${operationId} must answer data (use calls + output, or static)`);
-      if (flowKeys.length > 0) return this.conflict(path, `${operationId} has "acknowledge" together with ${flowKeys.join(', ')}; acknowledge means nothing is forwarded`);
+    if (mode === 'acknowledge') {
+      if (route.kind !== 'event') return this.refuse('MODE_NOT_FOR_ROUTE', path, `"acknowledge" is for event routes; ${operationId} must answer data (use calls + output, or static)`);
       return { mode: 'acknowledge', route, origin };
     }
-    if (route.kind === 'event' && raw.output !== undefined) return this.conflict([...path, 'output'], `${operationId} is an event route and answers without data; remove "output"`);
-    if (route.kind === 'event' && !raw.calls?.length) return this.conflict(path, `${operationId} needs "calls" to forward the event, or "acknowledge: true"`);
-    if (route.kind === 'data' && raw.output === undefined) return this.conflict(path, `${operationId} must say how its data is built: add "output" (or use "static")`);
+    if (route.kind === 'event' && raw.output !== undefined) return this.refuse('MODE_NOT_FOR_ROUTE', [...path, 'output'], `${operationId} is an event route and answers without data; remove "output"`);
+    if (route.kind === 'event' && !raw.calls?.length) return this.refuse('OPERATION_INCOMPLETE', path, `${operationId} needs "calls" to forward the event, or "acknowledge: true"`);
+    if (route.kind === 'data' && raw.output === undefined) return this.refuse('OPERATION_INCOMPLETE', path, `${operationId} must say how its data is built: add "output" (or use "static")`);
 
     const names = new Set<string>();
     const calls = (raw.calls ?? []).map((call, index) => {
       if (names.has(call.name)) this.report('DUPLICATE_CALL_NAME', [...path, 'calls', index, 'name'], `a call named "${call.name}" already exists in ${operationId}; names must be unique`);
       names.add(call.name);
-      return this.call(call, [...path, 'calls', index], system);
+      return this.call(call, [...path, 'calls', index], system, systemTimeoutMs);
     });
     const outcomes = (raw.outcomes ?? []).map((rule, index) => this.outcome(rule, [...path, 'outcomes', index], route));
     const output = raw.output === undefined ? undefined : this.expression(raw.output, [...path, 'output']);
@@ -260,26 +260,21 @@ class Compiler implements CompileContext, CompileHelpers {
     return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs };
   }
 
-  conflict(path: readonly PathSegment[], message: string): undefined {
-    this.report('MODE_CONFLICT', path, message);
+  refuse(code: MappingIssueCode, path: readonly PathSegment[], message: string): undefined {
+    this.report(code, path, message);
     return undefined;
   }
 }
-
 /** `baseDir` is where relative file paths of the mapping (TLS files) are read from. */
 export function compileMapping(source: YamlSource, baseDir = process.cwd()): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
-  const raw = source.value as RawMapping;
-  const limits: ExpressionLimits = {
-    timeoutMs: raw.limits?.expressionTimeoutMs ?? DEFAULT_EXPRESSION_LIMITS.timeoutMs,
-    maxDepth: raw.limits?.expressionMaxDepth ?? DEFAULT_EXPRESSION_LIMITS.maxDepth,
-    maxSequence: raw.limits?.expressionMaxSequence ?? DEFAULT_EXPRESSION_LIMITS.maxSequence,
-  };
+  const raw: MappingDocument = withDefaults(source.value);
+  const limits: ExpressionLimits = { timeoutMs: raw.limits.expressionTimeoutMs, maxDepth: raw.limits.expressionMaxDepth, maxSequence: raw.limits.expressionMaxSequence };
   const compiler = new Compiler(source, limits, baseDir);
   compiler.functions(raw.functions);
   const system = compiler.system(raw.system);
   const operations = new Map<string, Operation>();
   for (const [operationId, rawOperation] of Object.entries(raw.operations)) {
-    const compiled = compiler.operation(operationId, rawOperation ?? {}, system);
+    const compiled = compiler.operation(operationId, rawOperation ?? {}, system, raw.system.timeoutMs);
     if (compiled) operations.set(operationId, deepFreeze(compiled));
   }
   if (compiler.issues.length > 0 || !system) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROUTES } from '../contract/routes';
 import { MappingLoadError, type MappingIssue } from '../errors';
-import { checkStructure } from './check-structure';
+import { checkStructure, describePath } from './check-structure';
 import { compileMapping } from './compile-mapping';
+import { respell } from './format/respellings';
 import type { Mapping } from './model';
 import { parseYamlSource } from './yaml-source';
 
@@ -28,15 +29,23 @@ function byPosition(a: MappingIssue, b: MappingIssue): number {
 export function checkMappingText(text: string, file: string, env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd()): CheckResult {
   const parsed = parseYamlSource(file, text, env);
   if (!parsed.source) return { issues: parsed.issues.sort(byPosition) };
-  const structural = checkStructure(parsed.source);
-  if (structural.length > 0) return { issues: structural.sort(byPosition) };
-  const compiled = compileMapping(parsed.source, baseDir);
-  if (!compiled.mapping) return { issues: compiled.issues.sort(byPosition) };
+  // Old spellings are read as the current ones; every later stage sees the current format only.
+  const { value, found } = respell(parsed.source.value);
+  const spelling: MappingIssue[] = found.map(({ path: at, respelling, message, clash }) => {
+    const pos = respelling.kind === 'key' ? parsed.source!.keyAt(at) : parsed.source!.at(at);
+    return { file, line: pos.line, col: pos.col, path: describePath(at), severity: clash ? 'error' : 'warning', code: clash ? 'OLD_AND_NEW_SPELLING' : 'OLD_SPELLING', message };
+  });
+  if (spelling.some((issue) => issue.severity === 'error')) return { issues: spelling.sort(byPosition) };
+  const source = { ...parsed.source, value };
+  const structural = checkStructure(source);
+  if (structural.length > 0) return { issues: [...spelling, ...structural].sort(byPosition) };
+  const compiled = compileMapping(source, baseDir);
+  if (!compiled.mapping) return { issues: [...spelling, ...compiled.issues].sort(byPosition) };
   const warnings: MappingIssue[] = ROUTES.filter((route) => !compiled.mapping!.operations.has(route.operationId)).map((route) => ({
-    file, line: 0, col: 0, severity: 'warning', code: 'UNMAPPED_ROUTE',
+    file, line: 0, col: 0, path: `operations.${route.operationId}`, severity: 'warning', code: 'UNMAPPED_ROUTE',
     message: `${route.method} ${route.path} (${route.operationId}) is not mapped and answers ${route.unmappedDefault ? `${route.successResult} with empty data (contract rule 5)` : 'AdapterNotDefined'}`,
   }));
-  return { mapping: compiled.mapping, issues: [...compiled.warnings, ...warnings] };
+  return { mapping: compiled.mapping, issues: [...spelling, ...compiled.warnings, ...warnings] };
 }
 
 export function checkMappingFile(filePath: string, options: LoadOptions = {}): CheckResult {
@@ -45,7 +54,7 @@ export function checkMappingFile(filePath: string, options: LoadOptions = {}): C
   try {
     text = fs.readFileSync(filePath, 'utf8');
   } catch (error) {
-    return { issues: [{ file, line: 0, col: 0, severity: 'error', code: 'FILE_UNREADABLE', message: `cannot read the mapping file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
+    return { issues: [{ file, line: 0, col: 0, path: '', severity: 'error', code: 'FILE_UNREADABLE', message: `cannot read the mapping file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
   }
   return checkMappingText(text, file, options.env, path.dirname(path.resolve(filePath)));
 }

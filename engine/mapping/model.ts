@@ -73,12 +73,12 @@ export interface ForEachSpec {
   readonly list: LocatedExpression;
   /** Elements per request; absent means one request per element (`item`), present gives `chunk`. */
   readonly chunk?: number;
-  readonly concurrency: number;
+  readonly maxConcurrency: number;
   readonly onError: 'fail' | 'skip';
 }
 
 export interface CacheSpec {
-  readonly ttlSeconds: number;
+  readonly ttlMs: number;
   readonly maxEntries: number;
 }
 

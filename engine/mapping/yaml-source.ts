@@ -28,7 +28,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 type Issue = Omit<MappingIssue, 'file'>;
 
 function issue(code: MappingIssueCode, message: string, pos: { line: number; col: number }, severity: 'error' | 'warning' = 'error'): Issue {
-  return { code, message, severity, line: pos.line, col: pos.col };
+  return { code, message, severity, line: pos.line, col: pos.col, path: '' };
 }
 
 /**

@@ -61,7 +61,7 @@ export async function fetchPages(spec: PaginateSpec, first: OutboundRequest, con
     const target = `${request.method} ${request.url.pathname}`;
     if (response.status >= 300 || response.bodyError !== undefined) return { record: { ...record, items, pages }, target, bodyError: response.bodyError };
 
-    const pageContext = { ...record, input: context.input, item: context.item, chunk: context.chunk, index: context.index };
+    const pageContext = { response: record, input: context.input, item: context.item, chunk: context.chunk, index: context.index };
     const at = (expression: LocatedExpression, key: string) => evaluateAt(expression, pageContext, `calls.${label}.paginate.${key}`);
     const pageItems = asList(await at(spec.items, 'items'));
     items.push(...pageItems);

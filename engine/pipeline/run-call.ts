@@ -76,7 +76,7 @@ async function runFanOut(call: CallSpec, operation: FlowOperation, base: Express
   const forEach = call.forEach!;
   const units = unitsOf(await evaluateAt(forEach.list, base, `calls.${call.name}.forEach.list`), forEach);
   const successName = operation.route.successResult;
-  const results = await runInOrder(units, forEach.concurrency, async (unit) => {
+  const results = await runInOrder(units, forEach.maxConcurrency, async (unit) => {
     const label = `${call.name}[${unit.index}]`;
     const context: ExpressionContext = { ...base, item: unit.item, chunk: unit.chunk, index: unit.index };
     let answer: Answer;

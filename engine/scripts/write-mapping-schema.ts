@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildMappingSchema } from '../mapping/mapping-schema';
+import { mappingJsonSchema } from '../mapping/format';
 import { SCHEMAS_DIR } from '../paths';
 
 /** `npm run schema:mapping`: writes schemas/mapping.schema.json, the file editors use for completion. */
 export const MAPPING_SCHEMA_FILE = path.join(SCHEMAS_DIR, 'mapping.schema.json');
 
 export function renderMappingSchema(): string {
-  return `${JSON.stringify(buildMappingSchema(), null, 2)}\n`;
+  return `${JSON.stringify(mappingJsonSchema(), null, 2)}\n`;
 }
 
 if (require.main === module) {

@@ -1,5 +1,6 @@
 import type { Engine } from '../engine/engine';
 import type { Logger } from '../log';
+import { EXIT_CODES } from '../errors';
 
 /**
  * What the serving process does with a fault no request caught. An unhandled promise rejection is a bug
@@ -17,7 +18,7 @@ export function installProcessGuards(engine: Engine, log: Logger, exit: (code: n
     const request = engine.currentRequest();
     log.fatal({ err: error, fault: 'uncaughtException', ...(request ? { request } : {}) }, 'engine fault: uncaught exception; exiting so the supervisor restarts the process');
     // pino writes synchronously to stdout by default, so the line is out before the exit.
-    exit(70);
+    exit(EXIT_CODES.CRASHED);
   };
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);

@@ -31,7 +31,7 @@ const item = (no: string) => ({ isResultSuccess: true, result: 1, validationStat
 
 describe('answer cache', () => {
   it('answers a repeated request from the cache, keyed by the request', async () => {
-    engine = await startEngine(head(erp.url) + itemOperation('{ ttlSeconds: 60 }'));
+    engine = await startEngine(head(erp.url) + itemOperation('{ ttlMs: 60000 }'));
     expect(await engine.call('GET', '/Items/A-1')).toEqual(item('A-1'));
     expect(await engine.call('GET', '/Items/A-1')).toEqual(item('A-1'));
     expect(await engine.call('GET', '/Items/A-2')).toEqual(item('A-2'));
@@ -42,7 +42,7 @@ describe('answer cache', () => {
 
   it('never keeps an error: neither an error status nor a 404 the rules turned into a result', async () => {
     erp.on('GET /articles/A-1', sequence(status(500), status(404), json({ no: 'A-1', text: 'Article A-1' })));
-    engine = await startEngine(head(erp.url) + itemOperation('{ ttlSeconds: 60 }'));
+    engine = await startEngine(head(erp.url) + itemOperation('{ ttlMs: 60000 }'));
     expect(await engine.call('GET', '/Items/A-1')).toMatchObject({ isResultSuccess: false, result: 4 }); // AdapterApiCallFailed
     expect(await engine.call('GET', '/Items/A-1')).toMatchObject({ isResultSuccess: false, result: 2 }); // ItemDoesNotExist
     expect(await engine.call('GET', '/Items/A-1')).toEqual(item('A-1'));
@@ -51,7 +51,7 @@ describe('answer cache', () => {
   });
 
   it('is bounded: beyond maxEntries the least recently used answer goes', async () => {
-    engine = await startEngine(head(erp.url) + itemOperation('{ ttlSeconds: 60, maxEntries: 1 }'));
+    engine = await startEngine(head(erp.url) + itemOperation('{ ttlMs: 60000, maxEntries: 1 }'));
     for (const no of ['A-1', 'A-2', 'A-1', 'A-1']) expect(await engine.call('GET', `/Items/${no}`)).toEqual(item(no));
     expect(erp.count('GET /articles/A-1')).toBe(2);
     expect(erp.count('GET /articles/A-2')).toBe(1);

@@ -12,7 +12,7 @@ const mapping = mappingFromText(head('http://erp.test/api', 'retry: { attempts: 
       - name: article
         method: GET
         path: /articles/{input.number}
-        cache: { ttlSeconds: 60 }
+        cache: { ttlMs: 60000 }
     output: '{ "number": calls.article.body.no }'
 `);
 const route = findRoute('GetItem')!;

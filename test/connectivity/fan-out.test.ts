@@ -25,7 +25,7 @@ const exportValuesOperation = `  GetExportValues:
         method: POST
         path: /values
         body: '{ "orders": [chunk.workOrderNumber] }'
-        forEach: { list: input, chunk: 2, concurrency: 2 }
+        forEach: { list: input, chunk: 2, maxConcurrency: 2 }
     output: '[calls.values.body.rows.{ "workOrderNumber": docNo, "values": { "route": route } }]'
 `;
 
@@ -47,7 +47,7 @@ afterEach(async () => {
 describe('one request per element', () => {
   it('keeps input order although a later element answers first', async () => {
     erp.on('GET /orders/SO-1', () => slow(60, { article: 'A-1', bin: 'B-1' }));
-    engine = await startEngine(head(erp.url) + reportOperation('{ list: input.workOrdersNumbers, concurrency: 3 }'));
+    engine = await startEngine(head(erp.url) + reportOperation('{ list: input.workOrdersNumbers, maxConcurrency: 3 }'));
     const envelope = await engine.call('POST', '/WorkOrders/GetReport', report(['SO-1', 'SO-2', 'SO-3']));
     expect(envelope).toEqual({
       isResultSuccess: true, result: 5, validationStatus: null, externalMessage: null,
@@ -58,7 +58,7 @@ describe('one request per element', () => {
 
   it('fails naming the element, and starts no further element', async () => {
     erp.on('GET /orders/SO-2', () => status(500));
-    engine = await startEngine(head(erp.url) + reportOperation('{ list: input.workOrdersNumbers, concurrency: 1 }'));
+    engine = await startEngine(head(erp.url) + reportOperation('{ list: input.workOrdersNumbers, maxConcurrency: 1 }'));
     const envelope = await engine.call('POST', '/WorkOrders/GetReport', report(['SO-1', 'SO-2', 'SO-3']));
     expect(envelope).toEqual({
       isResultSuccess: false, result: 2, externalMessage: null, data: null, // AdapterApiClientFailed
@@ -69,7 +69,7 @@ describe('one request per element', () => {
 
   it('lets an outcome rule decide for one element', async () => {
     erp.on('GET /orders/SO-2', () => status(404));
-    engine = await startEngine(head(erp.url) + reportOperation('{ list: input.workOrdersNumbers, concurrency: 1 }'));
+    engine = await startEngine(head(erp.url) + reportOperation('{ list: input.workOrdersNumbers, maxConcurrency: 1 }'));
     const envelope = await engine.call('POST', '/WorkOrders/GetReport', report(['SO-1', 'SO-2', 'SO-3']));
     expect(envelope).toEqual({ isResultSuccess: false, result: 4, validationStatus: null, externalMessage: 'Order SO-2 is unknown', data: null });
     expect(erp.count()).toBe(2);
@@ -78,7 +78,7 @@ describe('one request per element', () => {
   it('skips failing elements with onError: skip', async () => {
     erp.on('GET /orders/SO-2', () => status(500));
     erp.on('GET /orders/SO-3', () => drop());
-    engine = await startEngine(head(erp.url) + reportOperation('{ list: input.workOrdersNumbers, concurrency: 2, onError: skip }'));
+    engine = await startEngine(head(erp.url) + reportOperation('{ list: input.workOrdersNumbers, maxConcurrency: 2, onError: skip }'));
     const envelope = await engine.call('POST', '/WorkOrders/GetReport', report(['SO-1', 'SO-2', 'SO-3', 'SO-4']));
     expect(envelope).toMatchObject({ isResultSuccess: true, result: 5, data: { placements: [placement(1, 0), placement(4, 3)] } });
     expect(erp.count()).toBe(4);
@@ -109,7 +109,7 @@ describe('one request per chunk', () => {
 
   it('names the chunk that failed', async () => {
     erp.on('POST /values', (request) => (JSON.parse(request.body).orders[0] === 'SO-3' ? status(503) : json({ rows: [] })));
-    engine = await startEngine(head(erp.url) + exportValuesOperation.replace('concurrency: 2', 'concurrency: 1'));
+    engine = await startEngine(head(erp.url) + exportValuesOperation.replace('maxConcurrency: 2', 'maxConcurrency: 1'));
     const input = ['SO-1', 'SO-2', 'SO-3', 'SO-4', 'SO-5'].map((workOrderNumber) => ({ workOrderNumber }));
     const envelope = await engine.call('POST', '/WorkOrders/WorkOrderExportValues', input);
     expect(envelope).toMatchObject({ isResultSuccess: false, result: 1 });

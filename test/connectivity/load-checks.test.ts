@@ -31,15 +31,15 @@ describe('connectivity settings at load', () => {
 
   it('explains unknown and missing fan-out and cache settings', () => {
     expect(errorsOf(head('http://erp.local') + statusCall('forEach: { list: input, parallel: 3 }\ncache: { maxEntries: 10 }'))).toEqual([
-      'test.yaml:13:33  unknown setting "parallel" in operations.ReportWorkOrderStatus.calls[0].forEach (allowed: list, chunk, concurrency, onError)',
-      'test.yaml:14:16  operations.ReportWorkOrderStatus.calls[0].cache is missing the required setting "ttlSeconds"',
+      'test.yaml:13:33  unknown setting "parallel" in operations.ReportWorkOrderStatus.calls[0].forEach (allowed: list, chunk, maxConcurrency, onError)',
+      'test.yaml:14:16  operations.ReportWorkOrderStatus.calls[0].cache is missing the required setting "ttlMs"',
     ]);
   });
 
   it('refuses a fan-out concurrency out of range and a bad list expression', () => {
-    const errors = errorsOf(head('http://erp.local') + statusCall('forEach: { list: "input.(", concurrency: 0 }'));
+    const errors = errorsOf(head('http://erp.local') + statusCall('forEach: { list: "input.(", maxConcurrency: 0 }'));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^test\.yaml:13:\d+ {2}operations\.ReportWorkOrderStatus\.calls\[0\]\.forEach\.concurrency must be >= 1/);
+    expect(errors[0]).toMatch(/^test\.yaml:13:\d+ {2}operations\.ReportWorkOrderStatus\.calls\[0\]\.forEach\.maxConcurrency must be >= 1/);
     expect(errorsOf(head('http://erp.local') + statusCall('forEach: { list: "input.(" }'))[0]).toMatch(/JSONata expression does not compile/);
   });
 

@@ -19,11 +19,11 @@ ${paginate.replace(/^/gm, '          ')}
 `;
 
 const STYLES: Record<PageStyle, string> = {
-  page: 'style: page\nsizeParam: pageSize\npageSize: 3\nitems: body.items\nhasMore: body.page < body.totalPages',
-  offset: 'style: offset\npageSize: 3\nitems: body.items',
-  cursor: 'style: cursor\ncursorParam: cursor\nnext: body.nextCursor\nitems: body.items',
-  nextLink: 'style: nextLink\nnext: body.links.next\nitems: body.items',
-  linkHeader: 'style: linkHeader\nitems: body',
+  page: 'style: page\nsizeParam: pageSize\npageSize: 3\nitems: response.body.items\nhasMore: response.body.page < response.body.totalPages',
+  offset: 'style: offset\npageSize: 3\nitems: response.body.items',
+  cursor: 'style: cursor\ncursorParam: cursor\nnext: response.body.nextCursor\nitems: response.body.items',
+  nextLink: 'style: nextLink\nnext: response.body.links.next\nitems: response.body.items',
+  linkHeader: 'style: linkHeader\nitems: response.body',
 };
 
 let erp: MisbehavingErp;
@@ -49,14 +49,14 @@ describe('every pagination style', () => {
 
   it('page: without hasMore, a short page is the last one; sends page and size parameters', async () => {
     erp.on('GET /columns', paginated(columns, 'page', 3, '/api/columns'));
-    engine = await startEngine(head(erp.url) + columnsOperation('style: page\nsizeParam: pageSize\npageSize: 3\nitems: body.items'));
+    engine = await startEngine(head(erp.url) + columnsOperation('style: page\nsizeParam: pageSize\npageSize: 3\nitems: response.body.items'));
     expect((await engine.call('GET', COLUMNS)).data).toEqual(columns);
     expect(erp.requests.map((r) => r.query.toString())).toEqual(['page=1&pageSize=3', 'page=2&pageSize=3', 'page=3&pageSize=3']);
   });
 
   it('page: with neither hasMore nor pageSize, an empty page is the last one', async () => {
     erp.on('GET /columns', paginated(columns.slice(0, 6), 'page', 3, '/api/columns'));
-    engine = await startEngine(head(erp.url) + columnsOperation('style: page\nitems: body.items'));
+    engine = await startEngine(head(erp.url) + columnsOperation('style: page\nitems: response.body.items'));
     expect((await engine.call('GET', COLUMNS)).data).toEqual(columns.slice(0, 6));
     expect(erp.count('GET /columns')).toBe(3);
   });
@@ -72,7 +72,7 @@ describe('every pagination style', () => {
 describe('limits and failures', () => {
   it('reports more pages than maxPages instead of cutting the list', async () => {
     erp.on('GET /columns', paginated(columns, 'offset', 2, '/api/columns'));
-    engine = await startEngine(head(erp.url) + columnsOperation('style: offset\npageSize: 2\nitems: body.items\nmaxPages: 3'));
+    engine = await startEngine(head(erp.url) + columnsOperation('style: offset\npageSize: 2\nitems: response.body.items\nmaxPages: 3'));
     const envelope = await engine.call('GET', COLUMNS);
     expect(envelope).toMatchObject({ isResultSuccess: false, result: 3, data: null }); // OperationFailed
     expect(JSON.stringify(envelope.validationStatus)).toContain('more than 3 pages (paginate.maxPages)');
@@ -108,17 +108,17 @@ describe('limits and failures', () => {
 
 describe('checked at load', () => {
   it('asks for the settings a style needs and refuses the ones it does not use', () => {
-    const text = head('http://erp.local') + columnsOperation('style: cursor\nitems: body.items\npageSize: 3');
+    const text = head('http://erp.local') + columnsOperation('style: cursor\nitems: response.body.items\npageSize: 3');
     const errors = checkMappingText(text, 'test.yaml', {}).issues.filter((i) => i.severity === 'error').map(formatIssue);
     expect(errors).toEqual([
       'test.yaml:14:11  operations.GetExportColumns.calls[0].paginate with style cursor is missing the required setting "cursorParam"',
       'test.yaml:14:11  operations.GetExportColumns.calls[0].paginate with style cursor is missing the required setting "next"',
-      'test.yaml:16:11  operations.GetExportColumns.calls[0].paginate.pageSize does not apply to style cursor (it takes: cursorParam, next)',
+      'test.yaml:16:11  operations.GetExportColumns.calls[0].paginate.pageSize does not apply to style cursor (it takes: items, maxPages, cursorParam, next)',
     ]);
   });
 
   it('reports a bad items expression at its position', () => {
-    const text = head('http://erp.local') + columnsOperation('style: linkHeader\nitems: body.(');
+    const text = head('http://erp.local') + columnsOperation('style: linkHeader\nitems: response.body.(');
     const [issue] = checkMappingText(text, 'test.yaml', {}).issues.filter((i) => i.severity === 'error');
     expect(issue).toMatchObject({ code: 'EXPRESSION_SYNTAX', line: 15 });
   });

@@ -36,46 +36,46 @@ describe('file: block in the mapping', () => {
 
   it('refuses file: on a route that is not a file route', () => {
     expect(issuesOf(`  GetItem:\n    file:\n      json: { output: $ }\n`)).toEqual([
-      '7:5 MODE_CONFLICT "file" is only for ParseWorkOrderFile and ParseItemFile (uploaded files); GetItem cannot use it',
+      '7:5 MODE_NOT_FOR_ROUTE "file" is only for ParseWorkOrderFile and ParseItemFile (uploaded files); GetItem cannot use it',
     ]);
   });
 
   it('refuses file: together with calls, and a file block without csv or json', () => {
-    expect(issuesOf(`  ParseItemFile:\n    file:\n      json: { output: $ }\n    output: $\n`)[0]).toMatch(/^7:5 MODE_CONFLICT ParseItemFile has "file" together with output/);
-    expect(issuesOf(`  ParseItemFile:\n    file:\n      maxProblems: 10\n`)).toEqual(['8:7 MODE_CONFLICT file must declare the accepted file types: a csv block, a json block, or both']);
+    expect(issuesOf(`  ParseItemFile:\n    file:\n      json: { output: $ }\n    output: $\n`)[0]).toMatch(/^7:5 MODES_MIXED ParseItemFile has "file" together with output/);
+    expect(issuesOf(`  ParseItemFile:\n    file:\n      maxProblems: 10\n`)).toEqual(['8:7 FILE_LAYOUT file must declare the accepted file types: a csv block, a json block, or both']);
   });
 
   it('refuses a layout for the other route, several layouts, or none', () => {
     expect(issuesOf(`  ParseItemFile:\n    file:\n      csv:${ORDERS}\n`)).toEqual([
-      '9:9 MODE_CONFLICT "workOrders" builds work orders, but ParseItemFile answers items; use "items"',
+      '9:9 FILE_LAYOUT "workOrders" builds work orders, but ParseItemFile answers items; use "items"',
     ]);
-    expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:${ORDERS}\n        output: $\n`)[0]).toMatch(/^9:9 MODE_CONFLICT csv has workOrders and output; use exactly one/);
-    expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        trim: true\n`)[0]).toMatch(/^9:9 MODE_CONFLICT csv must say how rows become work orders: add "workOrders"/);
+    expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:${ORDERS}\n        output: $\n`)[0]).toMatch(/^9:9 FILE_LAYOUT csv has workOrders and output; use exactly one/);
+    expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        trim: true\n`)[0]).toMatch(/^9:9 FILE_LAYOUT csv must say how rows become work orders: add "workOrders"/);
   });
 
   it('refuses unknown and missing contract fields with a hint', () => {
     const issues = issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        workOrders:\n          fields: { number: a, dueDate: b }\n          requests: { itemNumbr: c, requestedAmount: d }\n`);
-    expect(issues).toContainEqual(expect.stringMatching(/^11:23 SCHEMA unknown setting "itemNumbr" in operations.ParseWorkOrderFile.file.csv.workOrders.requests; did you mean "itemNumber"\?/));
-    expect(issues).toContainEqual(expect.stringMatching(/^11:21 SCHEMA .*requests is missing the required setting "itemNumber"/));
+    expect(issues).toContainEqual(expect.stringMatching(/^11:23 UNKNOWN_SETTING unknown setting "itemNumbr" in operations.ParseWorkOrderFile.file.csv.workOrders.requests; did you mean "itemNumber"\?/));
+    expect(issues).toContainEqual(expect.stringMatching(/^11:21 MISSING_SETTING .*requests is missing the required setting "itemNumber"/));
   });
 
   it('refuses unknown column types and bad CSV settings', () => {
-    expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        types: { qty: float }${ORDERS}\n`)[0]).toMatch(/^9:23 SCHEMA operations.ParseWorkOrderFile.file.csv.types.qty must be one of: text, integer/);
+    expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        types: { qty: float }${ORDERS}\n`)[0]).toMatch(/^9:23 VALUE_NOT_ALLOWED operations.ParseWorkOrderFile.file.csv.types.qty must be one of: text, integer/);
     expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        delimiter: ";;"${ORDERS}\n`)).toEqual([
-      '9:20 SCHEMA delimiter ";;" must be one character (write "\\t" in double quotes for tab) or auto',
+      '9:20 VALUE_NOT_ALLOWED delimiter ";;" must be one character (write "\\t" in double quotes for tab) or auto',
     ]);
-    expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        encoding: latin1${ORDERS}\n`)[0]).toMatch(/^9:19 SCHEMA .*encoding must be one of: auto, utf-8, utf-16, windows-1252/);
+    expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        encoding: latin1${ORDERS}\n`)[0]).toMatch(/^9:19 VALUE_NOT_ALLOWED .*encoding must be one of: auto, utf-8, utf-16, windows-1252/);
   });
 
   it('needs names without a header row, refuses names with one, and checks fields and types against names', () => {
     expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        header: false${ORDERS}\n`)).toEqual([
-      '9:17 MODE_CONFLICT header: false means the file has no header row, so csv.names must list the column names',
+      '9:17 SETTINGS_DISAGREE header: false means the file has no header row, so csv.names must list the column names',
     ]);
-    expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        names: [a]${ORDERS}\n`)[0]).toMatch(/^9:9 MODE_CONFLICT csv.names is for files without a header row/);
+    expect(issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        names: [a]${ORDERS}\n`)[0]).toMatch(/^9:9 SETTINGS_DISAGREE csv.names is for files without a header row/);
     const issues = issuesOf(`  ParseWorkOrderFile:\n    file:\n      csv:\n        header: false\n        names: [orderNo, due, article]\n        types: { qty: integer }${ORDERS}\n`);
     expect(issues).toEqual([
-      '11:18 SCHEMA types names column "qty", which is not in csv.names (orderNo, due, article)',
-      '14:61 SCHEMA "qty" is not one of the column names given in csv.names (orderNo, due, article)',
+      '11:18 UNKNOWN_COLUMN types names column "qty", which is not in csv.names (orderNo, due, article)',
+      '14:61 UNKNOWN_COLUMN "qty" is not one of the column names given in csv.names (orderNo, due, article)',
     ]);
   });
 

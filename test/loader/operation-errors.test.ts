@@ -22,37 +22,37 @@ describe('static answers are checked against the contract (STATIC_DATA_INVALID)'
   });
 });
 
-describe('modes that do not fit the route (MODE_CONFLICT)', () => {
+describe('modes that do not fit the route', () => {
   it('acknowledge on a data route', () => {
-    expectOnlyError(`${HEADER}operations:\n  GetItem:\n    acknowledge: true\n`, { code: 'MODE_CONFLICT', line: 7, col: 5, mentions: ['acknowledge', 'GetItem'] });
+    expectOnlyError(`${HEADER}operations:\n  GetItem:\n    acknowledge: true\n`, { code: 'MODE_NOT_FOR_ROUTE', line: 7, col: 5, mentions: ['acknowledge', 'GetItem'] });
   });
 
   it('output on an event route, at the output', () => {
     const text = yaml(`${HEADER}operations:`, '  CancelPutWallItem:', ...call, '    output: input');
-    expectOnlyError(text, { code: 'MODE_CONFLICT', line: 11, col: 13, mentions: ['CancelPutWallItem', 'output'] });
+    expectOnlyError(text, { code: 'MODE_NOT_FOR_ROUTE', line: 11, col: 13, mentions: ['CancelPutWallItem', 'output'] });
   });
 
   it('static on an event route', () => {
-    expectOnlyError(`${HEADER}operations:\n  AttachWorkOrder:\n    static: {}\n`, { code: 'MODE_CONFLICT', line: 7, col: 5, mentions: ['AttachWorkOrder', 'acknowledge'] });
+    expectOnlyError(`${HEADER}operations:\n  AttachWorkOrder:\n    static: {}\n`, { code: 'MODE_NOT_FOR_ROUTE', line: 7, col: 5, mentions: ['AttachWorkOrder', 'acknowledge'] });
   });
 
   it('an event route without calls', () => {
-    expectOnlyError(`${HEADER}operations:\n  CancelPutWallItem:\n    description: forward later\n`, { code: 'MODE_CONFLICT', line: 7, col: 5, mentions: ['calls', 'acknowledge: true'] });
+    expectOnlyError(`${HEADER}operations:\n  CancelPutWallItem:\n    description: forward later\n`, { code: 'OPERATION_INCOMPLETE', line: 7, col: 5, mentions: ['calls', 'acknowledge: true'] });
   });
 
   it('a data route without output', () => {
     const text = yaml(`${HEADER}operations:`, '  GetItem:', ...call);
-    expectOnlyError(text, { code: 'MODE_CONFLICT', line: 7, col: 5, mentions: ['GetItem', 'output'] });
+    expectOnlyError(text, { code: 'OPERATION_INCOMPLETE', line: 7, col: 5, mentions: ['GetItem', 'output'] });
   });
 
   it('static together with calls', () => {
     const text = yaml(`${HEADER}operations:`, '  GetExportColumns:', ...call, '    static: []');
-    expectOnlyError(text, { code: 'MODE_CONFLICT', line: 7, col: 5, mentions: ['static', 'calls'] });
+    expectOnlyError(text, { code: 'MODES_MIXED', line: 7, col: 5, mentions: ['static', 'calls'] });
   });
 
   it('acknowledge together with calls', () => {
     const text = yaml(`${HEADER}operations:`, '  CancelPutWallItem:', ...call, '    acknowledge: true');
-    expectOnlyError(text, { code: 'MODE_CONFLICT', line: 7, col: 5, mentions: ['acknowledge', 'calls'] });
+    expectOnlyError(text, { code: 'MODES_MIXED', line: 7, col: 5, mentions: ['acknowledge', 'calls'] });
   });
 });
 

@@ -5,28 +5,28 @@
 import { describe, expect, it } from 'vitest';
 import { errorsOf, expectOnlyError, HEADER, yaml } from '../support/mapping-issues';
 
-describe('unknown and mistyped settings (SCHEMA)', () => {
+describe('unknown and mistyped settings ', () => {
   it('an unknown top-level setting names it and suggests the right one', () => {
-    const issue = expectOnlyError(`${HEADER}limit:\n  expressionTimeoutMs: 100\noperations: {}\n`, { code: 'SCHEMA', line: 5, col: 1, mentions: ['"limit"'] });
+    const issue = expectOnlyError(`${HEADER}limit:\n  expressionTimeoutMs: 100\noperations: {}\n`, { code: 'UNKNOWN_SETTING', line: 5, col: 1, mentions: ['"limit"'] });
     expect(issue.message).toContain('did you mean "limits"?');
   });
 
   it('an unknown setting inside system suggests timeoutMs for timeout', () => {
-    const issue = expectOnlyError(`${HEADER}  timeout: 5000\noperations: {}\n`, { code: 'SCHEMA', line: 5, col: 3, mentions: ['"timeout"'] });
+    const issue = expectOnlyError(`${HEADER}  timeout: 5000\noperations: {}\n`, { code: 'UNKNOWN_SETTING', line: 5, col: 3, mentions: ['"timeout"'] });
     expect(issue.message).toContain('did you mean "timeoutMs"?');
   });
 
   it('timeoutMs: fast is the wrong type, reported at the value', () => {
-    expectOnlyError(`${HEADER}  timeoutMs: fast\noperations: {}\n`, { code: 'SCHEMA', line: 5, col: 14, mentions: ['system.timeoutMs', 'whole number'] });
+    expectOnlyError(`${HEADER}  timeoutMs: fast\noperations: {}\n`, { code: 'WRONG_TYPE', line: 5, col: 14, mentions: ['system.timeoutMs', 'whole number'] });
   });
 
   it('a missing required setting is reported', () => {
-    expectOnlyError(yaml('version: 1', 'name: test', 'operations: {}'), { code: 'SCHEMA', line: 1, col: 1, mentions: ['"system"'] });
+    expectOnlyError(yaml('version: 1', 'name: test', 'operations: {}'), { code: 'MISSING_SETTING', line: 1, col: 1, mentions: ['"system"'] });
   });
 
   it('an unknown call method lists the allowed ones', () => {
     const text = yaml(`${HEADER}operations:`, '  GetItem:', '    calls:', '      - name: a', '        method: FETCH', '        path: /a', '    output: x');
-    expectOnlyError(text, { code: 'SCHEMA', line: 9, col: 17, mentions: ['GET', 'POST'] });
+    expectOnlyError(text, { code: 'VALUE_NOT_ALLOWED', line: 9, col: 17, mentions: ['GET', 'POST'] });
   });
 });
 

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '../contract/routes';
-import { MAPPING_SCHEMA_FILE, renderMappingSchema } from '../scripts/write-mapping-schema';
-import { buildMappingSchema } from './mapping-schema';
+import { ROUTES } from '../../contract/routes';
+import { MAPPING_SCHEMA_FILE, renderMappingSchema } from '../../scripts/write-mapping-schema';
+import { mappingJsonSchema } from '.';
 
 describe('mapping format JSON Schema', () => {
   it('the committed schemas/mapping.schema.json is the one built from the route table (run npm run schema:mapping)', () => {
@@ -10,7 +10,7 @@ describe('mapping format JSON Schema', () => {
   });
 
   it('offers exactly the 19 contract operations for completion', () => {
-    const operations = (buildMappingSchema().properties as Record<string, { properties: object }>).operations.properties;
+    const operations = (mappingJsonSchema().properties as Record<string, { properties: object }>).operations.properties;
     expect(Object.keys(operations).sort()).toEqual(ROUTES.map((r) => r.operationId).sort());
     expect(Object.keys(operations)).toHaveLength(19);
   });

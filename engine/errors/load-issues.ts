@@ -1,0 +1,84 @@
+/**
+ * Mapping issues: found while loading a mapping file (or the CLI's test files) and reported as
+ * `file:line:col  message`. Codes are stable (tests and tooling assert on them; one code per rule);
+ * messages are for people and may change. docs/errors.md is generated from this table.
+ */
+
+type Stage = 'yaml' | 'structure' | 'compile' | 'test files';
+
+/** `stage`: who raises the code — reading the YAML, the structure check (the format's JSON Schema), the compiler, or the CLI reading test and recorded-answer files. */
+export const MAPPING_ISSUE_CODES = {
+  FILE_UNREADABLE: { stage: 'yaml', meaning: 'the mapping file cannot be read' },
+  YAML_SYNTAX: { stage: 'yaml', meaning: 'the file is not valid YAML' },
+  YAML_DUPLICATE_KEY: { stage: 'yaml', meaning: 'a key appears twice in the same block' },
+  YAML_ALIAS_LIMIT: { stage: 'yaml', meaning: 'too many YAML aliases (a possible alias bomb)' },
+  YAML_WARNING: { stage: 'yaml', meaning: 'a YAML construct the engine does not accept (for example an unknown tag)' },
+  ENV_UNSET: { stage: 'yaml', meaning: 'an environment variable used as ${VAR} is not set' },
+  OLD_SPELLING: { stage: 'yaml', meaning: 'a setting is written the way an earlier version of the format spelt it; it still loads, and validate --fix rewrites it' },
+  OLD_AND_NEW_SPELLING: { stage: 'yaml', meaning: 'a block has a setting in both its old and its current spelling' },
+  UNKNOWN_SETTING: { stage: 'structure', meaning: 'a setting the format does not have (often a typo)' },
+  MISSING_SETTING: { stage: 'structure', meaning: 'a required setting is missing' },
+  WRONG_TYPE: { stage: 'structure', meaning: 'a setting has the wrong kind of value (text, number, list, block)' },
+  VALUE_NOT_ALLOWED: { stage: 'structure', meaning: 'a setting has a value outside what it accepts (a word not in its list, a number out of range)' },
+  SETTING_NOT_FOR_VARIANT: { stage: 'structure', meaning: 'a setting that does not belong to the chosen auth type or pagination style' },
+  UNKNOWN_OPERATION: { stage: 'structure', meaning: 'an operation name that is not a contract route' },
+  UNKNOWN_RESULT: { stage: 'compile', meaning: 'a result name that the route does not have' },
+  MODES_MIXED: { stage: 'compile', meaning: 'an operation has settings of two ways of answering (for example static together with calls)' },
+  MODE_MISMATCH: { stage: 'compile', meaning: 'the mode an operation states does not match the settings it has' },
+  MODE_NOT_FOR_ROUTE: { stage: 'compile', meaning: 'a way of answering the route cannot use (acknowledge on a data route, static or output on an event route, file on a route without files)' },
+  OPERATION_INCOMPLETE: { stage: 'compile', meaning: 'an operation lacks what its route needs (a data route without output, an event route without calls)' },
+  RETRY_NOT_SAFE: { stage: 'compile', meaning: 'retries asked for on a request that is not marked safe to repeat' },
+  SETTINGS_DISAGREE: { stage: 'compile', meaning: 'two settings that only make sense together, or that contradict each other (certFile without keyFile, sizeParam without pageSize, header: false without names)' },
+  FILE_LAYOUT: { stage: 'compile', meaning: 'a file block that does not say, or says twice, how rows become contract objects' },
+  UNKNOWN_COLUMN: { stage: 'compile', meaning: 'a file layout names a column that csv.names does not list' },
+  RESERVED_NAME: { stage: 'compile', meaning: 'a mapping function would hide a built-in function of the same name' },
+  EXPRESSION_SYNTAX: { stage: 'compile', meaning: 'a JSONata expression does not compile' },
+  TEMPLATE_SYNTAX: { stage: 'compile', meaning: 'a text template has an unclosed or empty {placeholder}' },
+  UNSAFE_PATH: { stage: 'compile', meaning: 'a call path could leave the configured base URL' },
+  DUPLICATE_CALL_NAME: { stage: 'compile', meaning: 'two calls of one operation have the same name' },
+  STATIC_DATA_INVALID: { stage: 'compile', meaning: 'a static answer does not match the contract' },
+  BASE_URL_INVALID: { stage: 'compile', meaning: 'the base URL is not an absolute http(s) URL' },
+  UNMAPPED_ROUTE: { stage: 'compile', meaning: 'a contract route the mapping leaves unmapped (a warning)' },
+  SECRET_INLINE: { stage: 'compile', meaning: 'a secret (password, token, key) is written into the file instead of coming from ${VAR}' },
+  TOKEN_URL_INVALID: { stage: 'compile', meaning: 'the OAuth2 token URL is not an absolute http(s) URL' },
+  TLS_FILE_UNREADABLE: { stage: 'compile', meaning: 'a TLS file (CA bundle, client certificate or key) cannot be read' },
+  TLS_VERIFY_OFF: { stage: 'compile', meaning: 'certificate checking toward the ERP is turned off (insecureSkipVerify; a warning)' },
+  CREDENTIAL_IN_HEADERS: { stage: 'compile', meaning: 'a credential is sent through system.headers instead of system.auth, so it is not kept out of traces (a warning)' },
+  UNKNOWN_CALL_NAME: { stage: 'test files', meaning: 'an answer is given for a call the operation does not make' },
+  TEST_INPUT_INVALID: { stage: 'test files', meaning: 'a test case gives an input that cannot be used' },
+  ANSWER_INVALID: { stage: 'test files', meaning: 'a recorded ERP answer that cannot have happened (both body and error, or a status with a transport error)' },
+} as const satisfies Record<string, { stage: Stage; meaning: string }>;
+
+export type MappingIssueCode = keyof typeof MAPPING_ISSUE_CODES;
+
+export interface SourcePosition {
+  readonly file: string;
+  /** 1-based line and column; 0 when the problem concerns the file as a whole. */
+  readonly line: number;
+  readonly col: number;
+}
+
+export interface MappingIssue extends SourcePosition {
+  readonly code: MappingIssueCode;
+  /** Where in the document, e.g. `operations.GetItem.calls[0].retry` ('' for the file as a whole). */
+  readonly path: string;
+  readonly severity: 'error' | 'warning';
+  readonly message: string;
+}
+
+export function formatIssue(issue: MappingIssue): string {
+  const where = issue.line > 0 ? `${issue.file}:${issue.line}:${issue.col}` : issue.file;
+  const tag = issue.severity === 'warning' ? 'warning: ' : '';
+  return `${where}  ${tag}${issue.message}`;
+}
+
+/** Thrown by the loader with every error it found, so an integrator fixes the file in one pass. */
+export class MappingLoadError extends Error {
+  readonly issues: readonly MappingIssue[];
+  constructor(issues: readonly MappingIssue[]) {
+    const errors = issues.filter((issue) => issue.severity === 'error');
+    super(`mapping has ${errors.length} error(s):\n${errors.map(formatIssue).join('\n')}`);
+    this.name = 'MappingLoadError';
+    this.issues = issues;
+  }
+}

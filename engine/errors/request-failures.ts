@@ -1,0 +1,60 @@
+/**
+ * What can go wrong while serving one request, and which result names stand for it, in order of
+ * preference: the first name the route has wins (for example InvalidInput where the route has it,
+ * otherwise OperationFailed). `AdapterNotDefined` is not here: it is the answer for an unmapped route,
+ * not a failure.
+ */
+export const FAILURE_RESULTS = {
+  /** The platform's request did not match the contract (malformed JSON, missing field, wrong type). */
+  INPUT_INVALID: ['InvalidInput', 'OperationFailed'],
+  /** No HTTP answer from the external system (after the retries the mapping allows): refused, reset, timeout, DNS, TLS, too large. */
+  ERP_UNREACHABLE: ['AdapterApiClientFailed'],
+  /** The operation's deadlineMs passed before its calls were done. */
+  DEADLINE_EXCEEDED: ['AdapterApiClientFailed'],
+  /** The OAuth2 token endpoint failed (unreachable, error status, no access_token). */
+  AUTH_FAILED: ['AdapterApiClientFailed'],
+  /** A paginated call had more pages than its maxPages: reported, never silently cut. */
+  PAGE_LIMIT: ['OperationFailed'],
+  /** The external system answered with an error status and no outcome rule claimed it. */
+  ERP_ERROR_STATUS: ['AdapterApiCallFailed', 'AdapterApiClientFailed'],
+  /** The external system answered with a body that could not be read as declared (HTML instead of JSON). */
+  ERP_BODY_UNREADABLE: ['AdapterApiCallFailed', 'AdapterApiClientFailed'],
+  /**
+   * The outbound request could not be built: a placeholder without value (an input the platform left
+   * out) or a value that cannot go into a URL path (`..`). Both come from the input, hence InvalidInput.
+   */
+  REQUEST_INVALID: ['InvalidInput', 'OperationFailed'],
+  /** A JSONata expression threw, or timed out. */
+  TRANSFORM_FAILED: ['WorkOrderInvalid', 'OperationFailed'],
+  /** The output did not match the contract's schema for the route's data. */
+  OUTPUT_INVALID: ['WorkOrderInvalid', 'OperationFailed'],
+  /**
+   * An uploaded file (file routes) could not be read: not Base64, wrong text encoding, broken CSV or
+   * JSON, a cell of the wrong type, a row that does not give a valid contract object, a size limit.
+   * The operator fixes the file, so every problem names its row or JSON path.
+   */
+  FILE_INVALID: ['InvalidInput', 'OperationFailed'],
+  /** The mapping does not accept this file type (for example a JSON file where only CSV is declared). */
+  FILE_NOT_SUPPORTED: ['FileNotSupported', 'OperationFailed'],
+  /** A fault inside the engine itself; logged with its stack, never shown to the platform. */
+  INTERNAL: ['OperationFailed'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type FailureKind = keyof typeof FAILURE_RESULTS;
+
+/** One problem shown in `validationStatus`: where (a JSON path or a call name) and what. */
+export interface Problem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export class OperationFailure extends Error {
+  readonly kind: FailureKind;
+  readonly problems: readonly Problem[];
+  constructor(kind: FailureKind, message: string, problems?: readonly Problem[]) {
+    super(message);
+    this.name = 'OperationFailure';
+    this.kind = kind;
+    this.problems = problems ?? [{ path: '', message }];
+  }
+}

@@ -1,0 +1,103 @@
+import { block, boolean, expression, integer, oneOfWords, optional, secret, text, variant, variants, withDefault } from './declare';
+
+/**
+ * The connectivity settings: authentication, TLS, retries, pagination, fan-out and caching. Which fields
+ * each auth type and pagination style takes is declared here, as one variant per type or style.
+ */
+
+export const auth = variants('type', [
+  variant('type', 'none', 'No authentication.', {}),
+  variant('type', 'basic', 'HTTP Basic authentication.', {
+    username: text('The user name.'),
+    password: secret('The password.'),
+  }),
+  variant('type', 'bearer', 'A fixed token sent as "Authorization: Bearer <token>".', {
+    token: secret('The token.'),
+  }),
+  variant('type', 'apiKey', 'A key sent as a header or a query parameter.', {
+    in: withDefault(oneOfWords(['header', 'query'], 'Send the key as a header or as a query parameter.'), 'header'),
+    name: text('The header or query parameter name, e.g. X-Api-Key.'),
+    value: secret('The key.'),
+  }),
+  variant('type', 'oauth2ClientCredentials', 'OAuth2 client credentials: a token fetched from tokenUrl, cached until it expires.', {
+    tokenUrl: text('Absolute http(s) URL of the token endpoint.'),
+    clientId: text('The client id.'),
+    clientSecret: secret('The client secret.'),
+    scope: optional(text('Scope to request.')),
+    audience: optional(text('Audience to request (some identity providers need it).')),
+    clientAuth: withDefault(oneOfWords(['basic', 'body'], 'Send the client credentials as an HTTP Basic header or as form fields.'), 'basic'),
+  }),
+], 'How the engine authenticates toward the ERP. Secrets come from environment variables and never appear in logs or messages.');
+
+export const tls = block({
+  caFile: optional(text('PEM file with the CA certificates that sign the ERP certificate (added to the system CAs). Relative to the mapping file.')),
+  certFile: optional(text('PEM client certificate for mutual TLS; needs keyFile.')),
+  keyFile: optional(text('PEM private key of the client certificate; needs certFile.')),
+  insecureSkipVerify: withDefault(boolean('true turns certificate checking OFF (testing only). Logged as a warning at load and at start.'), false),
+}, { description: 'TLS toward an https:// ERP: a custom CA bundle, a client certificate for mutual TLS.' });
+
+const retryFields = {
+  attempts: integer(1, 10, 'Total tries including the first (1 = no retry).'),
+  baseDelayMs: integer(1, 60_000, 'First backoff delay in milliseconds; doubles each retry, with jitter.'),
+  maxDelayMs: integer(1, 600_000, 'Longest backoff delay in milliseconds.'),
+};
+
+export const systemRetry = block({
+  attempts: withDefault(retryFields.attempts, 1),
+  baseDelayMs: withDefault(retryFields.baseDelayMs, 200),
+  maxDelayMs: withDefault(retryFields.maxDelayMs, 5000),
+  retryAfterMaxMs: withDefault(integer(0, 600_000, 'Longest Retry-After the engine honours, in milliseconds; a longer one ends the retries.'), 30_000),
+}, { description: 'Default retry policy of every call. Retries happen on transport failures, 429 and 503, only for requests safe to repeat.' });
+
+export const callRetry = block({
+  attempts: optional({ ...retryFields.attempts, description: `${retryFields.attempts.description} Default: system.retry.attempts.` }),
+  baseDelayMs: optional({ ...retryFields.baseDelayMs, description: `${retryFields.baseDelayMs.description} Default: system.retry.baseDelayMs.` }),
+  maxDelayMs: optional({ ...retryFields.maxDelayMs, description: `${retryFields.maxDelayMs.description} Default: system.retry.maxDelayMs.` }),
+  idempotent: optional(boolean('Whether the call is safe to repeat. Default true for GET, false otherwise: a POST/PUT/PATCH/DELETE is only retried with idempotent: true.')),
+}, { description: 'Retry policy of this call, over system.retry.' });
+
+const pageCommon = {
+  items: expression('The items of one page, over response (status, headers, body of the page), e.g. response.body.salesOrders.'),
+  maxPages: withDefault(integer(1, 100_000, 'Most pages fetched. More pages is an error, never a silent cut.'), 100),
+};
+const hasMore = expression('Whether another page follows, over response, e.g. response.body.page < response.body.totalPages. Without it: the page was full (or, without pageSize, not empty).');
+
+export const paginate = variants('style', [
+  variant('style', 'page', 'A page number in a query parameter.', {
+    ...pageCommon,
+    pageParam: withDefault(text('The query parameter of the page number.'), 'page'),
+    firstPage: withDefault(integer(0, 1, 'The number of the first page.'), 1),
+    sizeParam: optional(text('The query parameter of the page size (needs pageSize).')),
+    pageSize: optional(integer(1, 100_000, 'Items per page, sent as sizeParam.')),
+    hasMore: optional(hasMore),
+  }),
+  variant('style', 'offset', 'An offset and a limit in query parameters.', {
+    ...pageCommon,
+    pageSize: integer(1, 100_000, 'The limit: items per page.'),
+    offsetParam: withDefault(text('The query parameter of the offset.'), 'offset'),
+    limitParam: withDefault(text('The query parameter of the limit.'), 'limit'),
+    hasMore: optional(hasMore),
+  }),
+  variant('style', 'cursor', 'A cursor taken from each page and sent with the next request.', {
+    ...pageCommon,
+    cursorParam: text('The query parameter that carries the cursor.'),
+    next: expression('The next cursor, over response; empty means last page.'),
+  }),
+  variant('style', 'nextLink', 'A next-page URL taken from each page.', {
+    ...pageCommon,
+    next: expression('The next URL (absolute or relative), over response; empty means last page.'),
+  }),
+  variant('style', 'linkHeader', 'The Link header of each page (rel="next").', { ...pageCommon }),
+], 'Fetch every page of a list. The call record then has items (all pages) and pages (count).');
+
+export const forEach = block({
+  list: expression('The list, e.g. input.workOrdersNumbers.'),
+  chunk: optional(integer(1, 100_000, 'Elements per request; the templates then see chunk (a list) instead of item.')),
+  maxConcurrency: withDefault(integer(1, 64, 'Requests of this call in flight at once; system.maxConcurrency still applies.'), 4),
+  onError: withDefault(oneOfWords(['fail', 'skip'], 'fail: one failing element fails the request, naming the element; skip: leave failing elements out.'), 'fail'),
+}, { description: 'Make this call once per element of a list (item) or per chunk of elements (chunk). The call record becomes a list of answers in input order.' });
+
+export const cache = block({
+  ttlMs: integer(1, 86_400_000, 'How long an answer stays valid, in milliseconds.'),
+  maxEntries: withDefault(integer(1, 100_000, 'Most answers kept; the least recently used go first.'), 1000),
+}, { description: 'Keep successful answers of this call in memory, keyed by method, URL, headers and body. Errors are never cached.' });

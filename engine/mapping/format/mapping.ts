@@ -1,0 +1,98 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ROUTES } from '../../contract/routes';
+import { DEFAULT_EXPRESSION_LIMITS } from '../../expressions/compile';
+import { auth, cache, callRetry, forEach, paginate, systemRetry, tls } from './connectivity';
+import { block, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
+import { buildFileBlock } from './file';
+
+/**
+ * Mapping format v1, declared once. Every later addition stays an optional key of an existing block, so
+ * existing files keep loading. Built by a function because the file block reads the contract's schemas.
+ */
+
+const NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+const milliseconds = (description: string) => integer(1, 600_000, description);
+
+export const OPERATION_MODES = ['flow', 'static', 'acknowledge', 'file'] as const;
+export type OperationMode = (typeof OPERATION_MODES)[number];
+
+const call = block({
+  name: Type.String({ pattern: NAME_PATTERN, description: 'Name of the call (letters, digits, _): later expressions read calls.<name>.status, .headers, .body.' }),
+  method: oneOfWords(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], 'HTTP method.'),
+  path: template('Path under system.baseUrl, e.g. /sales-orders/{input.Code}. Placeholder values are URI-encoded, so they can never change the path.'),
+  query: optional(Type.Record(Type.String(), template('Query parameter value.'), { description: 'Query parameters: name to value template. A placeholder giving nothing leaves the parameter out.' })),
+  headers: optional(Type.Record(Type.String(), template('Header value.'), { description: 'Extra headers for this call, on top of system.headers.' })),
+  body: optional(expression('Builds the JSON request body from input and earlier calls.')),
+  responseType: withDefault(oneOfWords(['json', 'text', 'binary'], 'How to read the response body: json, text, or binary (given to expressions as Base64).'), 'json'),
+  timeoutMs: optional(milliseconds('Timeout of each attempt of this call, in milliseconds. Default: system.timeoutMs.')),
+  retry: optional(callRetry),
+  paginate: optional(paginate),
+  forEach: optional(forEach),
+  cache: optional(cache),
+}, { description: 'One HTTP call to the external system. Its response is available to later calls and to the output as calls.<name>.' });
+
+const outcome = block({
+  when: expression('Condition over response (status, headers, body of the call just made), call (its name), calls and input.'),
+  result: text("A result name of this route, e.g. WorkOrderDoesNotExist. The engine turns it into the route's number."),
+  message: optional(expression('Text for externalMessage, e.g. response.body.blockReason.')),
+}, { description: 'Checked in order after every call; the first rule whose condition is true decides the result.' });
+
+function buildOperation() {
+  return block({
+    mode: optional(oneOfWords(OPERATION_MODES, 'How the route is answered, stated explicitly: flow (calls, outcomes, output), static, acknowledge or file. Without it the engine reads the mode from the settings present; with it, the settings must agree.')),
+    description: optional(Type.String({ description: 'Free text for people reading the mapping.' })),
+    calls: optional(Type.Array(call, { description: 'HTTP calls made in order.' })),
+    outcomes: optional(Type.Array(outcome, { description: 'Ordered outcome rules.' })),
+    output: optional(expression('Builds the data of the answer from input and calls (data routes only).')),
+    static: optional(Type.Unknown({ description: 'A fixed data answer, checked against the contract at load (data routes only).' })),
+    acknowledge: optional(Type.Literal(true, { description: 'Event routes only: answer success without forwarding anything.' })),
+    file: optional(buildFileBlock()),
+    deadlineMs: optional(milliseconds('Overall time budget of one contract request over all its calls, retries and pages; past it the answer is AdapterApiClientFailed.')),
+  }, { description: 'How one contract route is answered: calls (+ outcomes + output), output alone, static, acknowledge, or file.' });
+}
+
+const system = block({
+  baseUrl: text('Absolute http(s) URL every call path is appended to. ${VAR} reads an environment variable.'),
+  headers: optional(Type.Record(Type.String(), Type.String(), { description: 'Headers sent with every call.' })),
+  timeoutMs: withDefault(milliseconds('Default timeout of a call, in milliseconds.'), 10_000),
+  maxResponseBytes: withDefault(integer(1024, undefined, 'Largest response body accepted, in bytes.'), 52_428_800),
+  auth: withDefault(auth, { type: 'none' }),
+  tls: optional(tls),
+  retry: withDefault(systemRetry, {} as Static<typeof systemRetry>),
+  maxConcurrency: withDefault(integer(1, 1024, 'Most requests in flight to the ERP at once, over all contract requests.'), 16),
+}, { description: 'The external system (ERP).' });
+
+const limits = block({
+  expressionTimeoutMs: withDefault(milliseconds('Longest time one expression may run, in milliseconds.'), DEFAULT_EXPRESSION_LIMITS.timeoutMs),
+  expressionMaxDepth: withDefault(integer(10, undefined, 'Deepest recursion an expression may reach.'), DEFAULT_EXPRESSION_LIMITS.maxDepth),
+  expressionMaxSequence: withDefault(integer(1000, undefined, 'Longest sequence an expression may build.'), DEFAULT_EXPRESSION_LIMITS.maxSequence),
+}, { description: 'Guardrails for JSONata expressions.' });
+
+export function buildMappingFormat() {
+  const operation = buildOperation();
+  const operations = Object.fromEntries(ROUTES.map((route) => [route.operationId, optional({ ...operation, description: `${route.method} ${route.path}: ${route.summary}.` })]));
+  return block({
+    version: Type.Literal(1, { description: 'Mapping format version. Always 1.' }),
+    name: text('Name of the customer or mapping, shown in logs.'),
+    description: optional(Type.String({ description: 'Free text for people reading the mapping.' })),
+    system,
+    limits: withDefault(limits, {} as Static<typeof limits>),
+    functions: optional(Type.Record(Type.String({ pattern: NAME_PATTERN }), expression('A function, e.g. function($order) { {"number": $order.docNo} }; every expression of the mapping can call it as $<name>.'), {
+      description: 'Reusable JSONata functions of this mapping (no JavaScript). A function may call the functions defined above it.',
+    })),
+    operations: block(operations, { description: 'One entry per contract route the mapping answers.' }),
+  }, { description: 'Adapter engine mapping file, format v1.' });
+}
+
+export type OperationDocument = Static<ReturnType<typeof buildOperation>>;
+export type CallDocument = Static<typeof call>;
+export type OutcomeDocument = Static<typeof outcome>;
+export type SystemDocument = Static<typeof system>;
+export type AuthDocument = Static<typeof auth>;
+export type TlsDocument = Static<typeof tls>;
+export type CallRetryDocument = Static<typeof callRetry>;
+export type PaginateDocument = Static<typeof paginate>;
+export type ForEachDocument = Static<typeof forEach>;
+export type CacheDocument = Static<typeof cache>;
+/** A mapping document once the structure check passed and the defaults are applied. */
+export type MappingDocument = Static<ReturnType<typeof buildMappingFormat>>;
