@@ -7,6 +7,7 @@ import { OperationFailure, type FailureKind, type Problem } from '../errors';
 import { fastPathSupport } from '../expressions/fast-path/version';
 import { createHttpClient, type HttpClient } from '../http/client';
 import { silentLogger, type Logger } from '../log';
+import { requestBodyLimit } from './body-limit';
 import type { Mapping } from '../mapping/model';
 import type { TraceObserver } from '../pipeline/trace';
 import { createConnectionPool, type ConnectionPool } from './connections';
@@ -73,6 +74,8 @@ export interface RequestContext {
 
 export interface Engine {
   readonly mappings: readonly Mapping[];
+  /** Largest request body, in bytes, that the mappings need accepted (file uploads raise it). */
+  readonly bodyLimitBytes: number;
   handle(request: EngineRequest, options?: RunOptions): Promise<EngineAnswer>;
   /** The request whose code is running now, if any. */
   currentRequest(): RequestContext | undefined;
@@ -178,6 +181,7 @@ export function createEngine(deps: EngineDeps): Engine {
 
   return {
     mappings,
+    bodyLimitBytes: requestBodyLimit(mappings),
     async handle(request, options = {}) {
       const started = clock.now();
       const requestId = acceptedRequestId(request.requestId);

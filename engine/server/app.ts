@@ -4,8 +4,8 @@ import type { Engine } from '../engine/engine';
 import type { BodyError } from '../engine/request';
 
 export interface HttpAppOptions {
-  /** Largest JSON body accepted from the platform (export ranges and files are big). */
-  readonly bodyLimit?: string;
+  /** Largest JSON body accepted from the platform; by default what the engine's mappings need (engine.bodyLimitBytes). */
+  readonly bodyLimit?: string | number;
 }
 
 type ParseError = Error & { status?: number };
@@ -19,7 +19,7 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
   const koa = new Koa();
   const parseBody = bodyParser({
     enableTypes: ['json'],
-    jsonLimit: options.bodyLimit ?? '64mb',
+    jsonLimit: typeof options.bodyLimit === 'string' ? options.bodyLimit : `${options.bodyLimit ?? engine.bodyLimitBytes}b`,
     // The platform may omit or misstate the content type; every contract body is JSON.
     detectJSON: () => true,
     onerror: (error, ctx) => {

@@ -47,7 +47,7 @@ export interface StartOptions {
   /** Where relative files (TLS) of a mapping given as text are found. */
   readonly baseDir?: string;
   readonly log?: Logger;
-  readonly bodyLimit?: string;
+  readonly bodyLimit?: string | number;
   /** A fake outbound client instead of the real one. */
   readonly http?: HttpClient;
 }
