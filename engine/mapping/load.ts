@@ -31,10 +31,10 @@ export function checkMappingText(text: string, file: string, env: NodeJS.Process
   if (!parsed.source) return { issues: parsed.issues.sort(byPosition) };
   // Old spellings are read as the current ones; every later stage sees the current format only.
   const { value, found } = respell(parsed.source.value);
-  const spelling: MappingIssue[] = found.map(({ path: at, respelling, message, clash }) => {
+  const spelling = found.map(({ path: at, respelling, message, clash }): MappingIssue => {
     const pos = respelling.kind === 'key' ? parsed.source!.keyAt(at) : parsed.source!.at(at);
     return { file, line: pos.line, col: pos.col, path: describePath(at), severity: clash ? 'error' : 'warning', code: clash ? 'OLD_AND_NEW_SPELLING' : 'OLD_SPELLING', message };
-  });
+  }).sort(byPosition);
   if (spelling.some((issue) => issue.severity === 'error')) return { issues: spelling.sort(byPosition) };
   const source = { ...parsed.source, value };
   const structural = checkStructure(source);
