@@ -1,0 +1,127 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { formatIssue } from '../../engine/errors';
+import { checkMappingText } from '../../engine/mapping/load';
+import { GENERATED, withGenerated } from '../../engine/scripts/write-docs';
+import { anchorsOf, blocksOf, docFiles, linksOf, ROOT } from './markdown';
+
+/**
+ * The documentation is checked like code: generated parts equal what the declarations give, every YAML
+ * example loads, every command example that can run does run, every relative link resolves.
+ */
+const BINARY = path.join(ROOT, 'dist', 'engine', 'cli', 'main.js');
+const ENV = { ERP_URL: 'http://erp.test/api/v1', ERP_USER: 'u', ERP_PASSWORD: 'p', ERP_TOKEN: 't', ERP_API_KEY: 'k', ERP_CLIENT_ID: 'id', ERP_CLIENT_SECRET: 's' };
+const MAPPING_KEYS = ['version', 'name', 'description', 'system', 'limits', 'functions', 'operations'];
+const example = parse(fs.readFileSync(path.join(ROOT, 'mappings', 'example.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
+
+/** A fragment rooted at the top of a mapping, put into the example: each block's settings replace the example's. */
+function intoExample(fragment: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = structuredClone(example);
+  for (const [key, value] of Object.entries(fragment)) {
+    const base = merged[key];
+    merged[key] = value && typeof value === 'object' && !Array.isArray(value) && base && typeof base === 'object' ? { ...base, ...value } : value;
+  }
+  return merged;
+}
+
+describe('documentation', () => {
+  it('has the generated parts as the declarations give them (npm run docs writes them)', () => {
+    for (const part of GENERATED) {
+      const current = fs.readFileSync(path.join(ROOT, part.file), 'utf8');
+      expect(current, `${part.file} is stale: run npm run docs`).toBe(withGenerated(part, current));
+    }
+  });
+
+  it('keeps the README short and pointing at every guide', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThan(200);
+    for (const file of docFiles().filter((name) => name.startsWith('docs/'))) expect(readme, `README links ${file}`).toContain(`](${file}`);
+    expect(readme).toContain('](bench/README.md');
+    expect(readme).toContain('](CHANGELOG.md');
+  });
+
+  it('every YAML example is a mapping (or a fragment of one) that loads without errors or old spellings', () => {
+    const blocks = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'yaml');
+    expect(blocks.length).toBeGreaterThan(10);
+    for (const block of blocks) {
+      const where = `${block.file}:${block.line}`;
+      const value = parse(block.text) as Record<string, unknown>;
+      expect(Object.keys(value).every((key) => MAPPING_KEYS.includes(key)), `${where} is rooted at the top of a mapping`).toBe(true);
+      const text = 'version' in value ? block.text : JSON.stringify(intoExample(value));
+      const { mapping, issues } = checkMappingText(text, where, ENV, path.join(ROOT, 'mappings'));
+      const problems = issues.filter((issue) => issue.severity === 'error' || issue.code === 'OLD_SPELLING').map(formatIssue);
+      expect(problems, `${where}\n${block.text}`).toEqual([]);
+      expect(mapping, where).toBeDefined();
+    }
+  });
+
+  it('every test-file example runs and passes against its guide\'s mapping (or the example)', () => {
+    const blocks = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'yaml-test');
+    expect(blocks.length).toBeGreaterThan(0);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-tests-'));
+    fs.cpSync(path.join(ROOT, 'mappings'), path.join(dir, 'mappings'), { recursive: true });
+    for (const [index, block] of blocks.entries()) {
+      const file = path.join(dir, 'mappings', `doc-${index}.test.yaml`);
+      // A test in a guide tests the guide's own mapping (its last full mapping before the test), else the example.
+      const guideMapping = blocksOf(block.file).filter((candidate) => candidate.lang === 'yaml' && candidate.line < block.line && /^version:/m.test(candidate.text)).pop();
+      if (guideMapping) fs.writeFileSync(path.join(dir, 'mappings', `doc-${index}.yaml`), guideMapping.text);
+      const text = /^mapping:/m.test(block.text) ? block.text : `mapping: ${guideMapping ? `doc-${index}.yaml` : 'example.yaml'}\n${block.text}`;
+      fs.writeFileSync(file, text);
+      const run = () => execFileSync(process.execPath, [BINARY, 'test', file], { cwd: dir, env: { ...process.env, ...ENV, NO_COLOR: '1', LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+      expect(run, `${block.file}:${block.line}`).not.toThrow();
+    }
+  }, 60_000);
+
+  it('every command example that can run here runs and succeeds', () => {
+    const blocks = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'sh' && !/^# (needs a running engine|long-running)/.test(block.text));
+    const commands = blocks.flatMap((block) => block.text.split('\n').map((line, index) => ({ line: line.trim(), at: `${block.file}:${block.line + 1 + index}` })))
+      .filter(({ line }) => /^([A-Z_]+=\S+\s+)*npx adapter-engine /.test(line))
+      .filter(({ line }, index, all) => all.findIndex((other) => other.line === line) === index);
+    expect(commands.length).toBeGreaterThan(5);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-commands-'));
+    for (const folder of ['mappings', 'examples']) fs.cpSync(path.join(ROOT, folder), path.join(dir, folder), { recursive: true });
+    for (const { line, at } of commands) {
+      const words = line.replace(/\s+#.*$/, '').match(/'[^']*'|"[^"]*"|\S+/g)!.map((word) => word.replace(/^(['"])(.*)\1$/, '$2'));
+      const env: Record<string, string> = { ...ENV };
+      while (/^[A-Z_]+=/.test(words[0])) {
+        const [name, ...value] = words.shift()!.split('=');
+        env[name] = value.join('=');
+      }
+      const args = words.slice(2); // after `npx adapter-engine`
+      const processEnv: NodeJS.ProcessEnv = { ...process.env, ...env, NO_COLOR: '1', LOG_LEVEL: 'silent' };
+      // --example-erp starts the bundled ERP for the run; ERP_URL would point the mapping elsewhere.
+      if (args.includes('--example-erp')) delete processEnv.ERP_URL;
+      const run = () => execFileSync(process.execPath, [BINARY, ...args], { cwd: dir, env: processEnv, encoding: 'utf8', timeout: 30_000 });
+      expect(run, at).not.toThrow();
+    }
+  }, 180_000);
+
+  it('every relative link and anchor resolves', () => {
+    const broken: string[] = [];
+    for (const file of docFiles()) {
+      for (const { target, line } of linksOf(file)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        const [pathPart, anchor] = target.split('#');
+        const resolved = pathPart === '' ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), pathPart));
+        if (!fs.existsSync(path.join(ROOT, resolved))) broken.push(`${file}:${line} ${target} (no file)`);
+        else if (anchor && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor)) broken.push(`${file}:${line} ${target} (no heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('the command-line guide names every command and every long option of --help', () => {
+    const guide = fs.readFileSync(path.join(ROOT, 'docs', 'cli.md'), 'utf8');
+    const help = (args: string[]) => execFileSync(process.execPath, [BINARY, ...args, '--help'], { encoding: 'utf8' });
+    const commands = [...help([]).matchAll(/^ {2}([a-z-]+)(?: \[options\]| <|\s)/gm)].map((match) => match[1]).filter((name) => name !== 'help');
+    expect(commands).toEqual(expect.arrayContaining(['serve', 'validate', 'dry-run', 'test', 'routes']));
+    for (const command of commands) {
+      expect(guide, command).toContain(command);
+      for (const [option] of help([command]).matchAll(/--[a-z][a-z-]+/g)) if (option !== '--help') expect(guide, `${command} ${option}`).toContain(option);
+    }
+  });
+});
