@@ -29,13 +29,21 @@ export interface RouteSpec {
   readonly dataSchema: JsonSchema | null;
   /** Result name to number, exactly as the contract lists it for this route. */
   readonly results: Readonly<Record<string, number>>;
-  readonly successResult: string;
+  readonly successResult: ResultName;
   /** Data answered with the success result when the mapping leaves the route unmapped (contract rule 5). */
   readonly unmappedDefault?: { readonly data: unknown };
   readonly summary: string;
 }
 
-type ResultList = readonly string[];
+/** Every result name the contract uses on some route; a route's list takes only these. */
+export const RESULT_NAMES = [
+  'OperationFailed', 'Succeed', 'Success', 'InvalidInput', 'AdapterApiClientFailed', 'AdapterApiCallFailed', 'AdapterNotDefined', 'FileNotSupported',
+  'WorkOrderInvalid', 'WorkOrderDoesNotExist', 'WorkOrderAlreadyAttached', 'ItemDoesNotExist', 'ImageDoesNotExist',
+  'ContainerDoesNotExist', 'ContainerAlreadyAttached', 'InvalidContainer',
+] as const;
+export type ResultName = (typeof RESULT_NAMES)[number];
+
+type ResultList = readonly ResultName[];
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -51,7 +59,7 @@ function enumOf(names: ResultList): Readonly<Record<string, number>> {
 }
 
 const WORK_ORDER_LIST = enumOf(['OperationFailed', 'WorkOrderInvalid', 'Succeed', 'AdapterApiClientFailed', 'AdapterApiCallFailed', 'AdapterNotDefined']);
-const FILE_RESULTS = (success: string) => enumOf(['OperationFailed', success, 'InvalidInput', 'FileNotSupported', 'AdapterApiClientFailed', 'AdapterApiCallFailed', 'AdapterNotDefined']);
+const FILE_RESULTS = (success: ResultName) => enumOf(['OperationFailed', success, 'InvalidInput', 'FileNotSupported', 'AdapterApiClientFailed', 'AdapterApiCallFailed', 'AdapterNotDefined']);
 const EXPORT_RESULTS = enumOf(['AdapterNotDefined', 'AdapterApiClientFailed', 'Success', 'OperationFailed']);
 const PUT_WALL_EVENT_RESULTS = enumOf(['OperationFailed', 'Succeed', 'AdapterApiClientFailed', 'AdapterApiCallFailed', 'AdapterNotDefined', 'InvalidInput']);
 const STEP_RESULTS = enumOf(['InvalidInput', 'Success', 'OperationFailed', 'AdapterApiClientFailed', 'AdapterNotDefined']);

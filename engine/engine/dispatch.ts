@@ -1,7 +1,7 @@
 import type { Outcome } from '../contract/envelope';
-import { firstResultOf, type RouteSpec } from '../contract/routes';
+import { firstResultOf, type ResultName, type RouteSpec } from '../contract/routes';
 import type { Validator } from '../contract/schema-registry';
-import { FAILURE_RESULTS, OperationFailure, type Problem } from '../errors';
+import { FAILURE_RESULTS, OperationFailure, type FailureKind, type Problem } from '../errors';
 import type { ErpConnection } from '../http/connection';
 import type { Logger } from '../log';
 import type { Mapping } from '../mapping/model';
@@ -23,9 +23,15 @@ export interface DispatchDeps {
   readonly log?: Logger;
 }
 
+/**
+ * The failure catalogue names results by text (engine/errors is a base module and cannot see the
+ * contract); here, where both meet, the compiler checks every name is a result of the contract.
+ */
+const FAILURE_RESULT_NAMES: Readonly<Record<FailureKind, readonly ResultName[]>> = FAILURE_RESULTS;
+
 /** The result name for a failure on this route: the first name of the failure's list the route has. */
 export function failureOutcome(route: RouteSpec, failure: OperationFailure): Outcome {
-  return { resultName: firstResultOf(route, ...FAILURE_RESULTS[failure.kind]), problems: failure.problems };
+  return { resultName: firstResultOf(route, ...FAILURE_RESULT_NAMES[failure.kind]), problems: failure.problems };
 }
 
 /**

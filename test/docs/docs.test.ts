@@ -100,6 +100,25 @@ describe('documentation', () => {
     }
   }, 180_000);
 
+  it('the README tour\'s broken mapping gives exactly the output the README shows', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const shown = /The problem is reported[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(shown).toBeDefined();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-tour-'));
+    fs.mkdirSync(path.join(dir, 'mappings'));
+    const original = fs.readFileSync(path.join(ROOT, 'mappings', 'example.yaml'), 'utf8');
+    const at = original.indexOf('result: WorkOrderDoesNotExist', original.indexOf('GetWorkOrderByCode:'));
+    fs.writeFileSync(path.join(dir, 'mappings', 'example.yaml'), `${original.slice(0, at)}result: WorkOrderNotFound${original.slice(at + 'result: WorkOrderDoesNotExist'.length)}`);
+    let output = '';
+    try {
+      execFileSync(process.execPath, [BINARY, 'validate', '-e', 'ERP_URL=http://localhost:8081/api/v1', 'mappings/example.yaml'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, encoding: 'utf8' });
+    } catch (error) {
+      output = (error as { stdout: string; status: number }).stdout;
+      expect((error as { status: number }).status).toBe(1);
+    }
+    expect(output).toBe(shown);
+  });
+
   it('every relative link and anchor resolves', () => {
     const broken: string[] = [];
     for (const file of docFiles()) {
