@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { describePath, toIssue } from '../mapping/check-structure';
 import { parseYamlSource, type PathSegment, type YamlSource } from '../mapping/yaml-source';
@@ -10,13 +10,20 @@ import { parseYamlSource, type PathSegment, type YamlSource } from '../mapping/y
  * kept, shape checked by a JSON Schema, every problem reported as `file:line:col  message`. No `${VAR}`
  * expansion: they hold literal ERP answers.
  */
-// verbose: the shared toIssue reads parentSchema to list the allowed settings.
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
+export interface ShapeCheck {
+  (value: unknown): boolean;
+  readonly errors: readonly ErrorObject[];
+}
 
-export type ShapeCheck = (value: unknown) => boolean;
-
-export function compileShape(schema: Record<string, unknown>): ReturnType<typeof ajv.compile> {
-  return ajv.compile(schema);
+/** A JSON Schema check compiled on first use, so that loading the CLI compiles nothing. */
+export function compileShape(schema: Record<string, unknown>): ShapeCheck {
+  let compiled: ValidateFunction | undefined;
+  const check = (value: unknown): boolean => {
+    // verbose: the shared toIssue reads parentSchema to list the allowed settings.
+    compiled ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true }).compile(schema);
+    return compiled(value);
+  };
+  return Object.defineProperty(check, 'errors', { get: () => compiled?.errors ?? [] }) as ShapeCheck;
 }
 
 export function displayName(filePath: string): string {
@@ -24,7 +31,7 @@ export function displayName(filePath: string): string {
   return relative && !relative.startsWith('..') ? relative : filePath;
 }
 
-export function readCheckedYaml(filePath: string, validate: ReturnType<typeof ajv.compile>): { source?: YamlSource; issues: MappingIssue[] } {
+export function readCheckedYaml(filePath: string, validate: ShapeCheck): { source?: YamlSource; issues: MappingIssue[] } {
   const file = displayName(filePath);
   let text: string;
   try {
@@ -37,7 +44,7 @@ export function readCheckedYaml(filePath: string, validate: ReturnType<typeof aj
   if (validate(parsed.source.value)) return { source: parsed.source, issues: [] };
   const seen = new Set<string>();
   const issues: MappingIssue[] = [];
-  for (const error of validate.errors ?? []) {
+  for (const error of validate.errors) {
     const found = toIssue(error, parsed.source);
     const key = found && `${found.line}:${found.col}:${found.message}`;
     if (found && key && !seen.has(key)) {

@@ -31,6 +31,7 @@ export const MAPPING_ISSUE_CODES = {
   SETTINGS_DISAGREE: { stage: 'compile', meaning: 'two settings that only make sense together, or that contradict each other (certFile without keyFile, sizeParam without pageSize, header: false without names)' },
   FILE_LAYOUT: { stage: 'compile', meaning: 'a file block that does not say, or says twice, how rows become contract objects' },
   UNKNOWN_COLUMN: { stage: 'compile', meaning: 'a file layout names a column that csv.names does not list' },
+  LIMIT_CAPPED: { stage: 'compile', meaning: 'a limit that another, lower one caps (forEach.maxConcurrency above system.maxConcurrency, a call timeout longer than the deadline; a warning)' },
   RESERVED_NAME: { stage: 'compile', meaning: 'a mapping function would hide a built-in function of the same name' },
   EXPRESSION_SYNTAX: { stage: 'compile', meaning: 'a JSONata expression does not compile' },
   TEMPLATE_SYNTAX: { stage: 'compile', meaning: 'a text template has an unclosed or empty {placeholder}' },

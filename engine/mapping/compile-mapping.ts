@@ -257,7 +257,23 @@ class Compiler implements CompileContext, CompileHelpers {
     const outcomes = (raw.outcomes ?? []).map((rule, index) => this.outcome(rule, [...path, 'outcomes', index], route));
     const output = raw.output === undefined ? undefined : this.expression(raw.output, [...path, 'output']);
     if (calls.some((c) => !c) || outcomes.some((o) => !o) || (raw.output !== undefined && !output)) return undefined;
+    this.capped(raw, path, system);
     return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs };
+  }
+
+  /** Settings another layer caps: loading is fine, but the integrator should know which one wins. */
+  private capped(raw: OperationDocument, path: readonly PathSegment[], system: SystemSpec | undefined): void {
+    (raw.calls ?? []).forEach((call, index) => {
+      const at = [...path, 'calls', index];
+      const fanOut = call.forEach?.maxConcurrency;
+      if (system && fanOut !== undefined && fanOut > system.maxConcurrency) {
+        this.warn('LIMIT_CAPPED', [...at, 'forEach', 'maxConcurrency'], `${named(at)}.forEach.maxConcurrency is ${fanOut}, but system.maxConcurrency allows only ${system.maxConcurrency} requests to the ERP at once; the lower one applies`);
+      }
+      const timeout = call.timeoutMs ?? system?.timeoutMs;
+      if (raw.deadlineMs !== undefined && timeout !== undefined && timeout > raw.deadlineMs) {
+        this.warn('LIMIT_CAPPED', call.timeoutMs !== undefined ? [...at, 'timeoutMs'] : [...path, 'deadlineMs'], `${named(at)} may wait ${timeout} ms for an answer, but the operation's deadlineMs is ${raw.deadlineMs}; the deadline ends it first`);
+      }
+    });
   }
 
   refuse(code: MappingIssueCode, path: readonly PathSegment[], message: string): undefined {

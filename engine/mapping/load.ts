@@ -45,7 +45,7 @@ export function checkMappingText(text: string, file: string, env: NodeJS.Process
     file, line: 0, col: 0, path: `operations.${route.operationId}`, severity: 'warning', code: 'UNMAPPED_ROUTE',
     message: `${route.method} ${route.path} (${route.operationId}) is not mapped and answers ${route.unmappedDefault ? `${route.successResult} with empty data (contract rule 5)` : 'AdapterNotDefined'}`,
   }));
-  return { mapping: compiled.mapping, issues: [...spelling, ...compiled.warnings, ...warnings] };
+  return { mapping: compiled.mapping, issues: [...[...spelling, ...compiled.warnings].sort(byPosition), ...warnings] };
 }
 
 export function checkMappingFile(filePath: string, options: LoadOptions = {}): CheckResult {
