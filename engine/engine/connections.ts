@@ -11,6 +11,8 @@ import type { SystemSpec } from '../mapping/model';
  */
 export interface ConnectionPool {
   connectionFor(system: SystemSpec): ErpConnection;
+  /** Drops the connections of systems no longer served (after a reload); requests in flight keep theirs. */
+  keepOnly(systems: readonly SystemSpec[]): void;
   readonly size: number;
 }
 
@@ -24,17 +26,23 @@ export function systemFingerprint(system: SystemSpec): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-export function createConnectionPool(http: HttpClient): ConnectionPool {
+/** `onTokenFetch` hears of every OAuth2 token fetch, with the token endpoint's origin. */
+export function createConnectionPool(http: HttpClient, onTokenFetch?: (erp: string, ok: boolean) => void): ConnectionPool {
   const connections = new Map<string, ErpConnection>();
   return {
     connectionFor(system) {
       const key = systemFingerprint(system);
       let connection = connections.get(key);
       if (!connection) {
-        connection = new ErpConnection(system, http);
+        const erp = system.auth.type === 'oauth2ClientCredentials' ? system.auth.tokenUrl.origin : system.baseUrl.origin;
+        connection = new ErpConnection(system, http, onTokenFetch && ((ok) => onTokenFetch(erp, ok)));
         connections.set(key, connection);
       }
       return connection;
+    },
+    keepOnly(systems) {
+      const kept = new Set(systems.map(systemFingerprint));
+      for (const key of connections.keys()) if (!kept.has(key)) connections.delete(key);
     },
     get size() {
       return connections.size;

@@ -7,6 +7,7 @@ import type { Logger } from '../log';
 import type { Mapping } from '../mapping/model';
 import { runFileOperation } from '../files/run-file';
 import { runFlow } from '../pipeline/run-operation';
+import type { CallReport } from '../pipeline/fetch-call';
 import type { TraceObserver } from '../pipeline/trace';
 
 /** Everything about one route that is prepared once per engine: its compiled contract checks. */
@@ -21,6 +22,8 @@ export interface DispatchDeps {
   readonly connection: () => ErpConnection;
   readonly observer?: TraceObserver;
   readonly log?: Logger;
+  readonly requestId?: string;
+  readonly onCall?: (report: CallReport) => void;
 }
 
 /**
@@ -55,7 +58,7 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
     case 'acknowledge':
       return { resultName: route.successResult };
     case 'flow':
-      return runFlow(mapping, operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log });
+      return runFlow(mapping, operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall });
     case 'file':
       return runFileOperation(operation, input, prepared.checkData);
   }

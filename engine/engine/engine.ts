@@ -12,8 +12,13 @@ import type { Mapping } from '../mapping/model';
 import type { TraceObserver } from '../pipeline/trace';
 import { createConnectionPool, type ConnectionPool } from './connections';
 import { dispatch, failureOutcome, type PreparedRoute } from './dispatch';
+import { addExpressionStats, type ExpressionTotals } from './expression-stats';
+import { checkInbound } from './inbound-auth';
+import { createMappingSet, type MappingSet } from './mapping-set';
+import { NO_METER, type Meter } from './meter';
 import { readInput, type EngineRequest } from './request';
 import { createRouteTable } from './routing';
+import type { CallReport } from '../pipeline/fetch-call';
 
 /**
  * The one way a request runs. The Koa server, `dry-run`, `test`, the bench and the tests all hand a
@@ -36,8 +41,15 @@ export interface EngineDeps {
   readonly clock?: Clock;
   /** Contract validators; several short-lived engines (mapping tests) may share one registry. */
   readonly schemas?: SchemaRegistry;
-  /** Serve each mapping under `/<name>`; the default does so when there are several. */
+  /** Serve each mapping under `/<name>`; the default does so when there are several. Fixed for the engine's life. */
   readonly prefixed?: boolean;
+  /** Where requests, ERP calls, cache lookups and token fetches are counted. */
+  readonly meter?: Meter;
+  /**
+   * Whether the mappings' `inbound.auth` is enforced. Off only for callers inside the process that act for
+   * the person running them (dry-run, test), who hold the mapping file and its secrets anyway.
+   */
+  readonly checkInboundAuth?: boolean;
 }
 
 export interface RunOptions {
@@ -73,9 +85,20 @@ export interface RequestContext {
 }
 
 export interface Engine {
+  /** The mappings served now; a reload replaces them. */
   readonly mappings: readonly Mapping[];
+  /** Whether each mapping is served under `/<name>`. */
+  readonly prefixed: boolean;
   /** Largest request body, in bytes, that the mappings need accepted (file uploads raise it). */
   readonly bodyLimitBytes: number;
+  /**
+   * Serves `mappings` from the next request on; requests in flight finish on the mappings they started
+   * with. ERP connections of an unchanged `system:` (tokens, caches, limits) are kept, others dropped.
+   * Throws, changing nothing, when two mappings share a name.
+   */
+  replaceMappings(mappings: readonly Mapping[]): void;
+  /** How the expressions of every mapping served so far ran. */
+  expressionStats(): ExpressionTotals;
   handle(request: EngineRequest, options?: RunOptions): Promise<EngineAnswer>;
   /** The request whose code is running now, if any. */
   currentRequest(): RequestContext | undefined;
@@ -92,22 +115,22 @@ function acceptedRequestId(given: string | undefined): string {
 }
 
 export function createEngine(deps: EngineDeps): Engine {
-  const { mappings } = deps;
-  const names = mappings.map((mapping) => mapping.name);
-  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
-  if (duplicate !== undefined) throw new Error(`two mappings are named "${duplicate}"; each is served under /<name>, so names must differ`);
-  if (mappings.length === 0) throw new Error('an engine needs at least one mapping');
+  if (deps.mappings.length === 0) throw new Error('an engine needs at least one mapping');
+  const prefixed = deps.prefixed ?? deps.mappings.length > 1;
+  let served: MappingSet = createMappingSet(deps.mappings, prefixed);
+  /** Expression runs of mappings replaced by a reload, so the totals never go backwards. */
+  const retired: ExpressionTotals = { fast: 0, fallback: 0, interpreter: 0 };
+  const meter = deps.meter ?? NO_METER;
+  const checkInboundAuth = deps.checkInboundAuth ?? true;
 
   const http = deps.http ?? createHttpClient();
   const ownsHttp = deps.http === undefined;
   const log = deps.log ?? silentLogger;
   const clock = deps.clock ?? monotonic;
   const schemas = deps.schemas ?? createSchemaRegistry();
-  const prefixed = deps.prefixed ?? mappings.length > 1;
   const routes = createRouteTable();
-  const pool: ConnectionPool = createConnectionPool(http);
+  const pool: ConnectionPool = createConnectionPool(http, (erp, ok) => meter.tokenFetch({ erp, ok }));
   const context = new AsyncLocalStorage<RequestContext>();
-  const byPrefix = new Map(mappings.map((mapping) => [`/${encodeURIComponent(mapping.name)}`.toLowerCase(), mapping]));
   const prepared = new Map<RouteSpec, PreparedRoute>(
     ROUTES.map((route) => [route, {
       route,
@@ -117,35 +140,49 @@ export function createEngine(deps: EngineDeps): Engine {
   );
   const fastPath = fastPathSupport();
   if (!fastPath.enabled) log.warn({ jsonataVersion: fastPath.jsonataVersion }, fastPath.reason ?? 'the expression fast path is off');
-  for (const mapping of mappings) {
-    if (mapping.system.tls?.insecureSkipVerify) {
-      log.warn({ mapping: mapping.name, setting: 'system.tls.insecureSkipVerify' }, 'TLS certificate checking toward the ERP is OFF: anyone on the network path can read and change the traffic, credentials included');
+  const warnInsecure = (mappings: readonly Mapping[]) => {
+    for (const mapping of mappings) {
+      if (mapping.system.tls?.insecureSkipVerify) {
+        log.warn({ mapping: mapping.name, setting: 'system.tls.insecureSkipVerify' }, 'TLS certificate checking toward the ERP is OFF: anyone on the network path can read and change the traffic, credentials included');
+      }
     }
-  }
-
-  /** Which mapping a path belongs to, and the contract path inside it. */
-  function mappingOf(path: string): { mapping: Mapping; rest: string } | { error: string } {
-    if (!prefixed) return { mapping: mappings[0], rest: path };
-    const prefix = `/${path.split('/')[1] ?? ''}`;
-    const mapping = byPrefix.get(prefix.toLowerCase());
-    if (!mapping) return { error: `no mapping at ${prefix}; this server has ${[...byPrefix.keys()].join(', ')}` };
-    return { mapping, rest: path.slice(prefix.length) || '/' };
-  }
+  };
+  warnInsecure(deps.mappings);
 
   async function run(request: EngineRequest, requestId: string, started: number, options: RunOptions): Promise<EngineAnswer> {
-    const notFound = (error: string): EngineAnswer => ({ requestId, status: 404, body: { error }, headers: {}, durationMs: clock.now() - started });
-    const located = mappingOf(request.path);
+    const seconds = () => (clock.now() - started) / 1000;
+    const idHeader = { 'x-request-id': requestId };
+    const notFound = (error: string, mapping = ''): EngineAnswer => {
+      meter.request({ mapping, operation: '', result: 'NotFound', seconds: seconds() });
+      return { requestId, status: 404, body: { error }, headers: idHeader, durationMs: clock.now() - started };
+    };
+    const located = served.locate(request.path);
     if ('error' in located) return notFound(located.error);
     const { mapping } = located;
+    if (checkInboundAuth) {
+      const verdict = checkInbound(mapping.inbound.auth, request.headers ?? {}, `adapter-engine/${mapping.name}`);
+      if (!verdict.ok) {
+        // Logged and counted without the credential: only which header was missing or wrong.
+        meter.refused({ mapping: mapping.name, reason: verdict.reason });
+        log.warn({ requestId, mapping: mapping.name, method: request.method, path: request.path, reason: verdict.reason }, `request refused: ${verdict.message}`);
+        return { requestId, status: 401, body: { error: `authentication required: ${verdict.message}` }, headers: { ...idHeader, 'www-authenticate': verdict.challenge }, mapping, durationMs: clock.now() - started };
+      }
+    }
     const match = routes.match(request.method, located.rest);
-    if (match.kind === 'not-found') return notFound(`no contract route ${request.method} ${request.path}`);
-    if (match.kind === 'bad-path') return notFound(match.message);
+    if (match.kind === 'not-found') return notFound(`no contract route ${request.method} ${request.path}`, mapping.name);
+    if (match.kind === 'bad-path') return notFound(match.message, mapping.name);
     if (match.kind === 'method-not-allowed') {
       const allow = match.allowed.join(', ');
-      return { requestId, status: 405, body: { error: `${request.method} is not allowed on ${request.path}; allowed: ${allow}` }, headers: { allow }, durationMs: clock.now() - started };
+      meter.request({ mapping: mapping.name, operation: '', result: 'MethodNotAllowed', seconds: seconds() });
+      return { requestId, status: 405, body: { error: `${request.method} is not allowed on ${request.path}; allowed: ${allow}` }, headers: { ...idHeader, allow }, durationMs: clock.now() - started };
     }
     const { route } = match;
     const scope: RequestContext = { requestId, mapping: mapping.name, operation: route.operationId, method: request.method, path: request.path };
+    const onCall = (report: CallReport) => {
+      if (report.cache) meter.cache({ mapping: mapping.name, call: report.call, hit: report.cache === 'hit' });
+      // A cache hit is not a call to the ERP.
+      if (report.cache !== 'hit') meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds });
+    };
     return context.run(scope, async () => {
       const requestLog = log.child({ requestId, mapping: mapping.name });
       let outcome: Outcome;
@@ -157,6 +194,8 @@ export function createEngine(deps: EngineDeps): Engine {
           connection: () => pool.connectionFor(mapping.system),
           observer: options.observer,
           log: requestLog,
+          requestId,
+          onCall,
         });
       } catch (error) {
         if (error instanceof OperationFailure) {
@@ -175,22 +214,39 @@ export function createEngine(deps: EngineDeps): Engine {
       const envelope = toEnvelope(route, outcome);
       const durationMs = clock.now() - started;
       requestLog.info({ operation: route.operationId, method: route.method, path: request.path, result: outcome.resultName, ms: Math.round(durationMs) }, 'request');
-      return { requestId, status: 200, body: envelope, headers: {}, mapping, route, outcome, envelope, failure, fault, durationMs };
+      meter.request({ mapping: mapping.name, operation: route.operationId, result: outcome.resultName, seconds: durationMs / 1000 });
+      return { requestId, status: 200, body: envelope, headers: idHeader, mapping, route, outcome, envelope, failure, fault, durationMs };
     });
   }
 
   return {
-    mappings,
-    bodyLimitBytes: requestBodyLimit(mappings),
+    get mappings() {
+      return served.mappings;
+    },
+    prefixed,
+    get bodyLimitBytes() {
+      return requestBodyLimit(served.mappings);
+    },
+    replaceMappings(mappings) {
+      const next = createMappingSet(mappings, prefixed);
+      warnInsecure(mappings.filter((mapping) => !served.mappings.includes(mapping)));
+      addExpressionStats(served.mappings.filter((mapping) => !mappings.includes(mapping)), retired);
+      served = next;
+      pool.keepOnly(mappings.map((mapping) => mapping.system));
+    },
+    expressionStats: () => addExpressionStats(served.mappings, { ...retired }),
     async handle(request, options = {}) {
       const started = clock.now();
       const requestId = acceptedRequestId(request.requestId);
+      meter.inFlight(1);
       try {
         return await run(request, requestId, started, options);
       } catch (error) {
         // Only reachable through a fault outside a route's own funnel (routing itself); no stack leaves.
         log.error({ err: error, requestId, path: request.path }, 'engine fault outside a route');
-        return { requestId, status: 500, body: { error: 'internal error' }, headers: {}, fault: error, durationMs: clock.now() - started };
+        return { requestId, status: 500, body: { error: 'internal error' }, headers: { 'x-request-id': requestId }, fault: error, durationMs: clock.now() - started };
+      } finally {
+        meter.inFlight(-1);
       }
     },
     currentRequest: () => context.getStore(),

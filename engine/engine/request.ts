@@ -17,6 +17,8 @@ export interface EngineRequest {
   readonly bodyError?: BodyError;
   /** The caller's request id (`X-Request-Id`); the engine makes one when absent. */
   readonly requestId?: string;
+  /** Request headers with lower-cased names, as Node hands them over; read for the inbound credentials. */
+  readonly headers?: Readonly<Record<string, string | readonly string[] | undefined>>;
 }
 
 export interface BodyError {

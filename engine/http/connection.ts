@@ -35,9 +35,9 @@ export class ErpConnection {
   /** Keyed by the call's name and cache settings, so a reloaded mapping keeps the answers of an unchanged call. */
   private readonly caches = new Map<string, ResponseCache>();
 
-  constructor(private readonly system: SystemSpec, http: HttpClient) {
+  constructor(private readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean) => void) {
     this.limit = pLimit(system.maxConcurrency);
-    this.auth = createAuthenticator(system.auth, http, system.tls);
+    this.auth = createAuthenticator(system.auth, http, system.tls, onTokenFetch);
   }
 
   /** Requests in flight and waiting for a slot, for tests and diagnostics. */

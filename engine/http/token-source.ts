@@ -23,11 +23,22 @@ export class TokenSource {
     private readonly http: HttpClient,
     private readonly tls: TlsSpec | undefined,
     private readonly now: () => number = Date.now,
+    /** Told of every fetch and whether it gave a token (the engine counts them for metrics). */
+    private readonly onFetch: (ok: boolean) => void = () => undefined,
   ) {}
 
   async get(timeoutMs: number): Promise<string> {
     if (this.cached && this.now() < this.cached.renewAt) return this.cached.token;
-    this.inflight ??= this.fetch(timeoutMs).finally(() => {
+    this.inflight ??= this.fetch(timeoutMs).then(
+      (token) => {
+        this.onFetch(true);
+        return token;
+      },
+      (error: unknown) => {
+        this.onFetch(false);
+        throw error;
+      },
+    ).finally(() => {
       this.inflight = undefined;
     });
     return this.inflight;

@@ -17,7 +17,7 @@ function withHeader(request: OutboundRequest, name: string, value: string): Outb
   return { ...request, headers: { ...headers, [name]: value } };
 }
 
-export function createAuthenticator(auth: AuthSpec, http: HttpClient, tls: TlsSpec | undefined): Authenticator {
+export function createAuthenticator(auth: AuthSpec, http: HttpClient, tls: TlsSpec | undefined, onTokenFetch?: (ok: boolean) => void): Authenticator {
   switch (auth.type) {
     case 'none':
       return { send: async (request) => ({ response: await http.send(request), sends: 1 }) };
@@ -37,7 +37,7 @@ export function createAuthenticator(auth: AuthSpec, http: HttpClient, tls: TlsSp
         },
       };
     case 'oauth2ClientCredentials': {
-      const tokens = new TokenSource(auth, http, tls);
+      const tokens = new TokenSource(auth, http, tls, Date.now, onTokenFetch);
       return {
         async send(request) {
           const token = await tokens.get(request.timeoutMs);

@@ -27,7 +27,7 @@ function named(where: readonly PathSegment[]): string {
   return where.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
 }
 
-function secretAt(h: CompileHelpers, value: string, where: readonly PathSegment[]): Secret | undefined {
+export function secretAt(h: CompileHelpers, value: string, where: readonly PathSegment[]): Secret | undefined {
   if (!h.source.usesEnv(where)) {
     h.report('SECRET_INLINE', where, `${named(where)} is a secret and must come from an environment variable, e.g. \${ERP_${String(where[where.length - 1]).toUpperCase()}}; a secret written into the mapping file ends up in version control and in every copy of it`);
     return undefined;

@@ -3,6 +3,7 @@ import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-re
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { compileExpression, ExpressionSyntaxError, expressionKind, isReservedFunctionName, type ExpressionLimits } from '../expressions/compile';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
+import { compileInbound } from './compile-inbound';
 import { compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
 import { withDefaults, type CallDocument, type MappingDocument, type OperationDocument, type OperationMode } from './format';
 import type { OutcomeDocument, SystemDocument } from './format/mapping';
@@ -147,7 +148,11 @@ class Compiler implements CompileContext, CompileHelpers {
     const auth = compileAuth(this, raw.auth);
     const tls = compileTls(this, raw.tls);
     if (!auth || tls === false) return undefined;
-    return { baseUrl, headers: Object.entries(raw.headers ?? {}), timeoutMs: raw.timeoutMs, maxResponseBytes: raw.maxResponseBytes, auth, tls, maxConcurrency: raw.maxConcurrency };
+    return {
+      baseUrl, headers: Object.entries(raw.headers ?? {}), timeoutMs: raw.timeoutMs, maxResponseBytes: raw.maxResponseBytes, auth, tls, maxConcurrency: raw.maxConcurrency,
+      requestIdHeader: raw.requestIdHeader === false ? undefined : raw.requestIdHeader,
+      healthCheck: raw.healthCheck,
+    };
   }
 
   call(raw: CallDocument, path: readonly PathSegment[], system: SystemSpec | undefined, systemTimeoutMs: number): CallSpec | undefined {
@@ -288,13 +293,14 @@ export function compileMapping(source: YamlSource, baseDir = process.cwd()): { m
   const compiler = new Compiler(source, limits, baseDir);
   compiler.functions(raw.functions);
   const system = compiler.system(raw.system);
+  const inbound = compileInbound(compiler, raw.inbound);
   const operations = new Map<string, Operation>();
   for (const [operationId, rawOperation] of Object.entries(raw.operations)) {
     const compiled = compiler.operation(operationId, rawOperation ?? {}, system, raw.system.timeoutMs);
     if (compiled) operations.set(operationId, deepFreeze(compiled));
   }
-  if (compiler.issues.length > 0 || !system) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
-  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, limits, operations };
+  if (compiler.issues.length > 0 || !system || !inbound) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
+  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations };
   deepFreeze(mapping);
   return { mapping, issues: [], warnings: compiler.warnings };
 }

@@ -176,6 +176,20 @@ export interface SystemSpec {
   readonly tls?: TlsSpec;
   /** Most requests in flight to this ERP at once, over all contract requests. */
   readonly maxConcurrency: number;
+  /** The header carrying the platform request's id on every call; undefined sends none. */
+  readonly requestIdHeader?: string;
+  /** Asked by the readiness check when set. */
+  readonly healthCheck?: { readonly path: string; readonly timeoutMs: number };
+}
+
+/** How the platform must authenticate toward the engine. Credentials are Secrets so they never print. */
+export type InboundAuthSpec =
+  | { readonly type: 'none' }
+  | { readonly type: 'apiKey'; readonly header: string; readonly keys: readonly Secret[] }
+  | { readonly type: 'basic'; readonly users: readonly { readonly username: string; readonly password: Secret }[] };
+
+export interface InboundSpec {
+  readonly auth: InboundAuthSpec;
 }
 
 /** Credentials toward the ERP. Secret values are wrapped so they never print. */
@@ -212,6 +226,7 @@ export interface Mapping {
   readonly version: 1;
   readonly description?: string;
   readonly system: SystemSpec;
+  readonly inbound: InboundSpec;
   readonly limits: ExpressionLimits;
   /** Keyed by operation id; a route absent here is unmapped. */
   readonly operations: ReadonlyMap<string, Operation>;

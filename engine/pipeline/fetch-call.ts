@@ -2,6 +2,7 @@ import { OperationFailure } from '../errors';
 import { TransportError, type OutboundRequest } from '../http/client';
 import type { ErpConnection } from '../http/connection';
 import type { Deadline } from '../http/deadline';
+import type { AttemptReport } from '../http/with-retry';
 import { DeadlinePassed, TokenUnavailable } from '../http/faults';
 import type { Logger } from '../log';
 import type { CallSpec, Mapping } from '../mapping/model';
@@ -12,6 +13,15 @@ import type { ExpressionContext } from './context';
 import { fetchPages } from './paginate';
 import type { TraceObserver } from './trace';
 
+/** One call to the ERP as metrics see it; statusClass is "none" when no answer came. */
+export interface CallReport {
+  readonly call: string;
+  readonly statusClass: string;
+  readonly attempts: number;
+  readonly seconds: number;
+  readonly cache?: 'hit' | 'miss';
+}
+
 /** What one call needs from the request it serves. */
 export interface CallEnv {
   readonly mapping: Mapping;
@@ -19,6 +29,9 @@ export interface CallEnv {
   readonly deadline: Deadline;
   readonly observer?: TraceObserver;
   readonly log?: Logger;
+  /** The platform request's id, sent to the ERP in system.requestIdHeader. */
+  readonly requestId?: string;
+  readonly onCall?: (report: CallReport) => void;
 }
 
 export function targetOf(request: OutboundRequest): string {
@@ -36,20 +49,38 @@ function meaningOf(error: unknown, label: string): unknown {
 function sender(call: CallSpec, label: string, env: CallEnv): SendPage {
   return async (request) => {
     env.observer?.request?.(request);
+    const started = performance.now();
+    let attempts = 0;
+    const onAttempt = (name: string, report: AttemptReport) => {
+      attempts = Math.max(attempts, report.attempt);
+      env.observer?.attempt?.(name, report);
+    };
+    const seconds = () => (performance.now() - started) / 1000;
     let result;
     try {
-      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt: env.observer?.attempt?.bind(env.observer) });
+      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt });
     } catch (error) {
+      env.onCall?.({ call: call.name, statusClass: 'none', attempts: Math.max(attempts, 1), seconds: seconds(), cache: call.cache ? 'miss' : undefined });
       throw meaningOf(error, label);
     }
+    const statusClass = result.cached ? 'cached' : `${Math.floor(result.response.status / 100)}xx`;
+    env.onCall?.({ call: call.name, statusClass, attempts: result.attempts, seconds: seconds(), cache: call.cache ? (result.cached ? 'hit' : 'miss') : undefined });
     env.observer?.response?.(label, result.response, { attempts: result.attempts, cached: result.cached });
     return result.response;
   };
 }
 
+/** The request id travels to the ERP unless the mapping turned it off or a call sets that header itself. */
+function withRequestId(request: OutboundRequest, system: Mapping['system'], requestId: string | undefined): OutboundRequest {
+  const name = system.requestIdHeader;
+  if (!name || requestId === undefined) return request;
+  if (Object.keys(request.headers).some((key) => key.toLowerCase() === name.toLowerCase())) return request;
+  return { ...request, headers: { ...request.headers, [name]: requestId } };
+}
+
 /** Builds and sends one call (every page of it, when paginated). Transport failures throw. */
 export async function fetchAnswer(call: CallSpec, context: ExpressionContext, label: string, env: CallEnv): Promise<Answer> {
-  const request = await buildRequest(call, env.mapping.system, context);
+  const request = withRequestId(await buildRequest(call, env.mapping.system, context), env.mapping.system, env.requestId);
   const send = sender(call, label, env);
   if (call.paginate) return fetchPages(call.paginate, request, context, label, env.mapping.system.baseUrl, send);
   const response = await send(request);

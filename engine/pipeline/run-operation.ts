@@ -8,6 +8,7 @@ import type { FlowOperation, Mapping } from '../mapping/model';
 import type { CallRecord } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { runCall } from './run-call';
+import type { CallEnv, CallReport } from './fetch-call';
 import type { TraceObserver } from './trace';
 
 /**
@@ -25,6 +26,8 @@ export interface PipelineDeps {
   readonly observer?: TraceObserver;
   /** Outbound calls are logged here (with their attempt counts); silent when absent. */
   readonly log?: Logger;
+  readonly requestId?: string;
+  readonly onCall?: (report: CallReport) => void;
 }
 
 /** JSONata gives a lone object for a one-element result and nothing for none; a list route wants a list. */
@@ -43,7 +46,7 @@ export async function runFlow(
 ): Promise<Outcome> {
   const { route } = operation;
   const calls: Record<string, CallRecord | readonly CallRecord[]> = {};
-  const env = { mapping, connection: deps.connection, deadline: new Deadline(operation.deadlineMs), observer: deps.observer, log: deps.log };
+  const env: CallEnv = { mapping, connection: deps.connection, deadline: new Deadline(operation.deadlineMs), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall };
   let successMessage: string | null = null;
 
   for (const call of operation.calls) {

@@ -47,6 +47,7 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
       body: bodyError || empty ? undefined : (ctx.request.body as unknown),
       bodyError,
       requestId,
+      headers: ctx.headers,
     });
     ctx.status = answer.status;
     for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);

@@ -4,6 +4,7 @@ import { DEFAULT_EXPRESSION_LIMITS } from '../../expressions/compile';
 import { auth, cache, callRetry, forEach, paginate, systemRetry, tls } from './connectivity';
 import { block, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
 import { buildFileBlock } from './file';
+import { inbound } from './inbound';
 
 /**
  * Mapping format v1, declared once. Every later addition stays an optional key of an existing block, so
@@ -51,6 +52,11 @@ function buildOperation() {
   }, { description: 'How one contract route is answered: calls (+ outcomes + output), output alone, static, acknowledge, or file.' });
 }
 
+const healthCheck = block({
+  path: text('Path under system.baseUrl answered by a GET, e.g. /health. Any answer below 500 counts as reachable.', { pattern: '^/' }),
+  timeoutMs: withDefault(milliseconds('How long the check waits for an answer, in milliseconds.'), 2000),
+}, { description: "Ask the ERP in the engine's readiness check (/health/ready on the admin port): the engine is not ready while the ERP does not answer. Checked at most every few seconds, whatever the probe rate." });
+
 const system = block({
   baseUrl: text('Absolute http(s) URL every call path is appended to. ${VAR} reads an environment variable.'),
   headers: optional(Type.Record(Type.String(), Type.String(), { description: 'Headers sent with every call.' })),
@@ -60,6 +66,10 @@ const system = block({
   tls: optional(tls),
   retry: withDefault(systemRetry, {} as Static<typeof systemRetry>),
   maxConcurrency: withDefault(integer(1, 1024, 'Most requests in flight to the ERP at once, over all contract requests.'), 16),
+  requestIdHeader: withDefault(Type.Union([text('Header name.'), Type.Literal(false)], {
+    description: "The header that carries the platform request's id on every call to the ERP, so one request can be followed across both logs; false sends none.",
+  }), 'X-Request-Id'),
+  healthCheck: optional(healthCheck),
 }, { description: 'The external system (ERP).' });
 
 const limits = block({
@@ -76,6 +86,7 @@ export function buildMappingFormat() {
     name: text('Name of the customer or mapping, shown in logs.'),
     description: optional(Type.String({ description: 'Free text for people reading the mapping.' })),
     system,
+    inbound: withDefault(inbound, { auth: { type: 'none' } }),
     limits: withDefault(limits, {} as Static<typeof limits>),
     functions: optional(Type.Record(Type.String({ pattern: NAME_PATTERN }), expression('A function, e.g. function($order) { {"number": $order.docNo} }; every expression of the mapping can call it as $<name>.'), {
       description: 'Reusable JSONata functions of this mapping (no JavaScript). A function may call the functions defined above it.',
@@ -89,6 +100,7 @@ export type CallDocument = Static<typeof call>;
 export type OutcomeDocument = Static<typeof outcome>;
 export type SystemDocument = Static<typeof system>;
 export type AuthDocument = Static<typeof auth>;
+export type InboundDocument = Static<typeof inbound>;
 export type TlsDocument = Static<typeof tls>;
 export type CallRetryDocument = Static<typeof callRetry>;
 export type PaginateDocument = Static<typeof paginate>;

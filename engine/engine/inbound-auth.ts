@@ -1,0 +1,67 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { InboundAuthSpec } from '../mapping/model';
+
+/**
+ * Checks the platform's credentials before a request reaches a mapping. Every comparison runs over
+ * sha256 digests with timingSafeEqual, and every accepted key or user is compared (no early exit), so
+ * neither a key's length nor its position in the list shows in the response time.
+ */
+
+export type RefusalReason = 'missing' | 'invalid';
+
+export type InboundVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: RefusalReason; readonly challenge: string; readonly message: string };
+
+export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+function sameText(given: Buffer, expected: string): boolean {
+  return timingSafeEqual(given, digest(expected));
+}
+
+/** The one value of a header (names are lower-cased, as Node hands them over); a repeated header is not accepted. */
+function headerValue(headers: RequestHeaders, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function basicPair(header: string | undefined): { username: string; password: string } | undefined {
+  const match = header && /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+export function checkInbound(auth: InboundAuthSpec, headers: RequestHeaders, realm: string): InboundVerdict {
+  switch (auth.type) {
+    case 'none':
+      return { ok: true };
+    case 'apiKey': {
+      const challenge = `ApiKey realm="${realm}", header="${auth.header}"`;
+      const given = headerValue(headers, auth.header);
+      if (given === undefined || given === '') return { ok: false, reason: 'missing', challenge, message: `send the key in the ${auth.header} header` };
+      const givenDigest = digest(given);
+      let accepted = false;
+      for (const key of auth.keys) accepted = sameText(givenDigest, key.reveal()) || accepted;
+      return accepted ? { ok: true } : { ok: false, reason: 'invalid', challenge, message: `the key in the ${auth.header} header is not accepted` };
+    }
+    case 'basic': {
+      const challenge = `Basic realm="${realm}", charset="UTF-8"`;
+      const pair = basicPair(headerValue(headers, 'authorization'));
+      if (!pair) return { ok: false, reason: 'missing', challenge, message: 'send a user name and password with HTTP Basic authentication' };
+      const username = digest(pair.username);
+      const password = digest(pair.password);
+      let accepted = false;
+      for (const user of auth.users) {
+        // Both compared every time: a known user name must not answer faster or slower than an unknown one.
+        const nameMatches = sameText(username, user.username);
+        const passwordMatches = sameText(password, user.password.reveal());
+        accepted = (nameMatches && passwordMatches) || accepted;
+      }
+      return accepted ? { ok: true } : { ok: false, reason: 'invalid', challenge, message: 'the user name or password is not accepted' };
+    }
+  }
+}
