@@ -19,3 +19,8 @@ export const PROJECT_ROOT = findProjectRoot(__dirname);
 export const SCHEMAS_DIR = path.join(PROJECT_ROOT, 'schemas');
 export const CONTRACT_SCHEMAS_DIR = path.join(SCHEMAS_DIR, 'contract');
 export const MAPPINGS_DIR = path.join(PROJECT_ROOT, 'mappings');
+
+/** The engine's own version, from package.json (shown by --version and in the OpenAPI document). */
+export function engineVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { PROJECT_ROOT } from '../paths';
+import { engineVersion } from '../paths';
 import { exitCodeFor } from './fatal';
 import { registerDryRun } from './dry-run';
 import { registerRoutes } from './routes';
@@ -13,15 +13,11 @@ import { EXIT_CODES } from '../errors';
  * `adapter-engine`: serve, validate, dry-run, test and routes. Exit codes scripts rely on: 0 ok,
  * 1 the mapping or test failed, 2 usage error, 3 a bug in the engine (with its stack trace).
  */
-function version(): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require(`${PROJECT_ROOT}/package.json`) as { version: string }).version;
-}
 
 export function buildProgram(): Command {
   const program = new Command('adapter-engine')
     .description('Serve the warehouse platform\'s adapter contract from a YAML mapping, and check, try and test mappings from a terminal.\n\nExit codes: 0 ok, 1 the mapping or test failed, 2 usage error, 3 a bug in the engine.')
-    .version(version(), '-V, --version')
+    .version(engineVersion(), '-V, --version')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride();
   // Every subcommand reports its own parse errors through the same override, with exit code 2.

@@ -1,116 +1,135 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import cluster from 'node:cluster';
+import fs from 'node:fs';
+import os from 'node:os';
 import type { Command } from 'commander';
 import { ROUTES } from '../contract/routes';
-import { createEngine } from '../engine/engine';
 import { EXIT_CODES } from '../errors';
 import { createLogger } from '../log';
-import type { Mapping } from '../mapping/model';
-import { createHttpApp } from '../server/app';
-import { installProcessGuards } from '../server/process-guards';
+import { servePrimary, serveWorker } from '../server/cluster';
+import { ListenError } from '../server/instance';
+import { createMappingSource } from '../server/mapping-source';
+import { isExposed, unauthenticatedWarning } from '../server/readiness';
+import { serveOne } from '../server/serve-one';
+import type { ServeSettings } from '../server/settings';
 import { withExampleErp } from './example-erp';
-import { loadOrReport } from './mapping-file';
 import { err, out } from './output';
 import { collectEnv, envWith, usageError } from './usage';
 
 interface ServeOptions {
   port: string;
   host?: string;
+  adminPort?: string;
+  adminHost: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsClientCa?: string;
+  watch?: boolean;
+  shutdownTimeout: string;
+  workers: string;
   exampleErp?: boolean;
   env?: Record<string, string>;
 }
 
-function parsePort(text: string): number {
+function parsePort(text: string, flag: string): number {
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) usageError(`--port must be a whole number from 0 to 65535, got "${text}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) usageError(`${flag} must be a whole number from 0 to 65535, got "${text}"`);
   return port;
 }
 
-async function listen(server: http.Server, port: number, host: string | undefined): Promise<AddressInfo> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'EADDRINUSE') usageError(`port ${port} is already in use; choose another with --port`);
-    if (error.code === 'EACCES') usageError(`not allowed to listen on port ${port}; choose a port above 1023 with --port`);
-    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') usageError(`cannot listen on host ${host}: ${error.code}`);
-    throw error;
-  });
-  return server.address() as AddressInfo;
+function parseWorkers(text: string): number {
+  if (text === 'auto') return os.availableParallelism();
+  const count = Number(text);
+  if (!Number.isInteger(count) || count < 1 || count > 256) usageError(`--workers must be a whole number from 1 to 256 or "auto", got "${text}"`);
+  return count;
 }
 
-async function serve(files: string[], options: ServeOptions): Promise<number> {
-  if (files.length === 0) usageError('give at least one mapping file, e.g. adapter-engine serve mappings/example.yaml');
-  const port = parsePort(options.port);
-  const erp = await withExampleErp(options.exampleErp, envWith(options.env), Number(process.env.ERP_PORT ?? 8081));
+function tlsFiles(options: ServeOptions): ServeSettings['tls'] {
+  if (!options.tlsCert && !options.tlsKey) {
+    if (options.tlsClientCa) usageError('--tls-client-ca needs --tls-cert and --tls-key: client certificates are asked for during the TLS handshake');
+    return undefined;
+  }
+  if (!options.tlsCert || !options.tlsKey) usageError('--tls-cert and --tls-key go together: give both, or neither to serve plain HTTP');
+  return { certFile: options.tlsCert, keyFile: options.tlsKey, clientCaFile: options.tlsClientCa };
+}
+
+async function serve(paths: string[], options: ServeOptions): Promise<number> {
+  if (paths.length === 0) usageError('give a mapping directory or at least one mapping file, e.g. adapter-engine serve mappings/example.yaml');
+  const port = parsePort(options.port, '--port');
+  const admin = options.adminPort === undefined ? undefined : { port: parsePort(options.adminPort, '--admin-port'), host: options.adminHost };
+  const shutdownTimeoutMs = Number(options.shutdownTimeout);
+  if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) usageError(`--shutdown-timeout must be a whole number of milliseconds, got "${options.shutdownTimeout}"`);
+  const workers = parseWorkers(options.workers);
+  const tls = tlsFiles(options);
+  for (const given of paths) if (!fs.existsSync(given)) usageError(`mapping file or directory not found: ${given}`);
+
+  // A worker is this same command, started again by the primary: it serves, and prints nothing.
+  const worker = cluster.isWorker;
+  const erp = worker ? { url: undefined, env: envWith(options.env), close: async () => undefined } : await withExampleErp(options.exampleErp, envWith(options.env), Number(process.env.ERP_PORT ?? 8081));
   if (erp.url) out.line(`example ERP listening on ${erp.url}`);
-  const stopErp = () => erp.close();
-  const mappings: Mapping[] = [];
-  for (const file of files) {
-    const mapping = loadOrReport(file, erp.env);
-    if (mapping) mappings.push(mapping);
-  }
-  if (mappings.length < files.length) {
-    await stopErp();
-    return EXIT_CODES.FAILED;
-  }
-  const names = mappings.map((mapping) => mapping.name);
-  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
-  // Checked here as well as by the engine so the operator gets a usage error, not a fault.
-  if (duplicate !== undefined) {
-    await stopErp();
-    usageError(`two mappings are named "${duplicate}"; each is served under /<name>, so names must differ`);
-  }
-  for (const mapping of mappings) {
-    const unmapped = ROUTES.length - mapping.operations.size;
-    if (unmapped > 0) err.line(`mapping "${mapping.name}": ${unmapped} of ${ROUTES.length} routes unmapped (adapter-engine routes ${mapping.file} lists them)`);
-  }
-
-  const log = createLogger();
-  const engine = createEngine({ mappings, log });
-  const removeGuards = installProcessGuards(engine, log);
-  const server = http.createServer(createHttpApp(engine).callback());
-  const stopAll = async () => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-    await engine.close();
-    removeGuards();
-    await stopErp();
-  };
-  let address: AddressInfo;
   try {
-    address = await listen(server, port, options.host);
-  } catch (error) {
-    await stopAll();
-    throw error;
-  }
-  const shownHost = !options.host || options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host.includes(':') ? `[${options.host}]` : options.host;
-  const base = `http://${shownHost}:${address.port}`;
-  if (mappings.length === 1) out.line(`adapter engine (mapping "${mappings[0].name}") listening on ${base}`);
-  else for (const mapping of mappings) out.line(`adapter engine (mapping "${mapping.name}") listening on ${base}/${encodeURIComponent(mapping.name)}`);
+    let source;
+    try {
+      source = createMappingSource(paths, erp.env);
+    } catch (error) {
+      usageError((error as Error).message);
+    }
+    const initial = source.load();
+    if (initial.states.length === 0) usageError(`no mapping files (*.yaml, *.yml) in ${paths[0]}`);
+    const failed = initial.states.filter((state) => !state.last.ok);
+    if (failed.length > 0) {
+      for (const state of failed) for (const problem of state.last.problems) err.line(problem);
+      for (const state of failed) err.line(`${state.file}: not loaded; run "adapter-engine validate ${state.file}" after fixing it`);
+      return EXIT_CODES.FAILED;
+    }
+    // A directory serves each mapping under /<name> even while it holds one file: adding a second must not move the first.
+    const prefixed = source.isDirectory || paths.length > 1;
+    if (!worker) {
+      for (const mapping of initial.mappings) {
+        const unmapped = ROUTES.length - mapping.operations.size;
+        if (unmapped > 0) err.line(`mapping "${mapping.name}": ${unmapped} of ${ROUTES.length} routes unmapped (adapter-engine routes ${mapping.file} lists them)`);
+        if (mapping.inbound.auth.type === 'none' && isExposed(options.host)) err.line(`WARNING: ${unauthenticatedWarning(mapping.name, options.host)}`);
+      }
+    }
 
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  await stopAll();
-  return EXIT_CODES.OK;
+    const log = createLogger();
+    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, log, print: (line) => out.line(line) };
+    try {
+      if (worker) await serveWorker(settings);
+      else if (workers > 1) await servePrimary(settings, workers, erp.url ? { ERP_URL: erp.env.ERP_URL } : {});
+      else await serveOne(settings);
+    } catch (error) {
+      if (error instanceof ListenError) usageError(`${error.message} (--port, --admin-port, --host, --admin-host)`);
+      throw error;
+    }
+    return EXIT_CODES.OK;
+  } finally {
+    await erp.close();
+  }
 }
 
 export function registerServe(program: Command, run: (work: Promise<number>) => Promise<void>): void {
   program
     .command('serve')
-    .summary('serve the contract from one or more mappings')
-    .description('Serve every contract route from the given mapping(s). One mapping is served at the root; several are each served under /<mapping name>/... on the same port.\n\nThe mappings are checked first and every error is printed as file:line:col  message.\nExit code 1 when a mapping has errors, 0 when stopped with Ctrl-C or SIGTERM, 2 for usage errors (including a port in use).')
-    .argument('<mappings...>', 'mapping files (YAML)')
-    .option('-p, --port <port>', 'port to listen on (0 picks a free one)', process.env.PORT ?? '8080')
+    .summary('serve the contract from mapping files or a directory of them')
+    .description([
+      'Serve every contract route from the given mapping(s). One mapping file is served at the root; several files, or a directory (every *.yaml / *.yml in it), are each served under /<mapping name>/... on the same port.',
+      '',
+      'The mappings are checked first and every error is printed as file:line:col  message.',
+      'SIGHUP reloads the mappings (--watch also on every change): a file that loads is swapped in between requests; one that does not keeps the last good mapping serving and logs every problem.',
+      'SIGTERM or SIGINT: stop accepting, answer the requests in flight (up to --shutdown-timeout), exit 0.',
+      'Exit code 1 when a mapping has errors at start, 2 for usage errors (including a port in use).',
+    ].join('\n'))
+    .argument('<mappings...>', 'mapping files (YAML), or one directory of them')
+    .option('-p, --port <port>', 'port to listen on for the platform (0 picks a free one)', process.env.PORT ?? '8080')
     .option('-H, --host <host>', 'address to listen on (default: all interfaces)')
+    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json (default: env ADMIN_PORT, else none)', process.env.ADMIN_PORT)
+    .option('--admin-host <host>', 'address of the admin listener', '127.0.0.1')
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
+    .option('--tls-key <file>', 'PEM private key of --tls-cert')
+    .option('--tls-client-ca <file>', 'require client certificates signed by this PEM CA (mutual TLS)')
+    .option('--watch', 'reload a mapping when its file changes, and add or remove mappings as files appear in or leave the directory')
+    .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, longest wait for requests in flight, in milliseconds', '25000')
+    .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
     .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)
     .action((mappings: string[], options: ServeOptions) => run(serve(mappings, options)));

@@ -12,6 +12,7 @@ import type { Mapping } from '../mapping/model';
 import type { TraceObserver } from '../pipeline/trace';
 import { createConnectionPool, type ConnectionPool } from './connections';
 import { dispatch, failureOutcome, type PreparedRoute } from './dispatch';
+import { createErpProber, type ErpProbe } from './erp-probe';
 import { addExpressionStats, type ExpressionTotals } from './expression-stats';
 import { checkInbound } from './inbound-auth';
 import { createMappingSet, type MappingSet } from './mapping-set';
@@ -99,6 +100,8 @@ export interface Engine {
   replaceMappings(mappings: readonly Mapping[]): void;
   /** How the expressions of every mapping served so far ran. */
   expressionStats(): ExpressionTotals;
+  /** Asks the mapping's ERP at system.healthCheck (undefined when it declares none). */
+  probeErp(mapping: Mapping): Promise<ErpProbe | undefined>;
   handle(request: EngineRequest, options?: RunOptions): Promise<EngineAnswer>;
   /** The request whose code is running now, if any. */
   currentRequest(): RequestContext | undefined;
@@ -129,6 +132,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const clock = deps.clock ?? monotonic;
   const schemas = deps.schemas ?? createSchemaRegistry();
   const routes = createRouteTable();
+  const probeErp = createErpProber(http);
   const pool: ConnectionPool = createConnectionPool(http, (erp, ok) => meter.tokenFetch({ erp, ok }));
   const context = new AsyncLocalStorage<RequestContext>();
   const prepared = new Map<RouteSpec, PreparedRoute>(
@@ -235,6 +239,7 @@ export function createEngine(deps: EngineDeps): Engine {
       pool.keepOnly(mappings.map((mapping) => mapping.system));
     },
     expressionStats: () => addExpressionStats(served.mappings, { ...retired }),
+    probeErp,
     async handle(request, options = {}) {
       const started = clock.now();
       const requestId = acceptedRequestId(request.requestId);

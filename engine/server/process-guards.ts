@@ -9,7 +9,7 @@ import { EXIT_CODES } from '../errors';
  * served. An uncaught exception may have left shared state half-changed, so it is logged and the
  * process exits non-zero for its supervisor to restart it.
  */
-export function installProcessGuards(engine: Engine, log: Logger, exit: (code: number) => void = (code) => process.exit(code)): () => void {
+export function installProcessGuards(engine: Pick<Engine, 'currentRequest'>, log: Logger, exit: (code: number) => void = (code) => process.exit(code)): () => void {
   const onRejection = (reason: unknown) => {
     const request = engine.currentRequest();
     log.error({ err: reason, fault: 'unhandledRejection', ...(request ? { request } : {}) }, 'engine fault: a promise was rejected and nothing handled it; the process keeps serving');

@@ -39,12 +39,20 @@ export function runCli(args: readonly string[], options: { env?: Record<string, 
 export interface Serving {
   readonly child: ChildProcessWithoutNullStreams;
   readonly urls: string[];
+  /** The admin listener's base URL, when serve was started with --admin-port. */
+  readonly adminUrl?: string;
   readonly exited: Promise<CliResult>;
+  /** Everything written to stdout and stderr so far. */
+  output(): { stdout: string; stderr: string };
 }
 
-/** Starts `serve` and resolves with the URLs it printed; the caller stops it with SIGTERM. */
+/**
+ * Starts `serve` and resolves with the URLs it printed (and the admin URL with --admin-port); the
+ * caller stops it with SIGTERM.
+ */
 export function startServe(args: readonly string[], env: Record<string, string> = {}, expectedUrls = 1): Promise<Serving> {
   const child = spawn(process.execPath, [BINARY, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { cwd: ROOT, env: cliEnv(env) });
+  const wantsAdmin = args.includes('--admin-port');
   let stdout = '';
   let stderr = '';
   const exited = new Promise<CliResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
@@ -53,7 +61,8 @@ export function startServe(args: readonly string[], env: Record<string, string> 
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const urls = [...stdout.matchAll(/adapter engine \(mapping "[^"]+"\) listening on (\S+)/g)].map((match) => match[1]);
-      if (urls.length >= expectedUrls) resolve({ child, urls, exited });
+      const adminUrl = /admin endpoints on (\S+)/.exec(stdout)?.[1];
+      if (urls.length >= expectedUrls && (!wantsAdmin || adminUrl)) resolve({ child, urls, adminUrl, exited, output: () => ({ stdout, stderr }) });
     });
     void exited.then((result) => reject(new Error(`serve exited with ${result.code} before listening:\n${result.stdout}\n${result.stderr}`)));
   });

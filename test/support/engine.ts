@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Envelope } from '../../engine/contract/envelope';
 import { createEngine, type Engine } from '../../engine/engine/engine';
 import { MappingLoadError } from '../../engine/errors';
+import type { Meter } from '../../engine/engine/meter';
 import type { HttpClient } from '../../engine/http/client';
 import type { Logger } from '../../engine/log';
 import { checkMappingText, loadMapping } from '../../engine/mapping/load';
@@ -50,6 +51,7 @@ export interface StartOptions {
   readonly bodyLimit?: string | number;
   /** A fake outbound client instead of the real one. */
   readonly http?: HttpClient;
+  readonly meter?: Meter;
 }
 
 /** A mapping from YAML text; throws with every issue listed when the text is not a valid mapping. */
@@ -93,7 +95,7 @@ function getVerbatim(base: string, pathAndQuery: string): Promise<Reply> {
 
 export async function startEngine(source: Mapping | string, options: StartOptions = {}): Promise<RunningEngine> {
   const mapping = typeof source === 'string' ? mappingFromText(source, options.env, options.baseDir) : source;
-  const engine = createEngine({ mappings: [mapping], http: options.http, log: options.log });
+  const engine = createEngine({ mappings: [mapping], http: options.http, log: options.log, meter: options.meter });
   const server = http.createServer(createHttpApp(engine, { bodyLimit: options.bodyLimit }).callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,0 +1,41 @@
+import { contractSchemaFiles } from './schema-files';
+
+/**
+ * The contract's JSON Schema files as OpenAPI components. Each file becomes one component named after
+ * it (`enums.schema.json` → `enums`), its `definitions` kept inside; every `$ref` (relative to a file,
+ * absolute, or inside the same file) is rewritten to point into `#/components/schemas`, so the document
+ * stands alone.
+ */
+
+const CONTRACT_BASE = 'https://adapter-engine.dev/schemas/contract/';
+
+export function componentName(file: string): string {
+  return file.replace(/\.schema\.json$/, '');
+}
+
+/** `enums.schema.json#/definitions/x` seen from `file` → `#/components/schemas/enums/definitions/x`. */
+export function componentRef(ref: string, file: string): string {
+  const relative = ref.startsWith(CONTRACT_BASE) ? ref.slice(CONTRACT_BASE.length) : ref;
+  const [target, pointer = ''] = relative.split('#');
+  return `#/components/schemas/${componentName(target === '' ? file : target)}${pointer}`;
+}
+
+function rewrite(node: unknown, file: string): unknown {
+  if (Array.isArray(node)) return node.map((item) => rewrite(item, file));
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$schema' || key === '$id') continue;
+    out[key] = key === '$ref' && typeof value === 'string' ? componentRef(value, file) : rewrite(value, file);
+  }
+  return out;
+}
+
+export function contractComponents(): Record<string, unknown> {
+  return Object.fromEntries([...contractSchemaFiles()].map(([file, schema]) => [componentName(file), rewrite(schema, file)]));
+}
+
+/** A route's schema (refs into the contract files) with its refs pointing at the components. */
+export function routeSchema(schema: Readonly<Record<string, unknown>>): unknown {
+  return rewrite(schema, '');
+}

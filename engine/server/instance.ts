@@ -1,0 +1,123 @@
+import type http from 'node:http';
+import type https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { openApiDocument } from '../contract/openapi';
+import { createEngine, type Engine } from '../engine/engine';
+import type { Logger } from '../log';
+import { engineVersion } from '../paths';
+import { createHttpApp } from './app';
+import { drain, trackRequests, type DrainResult } from './drain';
+import { createListener, type TlsFiles } from './listener';
+import type { LoadReport, MappingSource } from './mapping-source';
+import type { EngineMetrics } from './metrics';
+import { readiness, type Readiness } from './readiness';
+
+/**
+ * One serving process: the engine, the platform's listener in front of it, and the mapping source it
+ * reloads from. `serve` runs one of these, or one per worker with --workers.
+ */
+export interface InstanceSettings {
+  readonly source: MappingSource;
+  /** The first load, already checked by the caller (every file loaded). */
+  readonly initial: LoadReport;
+  /** Each mapping under /<name> (several files, or a directory); otherwise the one mapping at the root. */
+  readonly prefixed: boolean;
+  readonly host?: string;
+  readonly tls?: TlsFiles;
+  readonly log: Logger;
+  readonly metrics: EngineMetrics;
+}
+
+export interface Instance {
+  readonly engine: Engine;
+  readonly server: http.Server | https.Server;
+  /** Reads the mapping files again and swaps in what loaded; logs and counts every outcome. */
+  reload(options?: { readonly force?: boolean }): LoadReport;
+  readiness(): Promise<Readiness>;
+  openapi(): Record<string, unknown>;
+  /** Stops accepting, lets requests in flight answer (up to timeoutMs), closes the engine. */
+  stop(timeoutMs: number): Promise<DrainResult>;
+}
+
+/** The served contract as an OpenAPI document, from what is served now. */
+export function servedOpenApi(engine: Pick<Engine, 'mappings' | 'prefixed'>, version: string): Record<string, unknown> {
+  return openApiDocument(
+    engine.mappings.map((mapping) => ({
+      name: mapping.name,
+      prefix: engine.prefixed ? `/${encodeURIComponent(mapping.name)}` : '',
+      mapped: new Set(mapping.operations.keys()),
+      inboundAuth: mapping.inbound.auth.type === 'apiKey' ? { type: 'apiKey', header: mapping.inbound.auth.header } : { type: mapping.inbound.auth.type },
+    })),
+    { title: 'Warehouse adapter contract', version },
+  );
+}
+
+/** Logs and counts the outcome of a load after start: a file that did not load keeps its last good mapping. */
+export function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetrics): void {
+  for (const state of report.attempts) {
+    const mapping = state.mapping?.name ?? state.file;
+    metrics.reload({ mapping, ok: state.last.ok });
+    if (state.last.ok) {
+      log.info({ file: state.file, mapping }, 'mapping loaded');
+      continue;
+    }
+    const kept = state.mapping ? `the mapping loaded at ${state.loadedAt} keeps serving` : 'nothing is served from this file';
+    log.error({ file: state.file, problems: state.last.problems }, `mapping file not loaded; ${kept}`);
+    for (const problem of state.last.problems) log.error({ file: state.file }, problem);
+  }
+  for (const file of report.removed) log.info({ file }, 'mapping file removed; its routes are no longer served');
+}
+
+export function startInstance(settings: InstanceSettings): Instance {
+  const { source, log, metrics } = settings;
+  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed });
+  metrics.countExpressions(() => engine.expressionStats());
+  for (const state of settings.initial.states) if (state.mapping) metrics.reload({ mapping: state.mapping.name, ok: true });
+  const server = createListener(createHttpApp(engine).callback(), settings.tls);
+  const tracker = trackRequests(server);
+  return {
+    engine,
+    server,
+    reload(options = {}) {
+      let report: LoadReport;
+      try {
+        report = source.load(options);
+      } catch (error) {
+        // The directory itself went away or became unreadable: keep serving what was loaded.
+        log.error({ err: error }, 'reading the mapping files failed; the mappings loaded before keep serving');
+        return { mappings: engine.mappings, states: source.states(), attempts: [], removed: [] };
+      }
+      const before = new Set(engine.mappings.map((mapping) => mapping.name));
+      engine.replaceMappings(report.mappings);
+      for (const name of before) if (!report.mappings.some((mapping) => mapping.name === name)) metrics.removed(name);
+      reportLoad(report, log, metrics);
+      return report;
+    },
+    readiness: () => readiness(engine, source.states(), settings.host),
+    openapi: () => servedOpenApi(engine, engineVersion()),
+    async stop(timeoutMs) {
+      const result = await drain(server, tracker, { timeoutMs });
+      await engine.close();
+      return result;
+    },
+  };
+}
+
+/** Listens, turning the errors an operator can fix into messages that say how. */
+export async function listenOn(server: http.Server | https.Server, port: number, host: string | undefined): Promise<AddressInfo> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') throw new ListenError(`port ${port} is already in use; choose another`);
+    if (error.code === 'EACCES') throw new ListenError(`not allowed to listen on port ${port}; choose a port above 1023`);
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') throw new ListenError(`cannot listen on host ${host}: ${error.code}`);
+    throw error;
+  });
+  return server.address() as AddressInfo;
+}
+
+export class ListenError extends Error {}

@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { formatIssue } from '../errors';
+import { checkMappingFile } from '../mapping/load';
+import type { Mapping } from '../mapping/model';
+
+/**
+ * Where a server's mappings come from: a list of files, or every *.yaml / *.yml file of one directory.
+ * `load()` reads them again and decides what to serve: a file that loads replaces its mapping; a file
+ * that does not load keeps its last good mapping serving (or, never loaded, serves nothing) and reports
+ * every problem as file:line:col; a file gone from the directory takes its routes with it.
+ */
+
+export interface LoadAttempt {
+  /** ISO time of the attempt. */
+  readonly at: string;
+  readonly ok: boolean;
+  /** Errors as `file:line:col  message`; empty when ok. */
+  readonly problems: readonly string[];
+}
+
+export interface MappingFileState {
+  /** The file as shown in messages (relative to the working directory when inside it). */
+  readonly file: string;
+  /** The mapping served from this file: the last one that loaded. */
+  readonly mapping?: Mapping;
+  /** When the served mapping was loaded (ISO time). */
+  readonly loadedAt?: string;
+  readonly last: LoadAttempt;
+}
+
+export interface LoadReport {
+  readonly mappings: readonly Mapping[];
+  readonly states: readonly MappingFileState[];
+  /** Files loaded this time (changed or forced), with their outcome; unchanged files are not listed. */
+  readonly attempts: readonly MappingFileState[];
+  readonly removed: readonly string[];
+}
+
+export interface MappingSource {
+  /** `force` reads every file again, changed or not (SIGHUP: TLS files or secrets may have changed). */
+  load(options?: { readonly force?: boolean }): LoadReport;
+  states(): readonly MappingFileState[];
+  /** Whether the mappings come from a directory (each then served under /<name>). */
+  readonly isDirectory: boolean;
+  /** The directories to watch for changes, and whether a changed name there is one of ours. */
+  readonly watched: readonly { readonly dir: string; readonly concerns: (name: string) => boolean }[];
+}
+
+export const MAPPING_EXTENSIONS = /\.ya?ml$/i;
+
+function shown(filePath: string): string {
+  const relative = path.relative(process.cwd(), filePath);
+  return relative && !relative.startsWith('..') ? relative : filePath;
+}
+
+function digestOf(filePath: string): string | undefined {
+  try {
+    return createHash('sha256').update(fs.readFileSync(filePath)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `paths`: mapping files, or exactly one directory. `env` fills `${VAR}`. Throws (a usage problem for
+ * the caller to report) when a directory is mixed with files or does not exist.
+ */
+export function createMappingSource(paths: readonly string[], env: NodeJS.ProcessEnv): MappingSource {
+  const directories = paths.filter((given) => fs.existsSync(given) && fs.statSync(given).isDirectory());
+  if (directories.length > 0 && paths.length > 1) throw new Error('give either one directory or mapping files, not both');
+  const directory = directories.length === 1 ? path.resolve(directories[0]) : undefined;
+  const files = directory ? undefined : paths.map((given) => path.resolve(given));
+  const states = new Map<string, MappingFileState & { readonly digest?: string }>();
+
+  const listFiles = (): string[] => {
+    if (!directory) return files ?? [];
+    return fs.readdirSync(directory).filter((name) => MAPPING_EXTENSIONS.test(name) && !name.startsWith('.')).sort().map((name) => path.join(directory, name));
+  };
+
+  function loadOne(filePath: string, previous: (MappingFileState & { readonly digest?: string }) | undefined, digest: string | undefined) {
+    const file = shown(filePath);
+    const at = new Date().toISOString();
+    const result = checkMappingFile(filePath, { env, displayName: file });
+    if (result.mapping) return { file, mapping: result.mapping, loadedAt: at, last: { at, ok: true, problems: [] }, digest };
+    const problems = result.issues.filter((issue) => issue.severity === 'error').map(formatIssue);
+    return { file, mapping: previous?.mapping, loadedAt: previous?.loadedAt, last: { at, ok: false, problems }, digest };
+  }
+
+  return {
+    isDirectory: directory !== undefined,
+    watched: directory
+      // Any change in the directory: a Kubernetes ConfigMap swaps a `..data` symlink, not the *.yaml names.
+      ? [{ dir: directory, concerns: () => true }]
+      : [...new Set((files ?? []).map((file) => path.dirname(file)))].map((dir) => ({ dir, concerns: (name) => (files ?? []).includes(path.join(dir, name)) })),
+    load(options = {}) {
+      const present = listFiles();
+      const removed = [...states.keys()].filter((filePath) => !present.includes(filePath));
+      for (const filePath of removed) states.delete(filePath);
+      const attempts: MappingFileState[] = [];
+      for (const filePath of present) {
+        const previous = states.get(filePath);
+        const digest = digestOf(filePath);
+        if (!options.force && previous && digest !== undefined && previous.digest === digest) continue;
+        const state = loadOne(filePath, previous, digest);
+        states.set(filePath, state);
+        attempts.push(state);
+      }
+      // Each mapping is served under /<name>: a file just loaded whose name another file already serves is refused.
+      const taken = new Map<string, string>();
+      const justLoaded = new Set(attempts.map((state) => state.file));
+      const unchangedFirst = [...states].sort(([, a], [, b]) => Number(justLoaded.has(a.file)) - Number(justLoaded.has(b.file)));
+      for (const [filePath, state] of unchangedFirst) {
+        const name = state.mapping?.name.toLowerCase();
+        if (name === undefined) continue;
+        const owner = taken.get(name);
+        if (owner === undefined) {
+          taken.set(name, state.file);
+          continue;
+        }
+        const problem = `${state.file}  the mapping name "${state.mapping?.name}" is already served from ${owner}; each mapping is served under /<name>, so names must differ`;
+        const refused = { ...state, mapping: undefined, loadedAt: undefined, last: { at: state.last.at, ok: false, problems: [problem] } };
+        states.set(filePath, refused);
+        const attempt = attempts.findIndex((entry) => entry.file === state.file);
+        if (attempt >= 0) attempts[attempt] = refused;
+      }
+      const all = [...states.values()];
+      return { mappings: all.flatMap((state) => (state.mapping ? [state.mapping] : [])), states: all, attempts, removed: removed.map(shown) };
+    },
+    states: () => [...states.values()],
+  };
+}

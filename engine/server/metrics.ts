@@ -1,0 +1,90 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ExpressionTotals } from '../engine/expression-stats';
+import type { Meter } from '../engine/meter';
+
+/**
+ * The engine's metrics in the Prometheus text format. One registry per server (never prom-client's
+ * global one), so tests and several engines in one process do not share counters. The names are the
+ * operator's interface (alerts and dashboards use them): docs/operations.md lists them; keep them.
+ */
+export interface EngineMetrics extends Meter {
+  readonly registry: Registry;
+  /** A mapping file was (re)loaded: ok, or refused and the last good one kept. */
+  reload(report: { readonly mapping: string; readonly ok: boolean }): void;
+  /** Forget a mapping's reload state when its file is removed. */
+  removed(mapping: string): void;
+  /** Where the expression totals come from (the engine, once it exists). */
+  countExpressions(source: () => ExpressionTotals): void;
+  text(): Promise<string>;
+}
+
+/** Seconds: contract requests are mostly tens of milliseconds; ERP calls and file uploads may take many seconds. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export function createMetrics(options: { readonly processMetrics?: boolean } = {}): EngineMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+
+  const requests = new Counter({ name: 'adapter_requests_total', help: 'Platform requests answered, by mapping, operation and result name (NotFound / MethodNotAllowed for paths that are no contract route).', labelNames: ['mapping', 'operation', 'result'], registers });
+  const duration = new Histogram({ name: 'adapter_request_duration_seconds', help: 'Time to answer a platform request.', labelNames: ['mapping', 'operation'], buckets: DURATION_BUCKETS, registers });
+  const inFlight = new Gauge({ name: 'adapter_requests_in_flight', help: 'Platform requests being served now.', registers });
+  const refused = new Counter({ name: 'adapter_requests_refused_total', help: 'Platform requests refused with 401: credentials missing or not accepted.', labelNames: ['mapping', 'reason'], registers });
+  const erpCalls = new Counter({ name: 'adapter_erp_calls_total', help: 'Calls to the ERP, by status class (2xx..5xx, none when no answer came).', labelNames: ['mapping', 'call', 'status_class'], registers });
+  const erpAttempts = new Counter({ name: 'adapter_erp_call_attempts_total', help: 'HTTP requests sent to the ERP for those calls, retries and token renewals included.', labelNames: ['mapping', 'call'], registers });
+  const erpRetries = new Counter({ name: 'adapter_erp_call_retries_total', help: 'Attempts beyond the first.', labelNames: ['mapping', 'call'], registers });
+  const erpDuration = new Histogram({ name: 'adapter_erp_call_duration_seconds', help: 'Time of one ERP call over all its attempts.', labelNames: ['mapping', 'call'], buckets: DURATION_BUCKETS, registers });
+  const cache = new Counter({ name: 'adapter_cache_lookups_total', help: 'Answer cache lookups of calls with a cache.', labelNames: ['mapping', 'call', 'outcome'], registers });
+  const tokens = new Counter({ name: 'adapter_oauth2_token_fetches_total', help: 'OAuth2 token fetches, by token endpoint and outcome (ok, failed).', labelNames: ['erp', 'outcome'], registers });
+  const reloads = new Counter({ name: 'adapter_mapping_reloads_total', help: 'Mapping loads after start (SIGHUP, --watch), by outcome (ok, failed).', labelNames: ['mapping', 'outcome'], registers });
+  const lastReload = new Gauge({ name: 'adapter_mapping_last_reload_ok', help: '1 when the last load of the mapping file succeeded, 0 when it failed and the last good mapping is still served.', labelNames: ['mapping'], registers });
+  let expressionSource: () => ExpressionTotals = () => ({ fast: 0, fallback: 0, interpreter: 0 });
+  new Counter({
+    name: 'adapter_expression_evaluations_total',
+    help: 'Expression evaluations by how they ran: fast (compiled fast path), fallback (fast path gave up, interpreter finished), interpreter.',
+    labelNames: ['path'],
+    registers,
+    collect() {
+      const totals = expressionSource();
+      this.reset();
+      for (const path of ['fast', 'fallback', 'interpreter'] as const) this.inc({ path }, totals[path]);
+    },
+  });
+
+  return {
+    registry,
+    request({ mapping, operation, result, seconds }) {
+      requests.inc({ mapping, operation, result });
+      duration.observe({ mapping, operation }, seconds);
+    },
+    refused({ mapping, reason }) {
+      refused.inc({ mapping, reason });
+    },
+    erpCall({ mapping, call, statusClass, attempts, seconds }) {
+      erpCalls.inc({ mapping, call, status_class: statusClass });
+      erpAttempts.inc({ mapping, call }, attempts);
+      erpRetries.inc({ mapping, call }, Math.max(0, attempts - 1));
+      erpDuration.observe({ mapping, call }, seconds);
+    },
+    cache({ mapping, call, hit }) {
+      cache.inc({ mapping, call, outcome: hit ? 'hit' : 'miss' });
+    },
+    tokenFetch({ erp, ok }) {
+      tokens.inc({ erp, outcome: ok ? 'ok' : 'failed' });
+    },
+    inFlight(delta) {
+      inFlight.inc(delta);
+    },
+    reload({ mapping, ok }) {
+      reloads.inc({ mapping, outcome: ok ? 'ok' : 'failed' });
+      lastReload.set({ mapping }, ok ? 1 : 0);
+    },
+    removed(mapping) {
+      lastReload.remove({ mapping });
+    },
+    countExpressions(source) {
+      expressionSource = source;
+    },
+    text: () => registry.metrics(),
+  };
+}

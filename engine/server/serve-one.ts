@@ -1,0 +1,64 @@
+import type http from 'node:http';
+import type https from 'node:https';
+import { createAdminApp } from './admin';
+import { listenOn, startInstance } from './instance';
+import { createListener } from './listener';
+import { createMetrics } from './metrics';
+import { installProcessGuards } from './process-guards';
+import { listeningLines, type ServeSettings } from './settings';
+import { onSignals } from './signals';
+import { watchMappings } from './watch';
+
+/**
+ * `serve` in one process: the platform's listener, the admin listener, reloads on SIGHUP and --watch,
+ * and a graceful stop on SIGTERM/SIGINT. Resolves when stopped.
+ */
+export async function serveOne(settings: ServeSettings): Promise<void> {
+  const { log } = settings;
+  const metrics = createMetrics();
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics });
+  const removeGuards = installProcessGuards(instance.engine, log);
+  let admin: http.Server | https.Server | undefined;
+  try {
+    const address = await listenOn(instance.server, settings.port, settings.host);
+    for (const line of listeningLines(settings, address.port, instance.engine.mappings.map((mapping) => mapping.name))) settings.print(line);
+    if (settings.admin) {
+      const adminServer = createListener(createAdminApp({
+        ready: () => instance.readiness(),
+        metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.text() }),
+        openapi: () => instance.openapi(),
+      }).callback());
+      admin = adminServer;
+      const adminAddress = await listenOn(adminServer, settings.admin.port, settings.admin.host);
+      settings.print(`admin endpoints on http://${settings.admin.host.includes(':') ? `[${settings.admin.host}]` : settings.admin.host}:${adminAddress.port} (/health/live, /health/ready, /metrics, /openapi.json)`);
+    }
+  } catch (error) {
+    await instance.stop(0);
+    admin?.close();
+    removeGuards();
+    throw error;
+  }
+
+  const stopWatching = settings.watch
+    ? watchMappings(settings.source.watched, () => instance.reload(), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP'))
+    : () => undefined;
+  let removeSignals = () => undefined as void;
+  // The handlers stay installed while draining: a second Ctrl-C must not kill the requests in flight.
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    removeSignals = onSignals({ reload: () => instance.reload({ force: true }), stop: resolve });
+  });
+  stopWatching();
+  log.info({ signal, timeoutMs: settings.shutdownTimeoutMs }, 'stopping: no new connections; answering the requests in flight');
+  const result = await instance.stop(settings.shutdownTimeoutMs);
+  if (result.finished) log.info({ inFlightAtStart: result.inFlightAtStart, ms: result.ms }, 'stopped after answering every request in flight');
+  else log.warn({ forcedConnections: result.forcedConnections, timeoutMs: settings.shutdownTimeoutMs }, 'shutdown timeout passed; connections with requests still in flight were closed');
+  if (admin) {
+    const closing = admin;
+    await new Promise<void>((resolve) => {
+      closing.close(() => resolve());
+      closing.closeAllConnections();
+    });
+  }
+  removeSignals();
+  removeGuards();
+}
