@@ -7,6 +7,7 @@ import { exportValuesCase } from './cases/export-values';
 import { fileIntakeCase } from './cases/file-intake';
 import { startupCase } from './cases/startup';
 import { throughputCase } from './cases/throughput';
+import { workersCase } from './cases/workers';
 import { startErpProcess } from './lib/processes';
 import { busyWarnings, compareReports, describeMachine, formatTable, type BenchReport, type Row, type Skipped } from './lib/report';
 
@@ -15,13 +16,14 @@ import { busyWarnings, compareReports, describeMachine, formatTable, type BenchR
  * The engine against the hand-written baseline, case by case, in one run; see docs/performance.md.
  */
 
-const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4] [--profile DIR]';
+const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5] [--profile DIR]';
 
 const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   1: throughputCase,
   2: exportValuesCase,
   3: fileIntakeCase,
   4: startupCase,
+  5: workersCase,
 };
 
 async function main(): Promise<number> {

@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import type { AdapterConfig, AdapterMessage } from '../adapter-process';
@@ -13,6 +13,7 @@ const DIST_ROOT = path.join(__dirname, '..', '..');
 const ERP_MAIN = path.join(DIST_ROOT, 'examples', 'erp', 'main.js');
 const ADAPTER_MAIN = path.join(DIST_ROOT, 'bench', 'adapter-process.js');
 const LOAD_MAIN = path.join(DIST_ROOT, 'bench', 'load-worker.js');
+const CLI = path.join(DIST_ROOT, 'engine', 'cli', 'main.js');
 const START_TIMEOUT_MS = 20_000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -140,4 +141,35 @@ export function timedRequest(url: string, method: 'GET' | 'POST', body?: string,
     request.on('error', reject);
     request.end(body);
   });
+}
+
+export interface ServeProcess {
+  /** The first URL `serve` printed (the mapping's base). */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** `adapter-engine serve` as users start it, on a free port, until it prints where it listens. */
+export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await withTimeout(new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /listening on (https?:\/\/\S+)/.exec(output);
+      if (match) resolve(match[1]);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening: ${output}`)));
+  }), START_TIMEOUT_MS, 'starting adapter-engine serve').catch(async (error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await withTimeout(exited(child), 30_000, `stopping serve ${child.pid}`).catch(() => child.kill('SIGKILL'));
+    },
+  };
 }

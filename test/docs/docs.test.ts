@@ -14,9 +14,12 @@ import { anchorsOf, blocksOf, docFiles, linksOf, ROOT } from './markdown';
  * example loads, every command example that can run does run, every relative link resolves.
  */
 const BINARY = path.join(ROOT, 'dist', 'engine', 'cli', 'main.js');
-const ENV = { ERP_URL: 'http://erp.test/api/v1', ERP_USER: 'u', ERP_PASSWORD: 'p', ERP_TOKEN: 't', ERP_API_KEY: 'k', ERP_CLIENT_ID: 'id', ERP_CLIENT_SECRET: 's' };
-const MAPPING_KEYS = ['version', 'name', 'description', 'system', 'limits', 'functions', 'operations'];
+const ENV = { ERP_URL: 'http://erp.test/api/v1', ERP_USER: 'u', ERP_PASSWORD: 'p', ERP_TOKEN: 't', ERP_API_KEY: 'k', ERP_CLIENT_ID: 'id', ERP_CLIENT_SECRET: 's', PLATFORM_API_KEY: 'k1', PLATFORM_API_KEY_NEXT: 'k2' };
+const MAPPING_KEYS = ['version', 'name', 'description', 'system', 'inbound', 'limits', 'functions', 'operations'];
 const example = parse(fs.readFileSync(path.join(ROOT, 'mappings', 'example.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
+
+/** YAML examples for the operator's tools, not mappings: checked by their own test below. */
+const OPERATOR_YAML = /^# (prometheus rules|kubernetes)\n/;
 
 /** A fragment rooted at the top of a mapping, put into the example: each block's settings replace the example's. */
 function intoExample(fragment: Record<string, unknown>): Record<string, unknown> {
@@ -45,7 +48,7 @@ describe('documentation', () => {
   });
 
   it('every YAML example is a mapping (or a fragment of one) that loads without errors or old spellings', () => {
-    const blocks = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'yaml');
+    const blocks = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'yaml' && !OPERATOR_YAML.test(block.text));
     expect(blocks.length).toBeGreaterThan(10);
     for (const block of blocks) {
       const where = `${block.file}:${block.line}`;
