@@ -1,4 +1,4 @@
-import { contractSchemaFiles } from './schema-files';
+import { contractSchemaFile, contractSchemaFiles } from './schema-files';
 
 /**
  * The contract's JSON Schema files as OpenAPI components. Each file becomes one component named after
@@ -38,4 +38,19 @@ export function contractComponents(): Record<string, unknown> {
 /** A route's schema (refs into the contract files) with its refs pointing at the components. */
 export function routeSchema(schema: Readonly<Record<string, unknown>>): unknown {
   return rewrite(schema, '');
+}
+
+/**
+ * One property of a route's input schema (a query or path parameter), its refs rewritten relative to
+ * the file it comes from; undefined when the input schema is not a contract file or does not name it.
+ */
+export function inputProperty(inputSchema: Readonly<Record<string, unknown>> | null, name: string): { readonly schema: unknown; readonly required: boolean; readonly description?: string } | undefined {
+  const ref = typeof inputSchema?.$ref === 'string' ? inputSchema.$ref : '';
+  if (!ref.startsWith(CONTRACT_BASE)) return undefined;
+  const file = ref.slice(CONTRACT_BASE.length).split('#')[0];
+  const schema = contractSchemaFile(file) as { properties?: Record<string, unknown>; required?: readonly string[] };
+  const property = schema.properties?.[name] as Record<string, unknown> | undefined;
+  if (!property) return undefined;
+  const description = typeof property.description === 'string' ? property.description : undefined;
+  return { schema: rewrite(property, file), required: schema.required?.includes(name) ?? false, ...(description ? { description } : {}) };
 }

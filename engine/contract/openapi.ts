@@ -1,6 +1,5 @@
-import { contractComponents, routeSchema } from './openapi-schemas';
+import { contractComponents, inputProperty, routeSchema } from './openapi-schemas';
 import { ROUTES, type RouteSpec } from './routes';
-import { contractSchemaFile } from './schema-files';
 
 /**
  * An OpenAPI 3.1 document of the contract as one server serves it, generated from the route table and
@@ -41,26 +40,38 @@ function envelopeOf(route: RouteSpec): Json {
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
-/** The query parameters of a query route, typed by the input schema's properties where it names them. */
+/**
+ * Path parameters (always required) and query parameters, typed and described by the properties of the
+ * route's input schema; a parameter the schema does not name is a plain string.
+ */
 function parametersOf(route: RouteSpec): Json[] {
-  const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
-  if (route.inputSource !== 'query' || !route.inputSchema) return pathParams;
-  const ref = String(route.inputSchema.$ref ?? '');
-  const file = ref.split('/').pop()?.split('#')[0] ?? '';
-  const schema = file ? (contractSchemaFile(file) as { properties?: Record<string, unknown>; required?: string[] }) : {};
-  return [...pathParams, ...route.params.map((name) => ({
-    name, in: 'query', required: schema.required?.includes(name) ?? false, schema: routeSchema((schema.properties?.[name] as Json | undefined) ?? { type: 'string' }),
-  }))];
+  const parameter = (name: string, where: 'path' | 'query'): Json => {
+    const property = inputProperty(route.inputSchema, name);
+    return {
+      name, in: where, required: where === 'path' || (property?.required ?? false),
+      ...(property?.description ? { description: property.description } : {}),
+      schema: property?.schema ?? { type: 'string' },
+    };
+  };
+  const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => parameter(match[1], 'path'));
+  return route.inputSource === 'query' ? [...pathParams, ...route.params.map((name) => parameter(name, 'query'))] : pathParams;
+}
+
+/** What the engine answers on a route the mapping leaves unmapped (the dispatcher's rule). */
+function unmappedAnswer(route: RouteSpec): string {
+  if (route.unmappedDefault) {
+    return `${route.successResult} (result ${route.results[route.successResult]}, isResultSuccess true) with ${JSON.stringify(route.unmappedDefault.data)} as data`;
+  }
+  return `AdapterNotDefined (result ${route.results.AdapterNotDefined}, isResultSuccess false)${route.kind === 'data' ? ' with data null' : ''}`;
 }
 
 function operationOf(route: RouteSpec, served: ServedMapping, several: boolean): Json {
   const unmapped = !served.mapped.has(route.operationId);
-  const answer = route.unmappedDefault ? `the success result with ${JSON.stringify(route.unmappedDefault.data)} as data` : 'AdapterNotDefined';
   const operation: Json = {
     operationId: several ? `${served.name}.${route.operationId}` : route.operationId,
     summary: route.summary,
     tags: [served.name],
-    description: unmapped ? `Not mapped by "${served.name}": the engine answers ${answer}.` : `Answered by the mapping "${served.name}".`,
+    description: unmapped ? `Not mapped by "${served.name}": the engine answers ${unmappedAnswer(route)}.` : `Answered by the mapping "${served.name}".`,
     parameters: parametersOf(route),
     responses: {
       200: { description: 'The envelope; result says what happened.', content: { 'application/json': { schema: envelopeOf(route) } } },

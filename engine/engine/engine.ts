@@ -121,6 +121,7 @@ export function createEngine(deps: EngineDeps): Engine {
   if (deps.mappings.length === 0) throw new Error('an engine needs at least one mapping');
   const prefixed = deps.prefixed ?? deps.mappings.length > 1;
   let served: MappingSet = createMappingSet(deps.mappings, prefixed);
+  let bodyLimitBytes = requestBodyLimit(deps.mappings);
   /** Expression runs of mappings replaced by a reload, so the totals never go backwards. */
   const retired: ExpressionTotals = { fast: 0, fallback: 0, interpreter: 0 };
   const meter = deps.meter ?? NO_METER;
@@ -229,13 +230,14 @@ export function createEngine(deps: EngineDeps): Engine {
     },
     prefixed,
     get bodyLimitBytes() {
-      return requestBodyLimit(served.mappings);
+      return bodyLimitBytes;
     },
     replaceMappings(mappings) {
       const next = createMappingSet(mappings, prefixed);
       warnInsecure(mappings.filter((mapping) => !served.mappings.includes(mapping)));
       addExpressionStats(served.mappings.filter((mapping) => !mappings.includes(mapping)), retired);
       served = next;
+      bodyLimitBytes = requestBodyLimit(mappings);
       pool.keepOnly(mappings.map((mapping) => mapping.system));
     },
     expressionStats: () => addExpressionStats(served.mappings, { ...retired }),

@@ -15,8 +15,10 @@ export class ResponseCache {
     this.entries = new LRUCache({ max: spec.maxEntries, ttl: spec.ttlMs });
   }
 
-  static keyOf(request: OutboundRequest): string {
-    const headers = Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  /** `requestIdHeader`: the platform request's id differs on every request and says nothing about the answer. */
+  static keyOf(request: OutboundRequest, requestIdHeader?: string): string {
+    const ignored = requestIdHeader?.toLowerCase();
+    const headers = Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]).filter(([name]) => name !== ignored).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return JSON.stringify([request.method, request.url.href, headers, request.body ?? null, request.responseType]);
   }
 

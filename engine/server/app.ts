@@ -17,15 +17,22 @@ type ParseError = Error & { status?: number };
  */
 export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa {
   const koa = new Koa();
-  const parseBody = bodyParser({
+  const parserFor = (limit: string | number) => bodyParser({
     enableTypes: ['json'],
-    jsonLimit: typeof options.bodyLimit === 'string' ? options.bodyLimit : `${options.bodyLimit ?? engine.bodyLimitBytes}b`,
+    jsonLimit: typeof limit === 'string' ? limit : `${limit}b`,
     // The platform may omit or misstate the content type; every contract body is JSON.
     detectJSON: () => true,
     onerror: (error, ctx) => {
       ctx.state.bodyError = error;
     },
   });
+  // The limit follows the mappings served now: a reload that adds a file route with larger files raises it.
+  let parser = { limit: options.bodyLimit ?? engine.bodyLimitBytes, parse: parserFor(options.bodyLimit ?? engine.bodyLimitBytes) };
+  const parseBody: Koa.Middleware = (ctx, next) => {
+    const limit = options.bodyLimit ?? engine.bodyLimitBytes;
+    if (limit !== parser.limit) parser = { limit, parse: parserFor(limit) };
+    return parser.parse(ctx, next);
+  };
 
   koa.use(async (ctx, next) => {
     // Only requests that may carry a body are parsed; a GET's body is never read, as before.

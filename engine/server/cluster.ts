@@ -71,7 +71,12 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
 
   let served = { mappings: settings.initial.mappings, prefixed: settings.prefixed };
   const reload = (force: boolean) => {
-    served = { ...served, mappings: settings.source.load({ force }).mappings };
+    try {
+      // The primary reads the files too, only to describe what is served (/openapi.json); the workers serve.
+      served = { ...served, mappings: settings.source.load({ force }).mappings };
+    } catch (error) {
+      log.error({ err: error }, 'reading the mapping files failed; the workers keep serving what they loaded before');
+    }
     send({ type: 'adapter:reload', force });
   };
   const readiness = async (): Promise<Readiness & { readonly workers: readonly { pid: number; ready: boolean }[] }> => {

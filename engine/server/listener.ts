@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -21,28 +22,58 @@ function read(file: string, flag: string, what: string): Buffer {
   }
 }
 
-export function readTlsFiles(files: TlsFiles): https.ServerOptions {
-  const options: https.ServerOptions = {
-    cert: read(files.certFile, '--tls-cert', 'certificate'),
-    key: read(files.keyFile, '--tls-key', 'private key'),
-    ...(files.clientCaFile ? { ca: read(files.clientCaFile, '--tls-client-ca', 'client CA certificates'), requestCert: true, rejectUnauthorized: true } : {}),
-  };
+/** An OpenSSL message without its "error:0480006C:PEM routines::" code prefix, which tells an operator nothing. */
+function reason(error: unknown): string {
+  return (error as Error).message.replace(/^error:[0-9A-F]+:[^:]*::/, '');
+}
+
+/** Checks one file alone, so a file that is not what its flag expects is named, not the set of three. */
+function check(file: string, flag: string, what: string, options: tls.SecureContextOptions): void {
   try {
-    // Fails here, with a message, rather than at the first handshake.
     tls.createSecureContext(options);
   } catch (error) {
-    const reason = (error as Error).message;
-    if (/key values mismatch/i.test(reason)) throw new Error(`--tls-key ${files.keyFile} is not the private key of --tls-cert ${files.certFile}`);
-    throw new Error(`the TLS files cannot be used (--tls-cert ${files.certFile}, --tls-key ${files.keyFile}${files.clientCaFile ? `, --tls-client-ca ${files.clientCaFile}` : ''}): ${reason}`);
+    throw new Error(`${flag} ${file} is not a PEM ${what} (${reason(error)})`);
+  }
+}
+
+/** OpenSSL accepts a CA file that holds no certificate, and mutual TLS would then refuse every client. */
+function checkCa(file: string, pem: Buffer): void {
+  const blocks = pem.toString('latin1').match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) throw new Error(`--tls-client-ca ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch (error) {
+      throw new Error(`--tls-client-ca ${file}: a certificate in it cannot be read (${reason(error)})`);
+    }
+  }
+}
+
+/** Reads and checks the PEM files at start, so a wrong file stops `serve` with a message, not the first handshake. */
+export function readTlsFiles(files: TlsFiles): https.ServerOptions {
+  const cert = read(files.certFile, '--tls-cert', 'certificate');
+  const key = read(files.keyFile, '--tls-key', 'private key');
+  const ca = files.clientCaFile ? read(files.clientCaFile, '--tls-client-ca', 'client CA certificates') : undefined;
+  check(files.certFile, '--tls-cert', 'certificate', { cert });
+  check(files.keyFile, '--tls-key', 'private key', { key });
+  if (files.clientCaFile && ca) checkCa(files.clientCaFile, ca);
+  // Mutual TLS: the handshake fails for a client without a certificate signed by this CA.
+  const options: https.ServerOptions = { cert, key, ...(ca ? { ca, requestCert: true, rejectUnauthorized: true } : {}) };
+  try {
+    tls.createSecureContext(options);
+  } catch (error) {
+    if (/key values mismatch/i.test(reason(error))) throw new Error(`--tls-key ${files.keyFile} is not the private key of --tls-cert ${files.certFile}`);
+    throw new Error(`the TLS files cannot be used together (--tls-cert ${files.certFile}, --tls-key ${files.keyFile}${files.clientCaFile ? `, --tls-client-ca ${files.clientCaFile}` : ''}): ${reason(error)}`);
   }
   return options;
 }
 
 /**
- * Timeouts: a client must send its headers within 30 s and the whole request within 5 minutes (a file
- * upload of tens of MB over a slow link); an idle keep-alive connection closes after 65 s, longer than
- * the 60 s idle timeout of common load balancers, so the balancer closes first and never reuses a
- * connection the engine is closing.
+ * Timeouts: a client must send its headers within 30 s (a stalled or slowloris client is dropped) and
+ * the whole request within 5 minutes (a file upload of tens of MB over a slow link: 50 MB at 2 Mbit/s is
+ * about 200 s). An idle keep-alive connection closes after 65 s: Node's default of 5 s is shorter than
+ * the 60 s idle timeout of common load balancers, which then reuse a connection the engine is closing
+ * and answer 502; at 65 s the balancer closes first. Node checks these every 30 s, so they are loose.
  */
 export function createListener(handler: http.RequestListener, tlsFiles?: TlsFiles): http.Server | https.Server {
   const timeouts = { headersTimeout: 30_000, requestTimeout: 300_000, keepAliveTimeout: 65_000 };

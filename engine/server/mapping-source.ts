@@ -72,6 +72,8 @@ export function createMappingSource(paths: readonly string[], env: NodeJS.Proces
   if (directories.length > 0 && paths.length > 1) throw new Error('give either one directory or mapping files, not both');
   const directory = directories.length === 1 ? path.resolve(directories[0]) : undefined;
   const files = directory ? undefined : paths.map((given) => path.resolve(given));
+  const twice = files?.find((file, index) => files.indexOf(file) !== index);
+  if (twice !== undefined) throw new Error(`the mapping file ${shown(twice)} is given twice`);
   const states = new Map<string, MappingFileState & { readonly digest?: string }>();
 
   const listFiles = (): string[] => {

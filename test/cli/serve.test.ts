@@ -57,10 +57,14 @@ describe('adapter-engine serve', () => {
     expect(result.stderr).not.toMatch(STACK_LINE);
   });
 
-  it('two mappings with the same name are a usage error', async () => {
-    const result = await runCli(['serve', '--port', '0', 'mappings/example.yaml', 'mappings/example.yaml'], { env: { ERP_URL: 'http://erp.test' } });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('two mappings are named "example"');
+  it('the same file twice is a usage error; two files with one mapping name do not start', async () => {
+    const twice = await runCli(['serve', '--port', '0', 'mappings/example.yaml', 'mappings/example.yaml'], { env: { ERP_URL: 'http://erp.test' } });
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('the mapping file mappings/example.yaml is given twice');
+    const copy = writeFile(tempDir(), 'copy.yaml', fs.readFileSync(EXAMPLE, 'utf8'));
+    const named = await runCli(['serve', '--port', '0', 'mappings/example.yaml', copy], { env: { ERP_URL: 'http://erp.test' } });
+    expect(named.code).toBe(1);
+    expect(named.stderr).toMatch(/copy\.yaml {2}the mapping name "example" is already served from mappings\/example\.yaml/);
   });
 
   it('a port in use is a usage error, not a crash', async () => {
