@@ -1,6 +1,7 @@
 /**
  * The folders of engine/ depend one way:
  *   contract ← expressions ← mapping ← {http, files, pipeline} ← engine ← {server, cli, scripts}
+ * engine/outbox/ (the event stores) stands alone: it knows events, not mappings.
  * Within the middle layer the pipeline may use http and files; files and http use neither the pipeline
  * nor each other. engine/errors/, log.ts and paths.ts are base modules anyone may use (and they use
  * no folder); engine/index.ts is the public surface. examples/ is loaded only by the --example-erp path.
@@ -11,10 +12,11 @@ const LAYERS = [
   ['mapping', ['contract', 'expressions']],
   ['http', ['contract', 'expressions', 'mapping']],
   ['files', ['contract', 'expressions', 'mapping']],
+  ['outbox', []],
   ['pipeline', ['contract', 'expressions', 'mapping', 'http', 'files']],
-  ['engine', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline']],
-  ['server', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'engine']],
-  ['cli', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'engine', 'server']],
+  ['engine', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox']],
+  ['server', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'engine']],
+  ['cli', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'engine', 'server']],
   ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'engine']],
 ];
 const FOLDERS = LAYERS.map(([name]) => name);

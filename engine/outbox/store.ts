@@ -1,0 +1,105 @@
+/**
+ * The outbox: events the engine has accepted from the platform and must deliver to the ERP. The store is
+ * the only thing that makes "accepted" mean "will be delivered": `enqueue` resolves only once the event
+ * is durable (synced to disk, or committed). Two stores implement this interface, SQLite (one machine)
+ * and PostgreSQL (replicas); the same behaviour tests run against both.
+ *
+ * Order: events with the same mapping and ordering key are delivered one after another in acceptance
+ * order (`seq`): `claimDue` never hands out an event while an earlier event of its key is still pending
+ * (claimed or not), nor while an earlier one is dead and blocks its key. Different keys go in parallel.
+ * A claim is a lease: a process that dies while delivering loses it after `leaseMs`, and another
+ * process (or the same one after a restart) delivers the event again. Delivery is at least once.
+ */
+
+export type EventStatus = 'pending' | 'delivered' | 'dead' | 'dropped';
+
+export interface NewEvent {
+  /** A UUID; also the idempotency key sent to the ERP. */
+  readonly id: string;
+  readonly mapping: string;
+  /** The contract operation id, e.g. ConfirmPutWallPlacement. */
+  readonly operation: string;
+  readonly orderingKey: string;
+  /** The platform's input as the engine read it (JSON). */
+  readonly input: unknown;
+  readonly requestId: string;
+  /** Milliseconds since the epoch. */
+  readonly acceptedAt: number;
+  /** Whether this event, once dead, holds back the later events of its key (onDeadLetter: block). */
+  readonly blocksKeyWhenDead: boolean;
+}
+
+/** What the ERP last answered (status and the start of the body), or why no answer came. */
+export interface AttemptOutcome {
+  readonly error: string;
+  readonly status?: number;
+  /** At most a few KB of the body, for support staff. */
+  readonly body?: string;
+}
+
+export interface StoredEvent extends NewEvent {
+  /** Acceptance order, assigned by the store; increasing. */
+  readonly seq: number;
+  readonly status: EventStatus;
+  /** Delivery attempts started (claims). */
+  readonly attempts: number;
+  readonly nextAttemptAt: number;
+  readonly last?: AttemptOutcome;
+  /** When it was delivered, went dead or was dropped. */
+  readonly settledAt?: number;
+  /** Why support staff dropped it (kept in the record). */
+  readonly dropReason?: string;
+}
+
+export interface ClaimOptions {
+  readonly now: number;
+  readonly limit: number;
+  readonly leaseMs: number;
+  /** Who claims (a process id); only the owner of a lease can settle the event. */
+  readonly owner: string;
+}
+
+export interface ListFilter {
+  readonly status?: readonly EventStatus[];
+  readonly mapping?: string;
+  readonly operation?: string;
+  readonly orderingKey?: string;
+  /** Only events accepted before this time (ms since the epoch). */
+  readonly acceptedBefore?: number;
+  /** Default 100. Oldest first. */
+  readonly limit?: number;
+}
+
+export interface OutboxStats {
+  readonly pending: number;
+  readonly dead: number;
+  readonly delivered: number;
+  readonly dropped: number;
+  /** acceptedAt of the oldest pending event. */
+  readonly oldestPendingAt?: number;
+}
+
+export interface OutboxStore {
+  /** Where the events are kept, for messages (a file path, or the database without its password). */
+  readonly location: string;
+  /** Durable when it resolves; rejects (disk full, database down) otherwise, and the platform must then get a failure. */
+  enqueue(event: NewEvent): Promise<StoredEvent>;
+  /** Due pending events (nextAttemptAt ≤ now, no live lease) that are first of their key, oldest first; each gets a lease and one more attempt. */
+  claimDue(options: ClaimOptions): Promise<StoredEvent[]>;
+  /** The ERP took it. False when `owner` no longer holds the lease (another process has it now). */
+  delivered(id: string, owner: string, at: number): Promise<boolean>;
+  /** Try again at `nextAttemptAt`; the lease ends. */
+  retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean>;
+  /** Not retried any more; waits for support staff (retry or drop). */
+  dead(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean>;
+  get(id: string): Promise<StoredEvent | undefined>;
+  list(filter: ListFilter): Promise<StoredEvent[]>;
+  /** A dead event becomes pending again, due now. False when it is not dead. */
+  retry(id: string, now: number): Promise<boolean>;
+  /** A pending or dead event is given up, with the reason kept. False when it is neither. */
+  drop(id: string, reason: string, now: number): Promise<boolean>;
+  /** Deletes delivered and dropped events settled before `before`; returns how many. */
+  purge(before: number): Promise<number>;
+  stats(): Promise<OutboxStats>;
+  close(): Promise<void>;
+}
