@@ -1,0 +1,233 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  AttemptOutcome, ClaimOptions, EventStatus, ListFilter, NewEvent, OutboxStats, OutboxStore, StoredEvent,
+} from './store';
+
+/**
+ * The outbox in one SQLite file (`dir/outbox.sqlite`), shared by the worker processes of one server.
+ * WAL with synchronous FULL: a committed enqueue is on disk (kill -9, power loss) before it resolves.
+ * Claims run in BEGIN IMMEDIATE transactions, so two processes never lease the same event; the busy
+ * timeout lets them wait for each other's short write transactions instead of failing.
+ * better-sqlite3 is synchronous; the methods are async only to share the interface with PostgreSQL, and
+ * every SQLite error (SQLITE_FULL, SQLITE_BUSY after the timeout, ...) rejects the returned promise.
+ */
+
+const SCHEMA_VERSION = 1;
+const BUSY_TIMEOUT_MS = 5000;
+
+/** Each step brings the schema from version i to i + 1. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE events (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     mapping TEXT NOT NULL,
+     operation TEXT NOT NULL,
+     ordering_key TEXT NOT NULL,
+     input TEXT,
+     request_id TEXT NOT NULL,
+     accepted_at INTEGER NOT NULL,
+     blocks_key_when_dead INTEGER NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead', 'dropped')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER NOT NULL,
+     last TEXT,
+     settled_at INTEGER,
+     drop_reason TEXT,
+     lease_owner TEXT,
+     lease_until INTEGER
+   );
+   CREATE INDEX events_status_seq ON events (status, seq);
+   CREATE INDEX events_key_seq ON events (mapping, ordering_key, seq);`,
+];
+
+interface EventRow {
+  seq: number; id: string; mapping: string; operation: string; ordering_key: string; input: string | null;
+  request_id: string; accepted_at: number; blocks_key_when_dead: number; status: EventStatus; attempts: number;
+  next_attempt_at: number; last: string | null; settled_at: number | null; drop_reason: string | null;
+}
+
+function toEvent(row: EventRow): StoredEvent {
+  return {
+    id: row.id,
+    mapping: row.mapping,
+    operation: row.operation,
+    orderingKey: row.ordering_key,
+    input: row.input === null ? undefined : JSON.parse(row.input) as unknown,
+    requestId: row.request_id,
+    acceptedAt: row.accepted_at,
+    blocksKeyWhenDead: row.blocks_key_when_dead === 1,
+    seq: row.seq,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    ...(row.last === null ? {} : { last: JSON.parse(row.last) as AttemptOutcome }),
+    ...(row.settled_at === null ? {} : { settledAt: row.settled_at }),
+    ...(row.drop_reason === null ? {} : { dropReason: row.drop_reason }),
+  };
+}
+
+function outcomeJson(outcome: AttemptOutcome): string {
+  return JSON.stringify({ error: outcome.error, status: outcome.status, body: outcome.body });
+}
+
+function migrate(db: Database.Database, file: string): void {
+  db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`${file} has outbox schema version ${version}; this engine knows up to ${SCHEMA_VERSION}`);
+    }
+    for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+const COLUMNS = `seq, id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
+  status, attempts, next_attempt_at, last, settled_at, drop_reason`;
+
+/** The connection settings a SQLite store actually runs with, read back from its connection (for tests, diagnostics). */
+export interface SqliteSettings {
+  readonly journalMode: string;
+  /** 2 is FULL. */
+  readonly synchronous: number;
+  readonly busyTimeoutMs: number;
+  readonly schemaVersion: number;
+}
+
+const connections = new WeakMap<OutboxStore, Database.Database>();
+
+/** Undefined when `store` is not an open SQLite store. */
+export function readSqliteSettings(store: OutboxStore): SqliteSettings | undefined {
+  const db = connections.get(store);
+  if (!db?.open) return undefined;
+  return {
+    journalMode: db.pragma('journal_mode', { simple: true }) as string,
+    synchronous: db.pragma('synchronous', { simple: true }) as number,
+    busyTimeoutMs: db.pragma('busy_timeout', { simple: true }) as number,
+    schemaVersion: db.pragma('user_version', { simple: true }) as number,
+  };
+}
+
+export function openSqliteStore(dir: string): OutboxStore {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.resolve(dir, 'outbox.sqlite');
+  const db = new Database(file);
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
+    if (mode.toLowerCase() !== 'wal') throw new Error(`${file}: SQLite refused WAL journal mode (got ${mode})`);
+    db.pragma('synchronous = FULL');
+    migrate(db, file);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+
+  const insert = db.prepare(`INSERT INTO events (id, mapping, operation, ordering_key, input, request_id, accepted_at,
+    blocks_key_when_dead, status, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)`);
+  const byId = db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE id = ?`);
+  const due = db.prepare<[number, number, number], EventRow>(`SELECT ${COLUMNS} FROM events e
+    WHERE e.status = 'pending' AND e.next_attempt_at <= ? AND (e.lease_until IS NULL OR e.lease_until < ?)
+      AND NOT EXISTS (SELECT 1 FROM events b
+        WHERE b.mapping = e.mapping AND b.ordering_key = e.ordering_key AND b.seq < e.seq
+          AND (b.status = 'pending' OR (b.status = 'dead' AND b.blocks_key_when_dead = 1)))
+    ORDER BY e.seq LIMIT ?`);
+  const lease = db.prepare(`UPDATE events SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 WHERE seq = ?`);
+  const settledDelivered = db.prepare(`UPDATE events SET status = 'delivered', settled_at = ?, lease_owner = NULL,
+    lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
+  const settledLater = db.prepare(`UPDATE events SET next_attempt_at = ?, last = ?, lease_owner = NULL,
+    lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
+  const settledDead = db.prepare(`UPDATE events SET status = 'dead', settled_at = ?, last = ?, lease_owner = NULL,
+    lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
+  const retryDead = db.prepare(`UPDATE events SET status = 'pending', next_attempt_at = ?, settled_at = NULL,
+    lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'dead'`);
+  const dropEvent = db.prepare(`UPDATE events SET status = 'dropped', drop_reason = ?, settled_at = ?,
+    lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('pending', 'dead')`);
+  const purgeSettled = db.prepare(`DELETE FROM events WHERE status IN ('delivered', 'dropped') AND settled_at < ?`);
+  const counts = db.prepare<[], { status: EventStatus; n: number }>(`SELECT status, COUNT(*) AS n FROM events GROUP BY status`);
+  const oldest = db.prepare<[], { at: number | null }>(`SELECT MIN(accepted_at) AS at FROM events WHERE status = 'pending'`);
+
+  const claim = db.transaction((options: ClaimOptions): StoredEvent[] => {
+    const rows = due.all(options.now, options.now, options.limit);
+    for (const row of rows) lease.run(options.owner, options.now + options.leaseMs, row.seq);
+    return rows.map((row) => toEvent({ ...row, attempts: row.attempts + 1 }));
+  });
+
+  const store: OutboxStore = {
+    location: file,
+
+    async enqueue(event: NewEvent): Promise<StoredEvent> {
+      const input = event.input === undefined ? null : JSON.stringify(event.input);
+      insert.run(event.id, event.mapping, event.operation, event.orderingKey, input, event.requestId,
+        event.acceptedAt, event.blocksKeyWhenDead ? 1 : 0, event.acceptedAt);
+      const row = byId.get(event.id);
+      if (!row) throw new Error(`${file}: event ${event.id} not found right after it was stored`);
+      return toEvent(row);
+    },
+
+    async claimDue(options: ClaimOptions): Promise<StoredEvent[]> {
+      if (options.limit <= 0) return [];
+      return claim.immediate(options);
+    },
+
+    async delivered(id: string, owner: string, at: number): Promise<boolean> {
+      return settledDelivered.run(at, id, owner).changes === 1;
+    },
+
+    async retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean> {
+      return settledLater.run(nextAttemptAt, outcomeJson(outcome), id, owner).changes === 1;
+    },
+
+    async dead(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean> {
+      return settledDead.run(at, outcomeJson(outcome), id, owner).changes === 1;
+    },
+
+    async get(id: string): Promise<StoredEvent | undefined> {
+      const row = byId.get(id);
+      return row ? toEvent(row) : undefined;
+    },
+
+    async list(filter: ListFilter): Promise<StoredEvent[]> {
+      const where: string[] = [];
+      const params: (string | number)[] = [];
+      if (filter.status !== undefined) {
+        if (filter.status.length === 0) return [];
+        where.push(`status IN (${filter.status.map(() => '?').join(', ')})`);
+        params.push(...filter.status);
+      }
+      if (filter.mapping !== undefined) { where.push('mapping = ?'); params.push(filter.mapping); }
+      if (filter.operation !== undefined) { where.push('operation = ?'); params.push(filter.operation); }
+      if (filter.orderingKey !== undefined) { where.push('ordering_key = ?'); params.push(filter.orderingKey); }
+      if (filter.acceptedBefore !== undefined) { where.push('accepted_at < ?'); params.push(filter.acceptedBefore); }
+      params.push(filter.limit ?? 100);
+      const sql = `SELECT ${COLUMNS} FROM events ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ?`;
+      return db.prepare<(string | number)[], EventRow>(sql).all(...params).map(toEvent);
+    },
+
+    async retry(id: string, now: number): Promise<boolean> {
+      return retryDead.run(now, id).changes === 1;
+    },
+
+    async drop(id: string, reason: string, now: number): Promise<boolean> {
+      return dropEvent.run(reason, now, id).changes === 1;
+    },
+
+    async purge(before: number): Promise<number> {
+      return purgeSettled.run(before).changes;
+    },
+
+    async stats(): Promise<OutboxStats> {
+      const byStatus: Record<EventStatus, number> = { pending: 0, delivered: 0, dead: 0, dropped: 0 };
+      for (const { status, n } of counts.all()) byStatus[status] = n;
+      const at = oldest.get()?.at ?? null;
+      return { ...byStatus, ...(at === null ? {} : { oldestPendingAt: at }) };
+    },
+
+    async close(): Promise<void> {
+      if (db.open) db.close();
+    },
+  };
+  connections.set(store, db);
+  return store;
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSqliteStore, readSqliteSettings } from '../../engine/outbox/sqlite-store';
+import type { NewEvent, OutboxStore } from '../../engine/outbox/store';
+import { describeStoreBehaviour } from './store-behaviour';
+
+/** The SQLite outbox: the shared behaviour, plus durability, pragmas and several processes on one file. */
+
+const T0 = 1_700_000_000_000;
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'outbox-sqlite-'));
+}
+
+let behaviourDir: string | undefined;
+describeStoreBehaviour(
+  'SQLite',
+  async () => {
+    behaviourDir = tempDir();
+    return openSqliteStore(behaviourDir);
+  },
+  async () => {
+    if (behaviourDir) fs.rmSync(behaviourDir, { recursive: true, force: true });
+    behaviourDir = undefined;
+  },
+);
+
+function newEvent(overrides: Partial<NewEvent> = {}): NewEvent {
+  return {
+    id: randomUUID(), mapping: 'm1', operation: 'ConfirmPutWallPlacement', orderingKey: 'k', input: { a: 1 },
+    requestId: 'r', acceptedAt: T0, blocksKeyWhenDead: true, ...overrides,
+  };
+}
+
+describe('SQLite outbox store', () => {
+  const cleanups: (() => void | Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  function dir(): string {
+    const d = tempDir();
+    cleanups.push(() => fs.rmSync(d, { recursive: true, force: true }));
+    return d;
+  }
+  function open(d: string): OutboxStore {
+    const store = openSqliteStore(d);
+    cleanups.push(() => store.close());
+    return store;
+  }
+
+  it('creates the directory and keeps the file at dir/outbox.sqlite', async () => {
+    const d = path.join(dir(), 'nested', 'outbox');
+    const store = open(d);
+    expect(store.location).toBe(path.join(d, 'outbox.sqlite'));
+    expect(fs.existsSync(store.location)).toBe(true);
+  });
+
+  it('keeps the events across close and reopen', async () => {
+    const d = dir();
+    const first = openSqliteStore(d);
+    const a = await first.enqueue(newEvent({ input: { text: 'ü', list: [1, { x: null }] } }));
+    const b = await first.enqueue(newEvent());
+    await first.claimDue({ now: T0, limit: 10, leaseMs: 1000, owner: 'w1' });
+    await first.dead(a.id, 'w1', T0 + 1, { error: 'refused', status: 422 });
+    await first.close();
+    const second = open(d);
+    expect(await second.get(a.id)).toMatchObject({ ...a, status: 'dead', attempts: 1, settledAt: T0 + 1, last: { error: 'refused', status: 422 } });
+    expect(await second.get(b.id)).toEqual(b);
+    const c = await second.enqueue(newEvent());
+    expect(c.seq).toBeGreaterThan(b.seq);
+  });
+
+  it('writes with WAL, synchronous FULL and a busy timeout, and records the schema version', async () => {
+    const store = open(dir());
+    expect(readSqliteSettings(store)).toEqual({ journalMode: 'wal', synchronous: 2, busyTimeoutMs: 5000, schemaVersion: 1 });
+    // WAL is a property of the file: another connection sees it too.
+    const db = new Database(store.location, { readonly: true });
+    cleanups.push(() => { db.close(); });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    await store.close();
+    expect(readSqliteSettings(store)).toBeUndefined();
+  });
+
+  it('refuses a file written by a newer schema version', async () => {
+    const d = dir();
+    const db = new Database(path.join(d, 'outbox.sqlite'));
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => openSqliteStore(d)).toThrow(/schema version 99/);
+  });
+
+  it('two store objects on one file (two worker processes) never claim the same event', async () => {
+    const d = dir();
+    const one = open(d);
+    const two = open(d);
+    const events = Array.from({ length: 80 }, (_, i) => newEvent({ orderingKey: `k${i % 25}` }));
+    for (const [i, event] of events.entries()) await (i % 2 === 0 ? one : two).enqueue(event);
+    const seen = new Set<string>();
+    let now = T0;
+    for (let round = 0; round < 100 && seen.size < events.length; round++) {
+      const [a, b] = await Promise.all([
+        one.claimDue({ now, limit: 3, leaseMs: 10_000, owner: 'p1' }),
+        two.claimDue({ now, limit: 3, leaseMs: 10_000, owner: 'p2' }),
+      ]);
+      now += 1;
+      for (const event of a) { expect(seen.has(event.id)).toBe(false); seen.add(event.id); }
+      for (const event of b) { expect(seen.has(event.id)).toBe(false); seen.add(event.id); }
+      for (const event of a) expect(await two.delivered(event.id, 'p1', now)).toBe(true);
+      for (const event of b) expect(await one.delivered(event.id, 'p2', now)).toBe(true);
+    }
+    expect(seen.size).toBe(events.length);
+    expect(await one.stats()).toMatchObject({ pending: 0, delivered: events.length });
+  });
+});
