@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -115,5 +116,58 @@ describe('SQLite outbox store', () => {
     }
     expect(seen.size).toBe(events.length);
     expect(await one.stats()).toMatchObject({ pending: 0, delivered: events.length });
+  });
+
+  it('keeps every enqueue that resolved when the process is killed with SIGKILL', async () => {
+    const d = dir();
+    const compiled = path.resolve(__dirname, '..', '..', 'dist', 'engine', 'outbox', 'sqlite-store.js');
+    const source = path.resolve(__dirname, '..', '..', 'engine', 'outbox', 'sqlite-store.ts');
+    if (!fs.existsSync(compiled) || fs.statSync(compiled).mtimeMs < fs.statSync(source).mtimeMs) {
+      throw new Error(`${compiled} is missing or older than its source: run npm run build`);
+    }
+    // The writer prints an id only after its enqueue resolved; the loop is bounded in case nobody kills it.
+    const code = `
+      const { openSqliteStore } = require(process.env.OUTBOX_MODULE);
+      const { randomUUID } = require('node:crypto');
+      const store = openSqliteStore(process.env.OUTBOX_DIR);
+      (async () => {
+        for (let i = 0; i < 20000; i++) {
+          const id = randomUUID();
+          await store.enqueue({ id, mapping: 'm', operation: 'Op', orderingKey: 'k' + (i % 7), input: { i, text: 'crash ü' },
+            requestId: 'r' + i, acceptedAt: Date.now(), blocksKeyWhenDead: true });
+          process.stdout.write(id + '\\n');
+        }
+      })().catch((err) => { console.error(err); process.exit(1); });`;
+    const child = spawn(process.execPath, ['-e', code], {
+      env: { ...process.env, OUTBOX_MODULE: compiled, OUTBOX_DIR: d },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanups.push(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.on('close', (code, signal) => resolve({ code, signal }));
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.split('\n').length > 50 && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const { code: exitCode, signal } = await closed;
+    clearTimeout(timer);
+    expect({ exitCode, signal, err }).toEqual({ exitCode: null, signal: 'SIGKILL', err: '' });
+    // Only whole lines: the last one may have been cut by the kill.
+    const printed = out.split('\n').slice(0, -1);
+    expect(printed.length).toBeGreaterThanOrEqual(50);
+    expect(printed.length).toBeLessThan(20000);
+    const store = open(d);
+    const missing: string[] = [];
+    for (const id of printed) {
+      const event = await store.get(id);
+      if (event?.status !== 'pending') missing.push(id);
+    }
+    expect(missing).toEqual([]);
+    expect((await store.stats()).pending).toBeGreaterThanOrEqual(printed.length);
   });
 });
