@@ -1,6 +1,10 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { createEngine, createHttpApp, loadMapping } from '../engine';
+import { openOutboxStore, usesOutbox } from '../engine/server/outbox-store';
 import { createBaselineApp } from './baseline/app';
 
 /**
@@ -32,10 +36,14 @@ async function main(): Promise<void> {
   const closers: (() => void)[] = [];
   const listeners: http.RequestListener[] = [];
   if (config.kind === 'engine') {
-    for (const file of config.mappings) {
-      const engine = createEngine({ mappings: [loadMapping(file, { env: { ...process.env, ERP_URL: config.erpUrl } }).mapping] });
+    for (const [index, file] of config.mappings.entries()) {
+      const mapping = loadMapping(file, { env: { ...process.env, ERP_URL: config.erpUrl } }).mapping;
+      // As serve runs it: outbox events go to SQLite in a state directory of this run, and are delivered in the background.
+      const outbox = usesOutbox([mapping]) ? await openOutboxStore({ stateDir: fs.mkdtempSync(path.join(os.tmpdir(), `bench-state-${index}-`)) }) : undefined;
+      const engine = createEngine({ mappings: [mapping], outbox });
+      engine.deliverer?.start();
       listeners.push(createHttpApp(engine).callback());
-      closers.push(() => void engine.close());
+      closers.push(() => void engine.close().then(() => outbox?.close()));
     }
   } else {
     const app = createBaselineApp({ erpUrl: config.erpUrl });

@@ -32,7 +32,7 @@ function baseline(fileContent: string): number {
 }
 
 async function engineCore(fileContent: string, mapping: Mapping): Promise<number> {
-  const engine = createEngine({ mappings: [mapping], http: { send: () => Promise.reject(new Error('no ERP')), close: () => undefined } });
+  const engine = createEngine({ mappings: [mapping], http: { send: () => Promise.reject(new Error('no ERP')), close: () => undefined }, outbox: 'inline' });
   const answer = await engine.handle({ method: 'POST', path: '/WorkOrders/File', body: { fileContent, fileType: 1 } });
   await engine.close();
   const outcome = answer.outcome;
@@ -66,7 +66,7 @@ async function runInChild(variant: string, lines: number): Promise<void> {
 
 /** Child side of engine-http: serve until the parent asks for the peak RSS. */
 async function serveInChild(): Promise<void> {
-  const engine = createEngine({ mappings: [loadBenchMapping()] });
+  const engine = createEngine({ mappings: [loadBenchMapping()], outbox: 'inline' });
   const server = http.createServer(createHttpApp(engine).callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   process.send?.({ port: (server.address() as AddressInfo).port });

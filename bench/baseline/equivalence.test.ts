@@ -38,7 +38,7 @@ describe('the hand-written baseline answers like the engine with mappings/exampl
 
   beforeAll(async () => {
     erp = await startErp({ port: 0, extraOrders: 500 });
-    engine = createEngine({ mappings: [loadMapping(EXAMPLE_MAPPING, { env: { ERP_URL: erp.url } }).mapping] });
+    engine = createEngine({ mappings: [loadMapping(EXAMPLE_MAPPING, { env: { ERP_URL: erp.url } }).mapping], outbox: 'inline' });
     baseline = createBaselineApp({ erpUrl: erp.url });
     servers.push(http.createServer(createHttpApp(engine).callback()), http.createServer(baseline.koa.callback()));
     engineUrl = await listen(servers[0]);

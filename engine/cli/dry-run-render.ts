@@ -50,6 +50,14 @@ function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
       return step.problems.length === 0
         ? ['', `${c.bold('schema check')}  ${c.green('passed')}`]
         : ['', `${c.bold('schema check')}  ${c.red(`${step.problems.length} problem(s)`)}`, ...step.problems.map((p) => `${INDENT}${p.path}  ${p.message}`)];
+    case 'note':
+      return ['', `${c.bold('outbox')}  ${step.text}`];
+    case 'delivery': {
+      const said = step.verdict === 'delivered' ? c.green('delivered')
+        : step.verdict === 'retry' ? c.yellow('the ERP could not take it: retried with backoff until outbox.maxAgeMs')
+        : c.red('dead letter: not retried; it waits for support staff (adapter-engine outbox)');
+      return ['', `${c.bold('delivery')}  ${said}${step.message ? `  ${step.message}` : ''}`];
+    }
   }
 }
 

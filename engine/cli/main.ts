@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { engineVersion } from '../paths';
 import { exitCodeFor } from './fatal';
 import { registerDryRun } from './dry-run';
+import { registerOutbox } from './outbox';
 import { registerRoutes } from './routes';
 import { registerServe } from './serve';
 import { registerTest } from './test';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerDryRun(program, run);
   registerTest(program, run);
   registerRoutes(program, run);
+  registerOutbox(program, run);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -23,7 +23,10 @@ export type TraceStep =
   | { step: 'response'; call: string; status: number; headers: Record<string, string>; body: unknown; bodyError?: string; durationMs: number; source: AnswerSource; attempts?: number; cached?: boolean }
   | { step: 'rule'; call: string; index: number; when: string; result: string; matched: boolean; at: string }
   | { step: 'output'; data: unknown; at?: string }
-  | { step: 'check'; problems: readonly Problem[] };
+  | { step: 'check'; problems: readonly Problem[] }
+  | { step: 'note'; text: string }
+  /** delivery: outbox: what the background delivery would do with this event. */
+  | { step: 'delivery'; verdict: 'delivered' | 'retry' | 'dead'; message?: string };
 
 export interface CaseRun {
   readonly route: RouteSpec;
@@ -82,6 +85,9 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     check(problems) {
       steps.push({ step: 'check', problems });
     },
+    note(text) {
+      steps.push({ step: 'note', text });
+    },
   };
   const operation = mapping.operations.get(route.operationId);
   let outcome: Outcome;
@@ -93,7 +99,7 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     failure = { kind: error.kind, message: mask.text(error.message) };
     outcome = failureOutcome(route, error);
   } else {
-    const engine = options.engine ?? createEngine({ mappings: [mapping], http: client, schemas: options.schemas, log: options.log, checkInboundAuth: false });
+    const engine = options.engine ?? createEngine({ mappings: [mapping], http: client, schemas: options.schemas, log: options.log, checkInboundAuth: false, outbox: 'inline' });
     let answer;
     try {
       answer = await engine.handle(request, { observer });
@@ -105,6 +111,7 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     if (!answer.outcome) throw new Error(`the engine did not route ${request.method} ${request.path} to ${route.operationId}: ${JSON.stringify(answer.body)}`);
     outcome = answer.outcome;
     if (answer.failure) failure = { kind: answer.failure.kind, message: mask.text(answer.failure.message) };
+    if (answer.delivery) steps.push({ step: 'delivery', verdict: answer.delivery.verdict, message: answer.delivery.message && mask.text(answer.delivery.message) });
   }
   // Where each request's answer came from is known only once it was sent.
   // Token requests reach the client but are no step of the trace (credentials are added below it).

@@ -15,6 +15,8 @@ import { withExampleErp } from './example-erp';
 import { err, out } from './output';
 import { collectEnv, envWith, usageError } from './usage';
 
+const DEFAULT_STATE_DIR = '.adapter-state';
+
 interface ServeOptions {
   port: string;
   host?: string;
@@ -26,6 +28,7 @@ interface ServeOptions {
   watch?: boolean;
   shutdownTimeout: string;
   workers: string;
+  stateDir: string;
   exampleErp?: boolean;
   env?: Record<string, string>;
 }
@@ -92,7 +95,8 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
     }
 
     const log = createLogger();
-    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, log, print: (line) => out.line(line) };
+    const outbox = { stateDir: options.stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: options.stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
+    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, log, print: (line) => out.line(line) };
     try {
       if (worker) await serveWorker(settings);
       else if (workers > 1) await servePrimary(settings, workers, erp.url ? { ERP_URL: erp.env.ERP_URL } : {});
@@ -117,6 +121,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
       'The mappings are checked first and every error is printed as file:line:col  message.',
       'SIGHUP reloads the mappings (--watch also on every change): a file that loads is swapped in between requests; one that does not keeps the last good mapping serving and logs every problem.',
       'SIGTERM or SIGINT: stop accepting, answer the requests in flight (up to --shutdown-timeout), exit 0.',
+      'Events of operations with delivery: outbox are stored in PostgreSQL when DATABASE_URL is set, else in SQLite under --state-dir, before the platform is answered.',
       'Exit code 1 when a mapping has errors at start, 2 for usage errors (including a port in use).',
     ].join('\n'))
     .argument('<mappings...>', 'mapping files (YAML), or one directory of them')
@@ -129,6 +134,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('--tls-client-ca <file>', 'require client certificates signed by this PEM CA (mutual TLS)')
     .option('--watch', 'reload a mapping when its file changes, and add or remove mappings as files appear in or leave the directory')
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, longest wait for requests in flight, in milliseconds', '25000')
+    .option('--state-dir <dir>', 'where outbox events are kept (SQLite) when DATABASE_URL is not set', process.env.ADAPTER_STATE_DIR ?? DEFAULT_STATE_DIR)
     .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
     .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)

@@ -27,6 +27,8 @@ export interface TestCase {
     readonly externalMessage?: string | null;
     readonly validationStatus?: unknown;
     readonly requests?: Readonly<Record<string, ExpectedRequest | readonly ExpectedRequest[]>>;
+    /** delivery: outbox operations: what the background delivery does with the event. */
+    readonly delivery?: 'delivered' | 'retry' | 'dead';
   };
 }
 
@@ -78,6 +80,7 @@ export const TEST_FILE_SCHEMA = {
               data: { description: 'Expected data (partial match).' },
               externalMessage: { type: ['string', 'null'], description: 'Expected externalMessage (exact).' },
               validationStatus: { description: 'Expected validationStatus (partial match).' },
+              delivery: { enum: ['delivered', 'retry', 'dead'], description: 'delivery: outbox operations: delivered, retry (the ERP cannot take it now) or dead (refused for good).' },
               requests: {
                 type: 'object',
                 additionalProperties: { anyOf: [REQUEST_SCHEMA, { type: 'array', items: REQUEST_SCHEMA }] },

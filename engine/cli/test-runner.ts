@@ -77,6 +77,11 @@ async function runOne(mapping: Mapping, testCase: TestCase, at: string, schemas:
   if (expect.externalMessage !== undefined) mismatches.push(...partialMatch(expect.externalMessage, run.envelope.externalMessage, 'externalMessage'));
   if (expect.validationStatus !== undefined) mismatches.push(...partialMatch(expect.validationStatus, run.envelope.validationStatus, 'validationStatus'));
   if (expect.requests) mismatches.push(...checkRequests(expect.requests, run.steps));
+  if (expect.delivery !== undefined) {
+    const delivery = run.steps.find((step) => step.step === 'delivery');
+    const actual = delivery?.step === 'delivery' ? `${delivery.verdict}${delivery.message ? ` (${delivery.message})` : ''}` : 'no outbox delivery (the operation delivers directly)';
+    if (delivery?.step !== 'delivery' || delivery.verdict !== expect.delivery) mismatches.push({ path: 'delivery', expected: expect.delivery, actual });
+  }
   return {
     name: testCase.name,
     operation: resolved.route.operationId,

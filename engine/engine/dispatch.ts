@@ -4,7 +4,7 @@ import type { Validator } from '../contract/schema-registry';
 import { FAILURE_RESULTS, OperationFailure, type FailureKind, type Problem } from '../errors';
 import type { ErpConnection } from '../http/connection';
 import type { Logger } from '../log';
-import type { Mapping } from '../mapping/model';
+import type { FlowOperation, Mapping } from '../mapping/model';
 import { runFileOperation } from '../files/run-file';
 import { runFlow } from '../pipeline/run-operation';
 import type { CallReport } from '../pipeline/fetch-call';
@@ -24,6 +24,13 @@ export interface DispatchDeps {
   readonly log?: Logger;
   readonly requestId?: string;
   readonly onCall?: (report: CallReport) => void;
+  /**
+   * Stores an outbox operation's event durably; the platform is answered once it resolves. Absent: the
+   * engine runs without a store (dry-run, test) and delivers the event inline, answering what the
+   * platform would get and reporting the delivery to `delivered`.
+   */
+  readonly accept?: (operation: FlowOperation, input: unknown) => Promise<void>;
+  readonly delivered?: (error: unknown) => void;
 }
 
 /**
@@ -58,8 +65,26 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
     case 'acknowledge':
       return { resultName: route.successResult };
     case 'flow':
+      if (operation.outbox) return outboxAnswer(mapping, operation, input, prepared, deps);
       return runFlow(mapping, operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall });
     case 'file':
       return runFileOperation(operation, input, prepared.checkData);
   }
+}
+
+/** delivery: outbox: the platform's answer is success once the event is stored; the ERP gets it later. */
+async function outboxAnswer(mapping: Mapping, operation: FlowOperation, input: unknown, prepared: PreparedRoute, deps: DispatchDeps): Promise<Outcome> {
+  const success: Outcome = { resultName: prepared.route.successResult };
+  if (deps.accept) {
+    await deps.accept(operation, input);
+    return success;
+  }
+  deps.observer?.note?.(`delivery: outbox: the event is stored, the platform is answered ${prepared.route.successResult} at once, and the calls below run in the background (retried while the ERP cannot take it)`);
+  try {
+    await runFlow(mapping, operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall });
+    deps.delivered?.(undefined);
+  } catch (error) {
+    deps.delivered?.(error);
+  }
+  return success;
 }

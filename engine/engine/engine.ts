@@ -13,6 +13,11 @@ import type { TraceObserver } from '../pipeline/trace';
 import { createConnectionPool, type ConnectionPool } from './connections';
 import { dispatch, failureOutcome, type PreparedRoute } from './dispatch';
 import { createErpProber, type ErpProbe } from './erp-probe';
+import { createDeliverer, verdictOf, type Deliverer, type Verdict } from './delivery';
+import { evaluateAt } from '../mapping/evaluate';
+import type { FlowOperation, OutboxSpec } from '../mapping/model';
+import type { OutboxStore } from '../outbox/store';
+import { runFlow } from '../pipeline/run-operation';
 import { addExpressionStats, type ExpressionTotals } from './expression-stats';
 import { checkInbound } from './inbound-auth';
 import { createMappingSet, type MappingSet } from './mapping-set';
@@ -40,12 +45,20 @@ export interface EngineDeps {
   readonly http?: HttpClient;
   readonly log?: Logger;
   readonly clock?: Clock;
+  /** Wall-clock milliseconds since the epoch (outbox acceptance times, retry times); tests move it. */
+  readonly now?: () => number;
   /** Contract validators; several short-lived engines (mapping tests) may share one registry. */
   readonly schemas?: SchemaRegistry;
   /** Serve each mapping under `/<name>`; the default does so when there are several. Fixed for the engine's life. */
   readonly prefixed?: boolean;
   /** Where requests, ERP calls, cache lookups and token fetches are counted. */
   readonly meter?: Meter;
+  /**
+   * Where events of `delivery: outbox` operations are stored before the platform is answered. `inline`
+   * (dry-run, test, tests of mappings) delivers them while the request runs, answers what the platform
+   * would get and reports the delivery in the answer. Without either, such a mapping is refused.
+   */
+  readonly outbox?: OutboxStore | 'inline';
   /**
    * Whether the mappings' `inbound.auth` is enforced. Off only for callers inside the process that act for
    * the person running them (dry-run, test), who hold the mapping file and its secrets anyway.
@@ -73,6 +86,8 @@ export interface EngineAnswer {
   readonly failure?: { readonly kind: FailureKind; readonly message: string; readonly problems: readonly Problem[] };
   /** A fault inside the engine itself (a bug): logged, answered as the route's failure, kept for the CLI's bug report. */
   readonly fault?: unknown;
+  /** `outbox: 'inline'` only: what the background delivery of an outbox event would do. */
+  readonly delivery?: { readonly verdict: Verdict['kind']; readonly message?: string };
   readonly durationMs: number;
 }
 
@@ -102,6 +117,8 @@ export interface Engine {
   expressionStats(): ExpressionTotals;
   /** Asks the mapping's ERP at system.healthCheck (undefined when it declares none). */
   probeErp(mapping: Mapping): Promise<ErpProbe | undefined>;
+  /** Background delivery of the outbox's events; undefined without a store. close() stops it. */
+  readonly deliverer?: Deliverer;
   handle(request: EngineRequest, options?: RunOptions): Promise<EngineAnswer>;
   /** The request whose code is running now, if any. */
   currentRequest(): RequestContext | undefined;
@@ -126,6 +143,17 @@ export function createEngine(deps: EngineDeps): Engine {
   const retired: ExpressionTotals = { fast: 0, fallback: 0, interpreter: 0 };
   const meter = deps.meter ?? NO_METER;
   const checkInboundAuth = deps.checkInboundAuth ?? true;
+  const store = deps.outbox === 'inline' ? undefined : deps.outbox;
+  const wallClock = deps.now ?? Date.now;
+  const requireStore = (mappings: readonly Mapping[]) => {
+    if (deps.outbox !== undefined) return;
+    for (const mapping of mappings) {
+      for (const operation of mapping.operations.values()) {
+        if (operation.mode === 'flow' && operation.outbox) throw new Error(`mapping "${mapping.name}" delivers ${operation.route.operationId} through the outbox, but the engine has no outbox store (serve: --state-dir or DATABASE_URL)`);
+      }
+    }
+  };
+  requireStore(deps.mappings);
 
   const http = deps.http ?? createHttpClient();
   const ownsHttp = deps.http === undefined;
@@ -136,6 +164,40 @@ export function createEngine(deps: EngineDeps): Engine {
   const probeErp = createErpProber(http);
   const pool: ConnectionPool = createConnectionPool(http, (erp, ok) => meter.tokenFetch({ erp, ok }));
   const context = new AsyncLocalStorage<RequestContext>();
+  const deliverer = store && createDeliverer({
+    store,
+    mappings: () => served.mappings,
+    log,
+    now: wallClock,
+    deliver: async (mapping, operation, event, deadlineMs) => {
+      const eventLog = log.child({ requestId: event.requestId, mapping: mapping.name, event: event.id });
+      await runFlow(mapping, operation, event.input, undefined, {
+        connection: pool.connectionFor(mapping.system), log: eventLog, requestId: event.requestId, idempotencyKey: event.id,
+        deadlineMs: Math.min(deadlineMs, operation.deadlineMs ?? deadlineMs),
+        onCall: (report) => meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds }),
+      });
+    },
+    onSettled: (event, verdict) => meter.outboxSettled({ mapping: event.mapping, operation: event.operation, verdict }),
+  });
+
+  /** Stores an outbox event; the platform's answer waits for this and only this. */
+  async function accept(mapping: Mapping, operation: FlowOperation, input: unknown, requestId: string): Promise<void> {
+    if (!store) throw new Error('accept without a store');
+    const spec = operation.outbox as OutboxSpec;
+    let orderingKey = operation.route.operationId;
+    if (spec.orderingKey) {
+      const value = await evaluateAt(spec.orderingKey, { input }, `${operation.route.operationId}.outbox.orderingKey`);
+      if (value === undefined || value === null || value === '') throw new OperationFailure('INPUT_INVALID', `outbox.orderingKey of ${operation.route.operationId} gives nothing for this event; it needs the field it reads`, [{ path: 'outbox.orderingKey', message: 'no value' }]);
+      orderingKey = typeof value === 'string' ? value : JSON.stringify(value);
+    }
+    try {
+      await store.enqueue({ id: randomUUID(), mapping: mapping.name, operation: operation.route.operationId, orderingKey, input, requestId, acceptedAt: wallClock(), blocksKeyWhenDead: spec.onDeadLetter === 'block' });
+    } catch (error) {
+      log.error({ err: error, requestId, store: store.location }, 'the outbox could not store an event; the platform is told it failed');
+      throw new OperationFailure('EVENT_NOT_STORED', 'the event could not be stored for delivery; send it again', [{ path: '', message: 'the outbox store is not available' }]);
+    }
+    deliverer?.wake();
+  }
   const prepared = new Map<RouteSpec, PreparedRoute>(
     ROUTES.map((route) => [route, {
       route,
@@ -193,6 +255,7 @@ export function createEngine(deps: EngineDeps): Engine {
       let outcome: Outcome;
       let failure: EngineAnswer['failure'];
       let fault: unknown;
+      let delivery: EngineAnswer['delivery'];
       try {
         const { input, problems } = readInput(route, request, match.params);
         outcome = await dispatch(mapping, prepared.get(route) as PreparedRoute, input, problems, {
@@ -201,6 +264,11 @@ export function createEngine(deps: EngineDeps): Engine {
           log: requestLog,
           requestId,
           onCall,
+          accept: store ? (operation, input) => accept(mapping, operation, input, requestId) : undefined,
+          delivered: (error) => {
+            const verdict = error === undefined ? 'delivered' : verdictOf(error).kind;
+            delivery = { verdict, message: error instanceof Error ? error.message : undefined };
+          },
         });
       } catch (error) {
         if (error instanceof OperationFailure) {
@@ -220,7 +288,7 @@ export function createEngine(deps: EngineDeps): Engine {
       const durationMs = clock.now() - started;
       requestLog.info({ operation: route.operationId, method: route.method, path: request.path, result: outcome.resultName, ms: Math.round(durationMs) }, 'request');
       meter.request({ mapping: mapping.name, operation: route.operationId, result: outcome.resultName, seconds: durationMs / 1000 });
-      return { requestId, status: 200, body: envelope, headers: idHeader, mapping, route, outcome, envelope, failure, fault, durationMs };
+      return { requestId, status: 200, body: envelope, headers: idHeader, mapping, route, outcome, envelope, failure, fault, delivery, durationMs };
     });
   }
 
@@ -234,6 +302,7 @@ export function createEngine(deps: EngineDeps): Engine {
     },
     replaceMappings(mappings) {
       const next = createMappingSet(mappings, prefixed);
+      requireStore(mappings);
       warnInsecure(mappings.filter((mapping) => !served.mappings.includes(mapping)));
       addExpressionStats(served.mappings.filter((mapping) => !mappings.includes(mapping)), retired);
       served = next;
@@ -242,6 +311,7 @@ export function createEngine(deps: EngineDeps): Engine {
     },
     expressionStats: () => addExpressionStats(served.mappings, { ...retired }),
     probeErp,
+    deliverer,
     async handle(request, options = {}) {
       const started = clock.now();
       const requestId = acceptedRequestId(request.requestId);
@@ -261,6 +331,7 @@ export function createEngine(deps: EngineDeps): Engine {
       return pool.size;
     },
     async close() {
+      await deliverer?.stop();
       if (ownsHttp) http.close();
     },
   };

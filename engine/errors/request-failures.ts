@@ -36,6 +36,8 @@ export const FAILURE_RESULTS = {
   FILE_INVALID: ['InvalidInput', 'OperationFailed'],
   /** The mapping does not accept this file type (for example a JSON file where only CSV is declared). */
   FILE_NOT_SUPPORTED: ['FileNotSupported', 'OperationFailed'],
+  /** An event for the outbox could not be stored durably (disk full, database down): the platform must send it again. */
+  EVENT_NOT_STORED: ['OperationFailed'],
   /** A fault inside the engine itself; logged with its stack, never shown to the platform. */
   INTERNAL: ['OperationFailed'],
 } as const satisfies Record<string, readonly string[]>;
@@ -48,13 +50,24 @@ export interface Problem {
   readonly message: string;
 }
 
+/** What the ERP answered, when a failure comes from its answer: the outbox decides from it whether to retry. */
+export interface ErpAnswerSummary {
+  readonly status: number;
+  /** Retry-After, in milliseconds, when the ERP sent one. */
+  readonly retryAfterMs?: number;
+  /** The start of the body, for support staff. */
+  readonly body?: string;
+}
+
 export class OperationFailure extends Error {
   readonly kind: FailureKind;
   readonly problems: readonly Problem[];
-  constructor(kind: FailureKind, message: string, problems?: readonly Problem[]) {
+  readonly answer?: ErpAnswerSummary;
+  constructor(kind: FailureKind, message: string, problems?: readonly Problem[], answer?: ErpAnswerSummary) {
     super(message);
     this.name = 'OperationFailure';
     this.kind = kind;
     this.problems = problems ?? [{ path: '', message }];
+    this.answer = answer;
   }
 }

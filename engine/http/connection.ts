@@ -60,7 +60,7 @@ export class ErpConnection {
     const { label, deadline, log } = context;
     const target = { call: label, method: request.method, url: `${request.url.origin}${request.url.pathname}` };
     const cache = this.cacheOf(call);
-    const key = cache ? ResponseCache.keyOf(request, this.system.requestIdHeader) : undefined;
+    const key = cache ? ResponseCache.keyOf(request, [this.system.requestIdHeader, this.system.idempotencyHeader]) : undefined;
     const hit = key !== undefined ? cache?.get(key) : undefined;
     if (hit) {
       log?.debug({ ...target, status: hit.status, attempts: 0, cached: true }, 'erp call answered from cache');

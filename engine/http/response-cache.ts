@@ -15,10 +15,10 @@ export class ResponseCache {
     this.entries = new LRUCache({ max: spec.maxEntries, ttl: spec.ttlMs });
   }
 
-  /** `requestIdHeader`: the platform request's id differs on every request and says nothing about the answer. */
-  static keyOf(request: OutboundRequest, requestIdHeader?: string): string {
-    const ignored = requestIdHeader?.toLowerCase();
-    const headers = Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]).filter(([name]) => name !== ignored).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  /** `ignored`: the request id and idempotency headers differ on every request and say nothing about the answer. */
+  static keyOf(request: OutboundRequest, ignored: readonly (string | undefined)[] = []): string {
+    const skip = new Set(ignored.filter((name) => name !== undefined).map((name) => name.toLowerCase()));
+    const headers = Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]).filter(([name]) => !skip.has(name)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return JSON.stringify([request.method, request.url.href, headers, request.body ?? null, request.responseType]);
   }
 

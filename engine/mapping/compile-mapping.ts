@@ -7,7 +7,7 @@ import { compileInbound } from './compile-inbound';
 import { compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
 import { withDefaults, type CallDocument, type MappingDocument, type OperationDocument, type OperationMode } from './format';
 import type { OutcomeDocument, SystemDocument } from './format/mapping';
-import type { CallSpec, LocatedExpression, Mapping, Operation, OutcomeRule, RetryPolicy, SystemSpec, Template } from './model';
+import type { CallSpec, OutboxSpec, LocatedExpression, Mapping, Operation, OutcomeRule, RetryPolicy, SystemSpec, Template } from './model';
 import { createPrelude, type FunctionDefinition } from '../expressions/prelude';
 import { splitTemplate, TemplateSyntaxError } from './templates';
 import type { PathSegment, YamlSource } from './yaml-source';
@@ -151,6 +151,7 @@ class Compiler implements CompileContext, CompileHelpers {
     return {
       baseUrl, headers: Object.entries(raw.headers ?? {}), timeoutMs: raw.timeoutMs, maxResponseBytes: raw.maxResponseBytes, auth, tls, maxConcurrency: raw.maxConcurrency,
       requestIdHeader: raw.requestIdHeader === false ? undefined : raw.requestIdHeader,
+      idempotencyHeader: raw.idempotencyHeader === false ? undefined : raw.idempotencyHeader,
       healthCheck: raw.healthCheck,
     };
   }
@@ -263,7 +264,33 @@ class Compiler implements CompileContext, CompileHelpers {
     const output = raw.output === undefined ? undefined : this.expression(raw.output, [...path, 'output']);
     if (calls.some((c) => !c) || outcomes.some((o) => !o) || (raw.output !== undefined && !output)) return undefined;
     this.capped(raw, path, system);
-    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs };
+    const outbox = this.outbox(raw, path, route, outcomes as OutcomeRule[]);
+    if (outbox === false) return undefined;
+    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs, outbox };
+  }
+
+  /**
+   * delivery: outbox answers the platform before the ERP is asked, so it is only for events whose answer
+   * cannot depend on the ERP's: no data, and no outcome rule giving anything but success.
+   */
+  private outbox(raw: OperationDocument, path: readonly PathSegment[], route: RouteSpec, outcomes: readonly OutcomeRule[]): OutboxSpec | undefined | false {
+    if (raw.delivery !== 'outbox') {
+      if (raw.outbox) this.warn('SETTINGS_DISAGREE', [...path, 'outbox'], `${named(path)}.outbox has no effect without "delivery: outbox"`);
+      return undefined;
+    }
+    if (route.kind !== 'event') {
+      this.report('OUTBOX_NOT_ALLOWED', [...path, 'delivery'], `${route.operationId} answers data, which only the ERP can give while the platform waits; delivery: outbox is for event routes`);
+      return false;
+    }
+    const deciding = (raw.outcomes ?? []).map((rule, index) => ({ rule, index })).filter(({ rule }) => rule.result !== route.successResult);
+    for (const { rule, index } of deciding) {
+      this.report('OUTBOX_NOT_ALLOWED', [...path, 'outcomes', index, 'result'], `with delivery: outbox the platform gets ${route.successResult} before the ERP answers, so this rule's ${rule.result} could never reach it; remove the rule or deliver directly`);
+    }
+    if (deciding.length > 0 || outcomes.length !== (raw.outcomes ?? []).length) return false;
+    const settings = raw.outbox ?? { maxAgeMs: 86_400_000, onDeadLetter: 'block' as const };
+    const orderingKey = settings.orderingKey === undefined ? undefined : this.expression(settings.orderingKey, [...path, 'outbox', 'orderingKey']);
+    if (settings.orderingKey !== undefined && !orderingKey) return false;
+    return { orderingKey, maxAgeMs: settings.maxAgeMs, onDeadLetter: settings.onDeadLetter };
   }
 
   /** Settings another layer caps: loading is fine, but the integrator should know which one wins. */
@@ -296,7 +323,7 @@ export function compileMapping(source: YamlSource, baseDir = process.cwd()): { m
   const inbound = compileInbound(compiler, raw.inbound);
   const operations = new Map<string, Operation>();
   for (const [operationId, rawOperation] of Object.entries(raw.operations)) {
-    const compiled = compiler.operation(operationId, rawOperation ?? {}, system, raw.system.timeoutMs);
+    const compiled = compiler.operation(operationId, rawOperation ?? { delivery: 'direct' }, system, raw.system.timeoutMs);
     if (compiled) operations.set(operationId, deepFreeze(compiled));
   }
   if (compiler.issues.length > 0 || !system || !inbound) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };

@@ -104,6 +104,15 @@ export interface FlowOperation extends OperationBase {
   readonly output?: LocatedExpression;
   /** Overall time budget of one contract request, over all its calls and retries. */
   readonly deadlineMs?: number;
+  /** Event routes with delivery: outbox: stored, answered at once, delivered in the background. */
+  readonly outbox?: OutboxSpec;
+}
+
+export interface OutboxSpec {
+  /** Over `input`; absent: one key for the operation. */
+  readonly orderingKey?: LocatedExpression;
+  readonly maxAgeMs: number;
+  readonly onDeadLetter: 'block' | 'skip';
 }
 
 /** A fixed answer written in the mapping (export columns, the label), checked against the contract at load. */
@@ -176,6 +185,8 @@ export interface SystemSpec {
   readonly tls?: TlsSpec;
   /** Most requests in flight to this ERP at once, over all contract requests. */
   readonly maxConcurrency: number;
+  /** The header carrying an outbox event's id on each delivery attempt; undefined sends none. */
+  readonly idempotencyHeader?: string;
   /** The header carrying the platform request's id on every call; undefined sends none. */
   readonly requestIdHeader?: string;
   /** Asked by the readiness check when set. */

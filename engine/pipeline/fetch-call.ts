@@ -31,6 +31,8 @@ export interface CallEnv {
   readonly log?: Logger;
   /** The platform request's id, sent to the ERP in system.requestIdHeader. */
   readonly requestId?: string;
+  /** An outbox event's id, sent on every delivery attempt in system.idempotencyHeader. */
+  readonly idempotencyKey?: string;
   readonly onCall?: (report: CallReport) => void;
 }
 
@@ -70,17 +72,21 @@ function sender(call: CallSpec, label: string, env: CallEnv): SendPage {
   };
 }
 
-/** The request id travels to the ERP unless the mapping turned it off or a call sets that header itself. */
-function withRequestId(request: OutboundRequest, system: Mapping['system'], requestId: string | undefined): OutboundRequest {
-  const name = system.requestIdHeader;
-  if (!name || requestId === undefined) return request;
-  if (Object.keys(request.headers).some((key) => key.toLowerCase() === name.toLowerCase())) return request;
-  return { ...request, headers: { ...request.headers, [name]: requestId } };
+/**
+ * The request id (and an outbox event's idempotency key) travel to the ERP unless the mapping turned the
+ * header off or a call sets that header itself.
+ */
+function withEngineHeaders(request: OutboundRequest, system: Mapping['system'], env: CallEnv): OutboundRequest {
+  const added: Record<string, string> = {};
+  const present = (name: string) => Object.keys(request.headers).some((key) => key.toLowerCase() === name.toLowerCase());
+  if (system.requestIdHeader && env.requestId !== undefined && !present(system.requestIdHeader)) added[system.requestIdHeader] = env.requestId;
+  if (system.idempotencyHeader && env.idempotencyKey !== undefined && !present(system.idempotencyHeader)) added[system.idempotencyHeader] = env.idempotencyKey;
+  return Object.keys(added).length === 0 ? request : { ...request, headers: { ...request.headers, ...added } };
 }
 
 /** Builds and sends one call (every page of it, when paginated). Transport failures throw. */
 export async function fetchAnswer(call: CallSpec, context: ExpressionContext, label: string, env: CallEnv): Promise<Answer> {
-  const request = withRequestId(await buildRequest(call, env.mapping.system, context), env.mapping.system, env.requestId);
+  const request = withEngineHeaders(await buildRequest(call, env.mapping.system, context), env.mapping.system, env);
   const send = sender(call, label, env);
   if (call.paginate) return fetchPages(call.paginate, request, context, label, env.mapping.system.baseUrl, send);
   const response = await send(request);

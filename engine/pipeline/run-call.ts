@@ -37,14 +37,30 @@ async function messageOf(rule: OutcomeRule, context: ExpressionContext): Promise
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** Retry-After as seconds or an HTTP date, in milliseconds from now. */
+function retryAfterMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** The start of an answer's body, as text, for the outbox's record of the ERP's last answer. */
+function bodyText(body: unknown): string | undefined {
+  if (body === undefined || body === null) return undefined;
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
 async function judge(operation: FlowOperation, label: string, answer: Answer, context: ExpressionContext, env: CallEnv): Promise<Verdict> {
   const rule = await firstMatchingRule(operation.outcomes, context, label, env);
   if (rule) {
     env.observer?.rule?.(label, rule);
     return { decision: { rule, message: await messageOf(rule, context) } };
   }
-  const fail = (kind: FailureKind, message: string) => ({ failure: new OperationFailure(kind, message, [{ path: `calls.${label}`, message }]) });
-  const { status, headers } = answer.record;
+  const { status, headers, body } = answer.record;
+  const summary = { status, retryAfterMs: retryAfterMs(headers['retry-after']), body: bodyText(body) };
+  const fail = (kind: FailureKind, message: string) => ({ failure: new OperationFailure(kind, message, [{ path: `calls.${label}`, message }], summary) });
   // Redirects are never followed (see http/client.ts), so a 3xx is not the answer either: without this
   // an empty 302 would pass as a successful empty list.
   if (status >= 300) {

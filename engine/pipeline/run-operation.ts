@@ -27,6 +27,9 @@ export interface PipelineDeps {
   /** Outbound calls are logged here (with their attempt counts); silent when absent. */
   readonly log?: Logger;
   readonly requestId?: string;
+  readonly idempotencyKey?: string;
+  /** Overrides the operation's deadlineMs (an outbox delivery must end within its lease). */
+  readonly deadlineMs?: number;
   readonly onCall?: (report: CallReport) => void;
 }
 
@@ -46,7 +49,7 @@ export async function runFlow(
 ): Promise<Outcome> {
   const { route } = operation;
   const calls: Record<string, CallRecord | readonly CallRecord[]> = {};
-  const env: CallEnv = { mapping, connection: deps.connection, deadline: new Deadline(operation.deadlineMs), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall };
+  const env: CallEnv = { mapping, connection: deps.connection, deadline: new Deadline(deps.deadlineMs ?? operation.deadlineMs), observer: deps.observer, log: deps.log, requestId: deps.requestId, idempotencyKey: deps.idempotencyKey, onCall: deps.onCall };
   let successMessage: string | null = null;
 
   for (const call of operation.calls) {

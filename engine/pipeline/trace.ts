@@ -19,6 +19,8 @@ export interface TraceObserver {
   ruleChecked?(label: string, index: number, rule: OutcomeRule, matched: boolean): void;
   /** A fan-out element that failed and was left out because the call says onError: skip. */
   skipped?(label: string, message: string): void;
+  /** A step the engine takes that is not a call: an event stored in the outbox before its delivery. */
+  note?(text: string): void;
   output?(data: unknown): void;
   check?(problems: readonly { path: string; message: string }[]): void;
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { Engine } from '../engine/engine';
@@ -9,6 +10,33 @@ export interface HttpAppOptions {
 }
 
 type ParseError = Error & { status?: number };
+
+/** Most of an unread body that is discarded to answer properly; beyond it the connection is closed. */
+const DISCARD_LIMIT_BYTES = 256 * 1024 * 1024;
+const DISCARD_LIMIT_MS = 30_000;
+
+/** Reads and discards what is left of a request body (bounded in bytes and time). */
+function drained(request: IncomingMessage): Promise<void> {
+  if (request.readableEnded || request.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let discarded = 0;
+    const done = () => {
+      clearTimeout(timer);
+      request.off('data', count);
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > DISCARD_LIMIT_BYTES) done();
+    };
+    const timer = setTimeout(done, DISCARD_LIMIT_MS);
+    timer.unref();
+    request.on('data', count);
+    request.once('end', done);
+    request.once('close', done);
+    request.resume();
+  });
+}
 
 /**
  * The HTTP server only translates: an HTTP request becomes an EngineRequest, the engine's answer
@@ -36,12 +64,22 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
 
   koa.use(async (ctx, next) => {
     // Only requests that may carry a body are parsed; a GET's body is never read, as before.
-    if (ctx.method === 'POST' || ctx.method === 'PUT' || ctx.method === 'PATCH') await parseBody(ctx, next);
-    else await next();
+    if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') return next();
+    // A browser may send text/plain or form bodies to any site without asking first (no CORS preflight); the
+    // platform sends JSON, or no content type at all. Refusing the others keeps a web page from posting events.
+    const type = ctx.get('content-type');
+    if (type !== '' && !/^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(type)) {
+      ctx.state.bodyError = Object.assign(new Error(`the body must be JSON (content-type application/json), not ${type.split(';')[0]}`), { status: 415 });
+      await drained(ctx.req);
+      return next();
+    }
+    await parseBody(ctx, next);
   });
   koa.use(async (ctx) => {
     const parseError = ctx.state.bodyError as ParseError | undefined;
     const bodyError: BodyError | undefined = parseError && { kind: parseError.status === 413 ? 'too-large' : 'malformed', message: parseError.message };
+    // The rest of a body that was not read must arrive before the answer, or the client sees a reset instead of the envelope.
+    if (parseError) await drained(ctx.req);
     const raw = ctx.request.rawBody;
     const empty = raw === undefined || String(raw).trim() === '';
     // The raw text is as large as the body (tens of MB for a file upload) and nothing reads it again.

@@ -6,6 +6,7 @@ import { createAdminApp } from './admin';
 import { listenOn, servedOpenApi, startInstance } from './instance';
 import { createListener } from './listener';
 import { createMetrics } from './metrics';
+import { outboxFor } from './outbox-store';
 import { installProcessGuards } from './process-guards';
 import { engineVersion } from '../paths';
 import { listeningLines, type ServeSettings } from './settings';
@@ -140,9 +141,11 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   // Lets the primary's AggregatorRegistry collect this worker's registry (prom-client's cluster protocol).
   new AggregatorRegistry();
   AggregatorRegistry.setRegistries([metrics.registry]);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics });
+  const outbox = await outboxFor(settings);
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox });
   const removeGuards = installProcessGuards(instance.engine, log);
   const address = await listenOn(instance.server, settings.port, settings.host);
+  instance.engine.deliverer?.start();
   const toPrimary = (message: ToPrimary) => process.send?.(message);
   toPrimary({ type: 'adapter:listening', port: address.port });
   let removeSignals = () => undefined as void;

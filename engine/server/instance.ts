@@ -8,6 +8,7 @@ import { engineVersion } from '../paths';
 import { createHttpApp } from './app';
 import { drain, trackRequests, type DrainResult } from './drain';
 import { createListener, type TlsFiles } from './listener';
+import type { OutboxStore } from '../outbox/store';
 import type { LoadReport, MappingSource } from './mapping-source';
 import type { EngineMetrics } from './metrics';
 import { readiness, type Readiness } from './readiness';
@@ -26,6 +27,7 @@ export interface InstanceSettings {
   readonly tls?: TlsFiles;
   readonly log: Logger;
   readonly metrics: EngineMetrics;
+  readonly outbox?: OutboxStore;
 }
 
 export interface Instance {
@@ -70,8 +72,10 @@ export function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetri
 
 export function startInstance(settings: InstanceSettings): Instance {
   const { source, log, metrics } = settings;
-  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed });
+  const { outbox } = settings;
+  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox });
   metrics.countExpressions(() => engine.expressionStats());
+  if (outbox) metrics.watchOutbox(() => outbox.stats());
   for (const state of settings.initial.states) if (state.mapping) metrics.reload({ mapping: state.mapping.name, ok: true });
   const server = createListener(createHttpApp(engine).callback(), settings.tls);
   const tracker = trackRequests(server);
@@ -88,16 +92,23 @@ export function startInstance(settings: InstanceSettings): Instance {
         return { mappings: engine.mappings, states: source.states(), attempts: [], removed: [] };
       }
       const before = new Set(engine.mappings.map((mapping) => mapping.name));
-      engine.replaceMappings(report.mappings);
+      try {
+        engine.replaceMappings(report.mappings);
+      } catch (error) {
+        log.error({ err: error }, `the reloaded mappings cannot be served (${(error as Error).message}); the mappings loaded before keep serving`);
+        return { ...report, mappings: engine.mappings };
+      }
       for (const name of before) if (!report.mappings.some((mapping) => mapping.name === name)) metrics.removed(name);
       reportLoad(report, log, metrics);
       return report;
     },
-    readiness: () => readiness(engine, source.states(), settings.host),
+    readiness: () => readiness(engine, source.states(), settings.host, outbox),
     openapi: () => servedOpenApi(engine, engineVersion()),
     async stop(timeoutMs) {
       const result = await drain(server, tracker, { timeoutMs });
+      // Deliveries under way finish first (an event never stays claimed by a process that is gone for good).
       await engine.close();
+      await outbox?.close();
       return result;
     },
   };

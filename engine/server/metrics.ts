@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ExpressionTotals } from '../engine/expression-stats';
 import type { Meter } from '../engine/meter';
+import type { OutboxStats } from '../outbox/store';
 
 /**
  * The engine's metrics in the Prometheus text format. One registry per server (never prom-client's
@@ -15,6 +16,8 @@ export interface EngineMetrics extends Meter {
   removed(mapping: string): void;
   /** Where the expression totals come from (the engine, once it exists). */
   countExpressions(source: () => ExpressionTotals): void;
+  /** The outbox whose pending and dead events are reported at each scrape. */
+  watchOutbox(stats: () => Promise<OutboxStats>): void;
   text(): Promise<string>;
 }
 
@@ -38,6 +41,22 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   const tokens = new Counter({ name: 'adapter_oauth2_token_fetches_total', help: 'OAuth2 token fetches, by token endpoint and outcome (ok, failed).', labelNames: ['erp', 'outcome'], registers });
   const reloads = new Counter({ name: 'adapter_mapping_reloads_total', help: 'Mapping loads after start (SIGHUP, --watch), by outcome (ok, failed).', labelNames: ['mapping', 'outcome'], registers });
   const lastReload = new Gauge({ name: 'adapter_mapping_last_reload_ok', help: '1 when the last load of the mapping file succeeded, 0 when it failed and the last good mapping is still served.', labelNames: ['mapping'], registers });
+  const outboxSettled = new Counter({ name: 'adapter_outbox_deliveries_total', help: 'Outbox delivery attempts by how they ended: delivered, retry (the ERP could not take it now), dead (not retried any more).', labelNames: ['mapping', 'operation', 'outcome'], registers });
+  let outboxStats: (() => Promise<OutboxStats>) | undefined;
+  const outboxGauge = (name: string, help: string, read: (stats: OutboxStats) => number) => new Gauge({
+    name, help, registers,
+    async collect() {
+      if (!outboxStats) return;
+      try {
+        this.set(read(await outboxStats()));
+      } catch {
+        // The store is down: the gauge keeps its last value; the delivery loop logs the failure.
+      }
+    },
+  });
+  outboxGauge('adapter_outbox_pending', 'Events accepted and not delivered yet.', (stats) => stats.pending);
+  outboxGauge('adapter_outbox_dead', 'Events the engine stopped retrying; they wait for support staff (adapter-engine outbox).', (stats) => stats.dead);
+  outboxGauge('adapter_outbox_oldest_pending_seconds', 'Age of the oldest pending event (0 when none).', (stats) => (stats.oldestPendingAt === undefined ? 0 : (Date.now() - stats.oldestPendingAt) / 1000));
   let expressionSource: () => ExpressionTotals = () => ({ fast: 0, fallback: 0, interpreter: 0 });
   new Counter({
     name: 'adapter_expression_evaluations_total',
@@ -84,6 +103,12 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     },
     countExpressions(source) {
       expressionSource = source;
+    },
+    watchOutbox(stats) {
+      outboxStats = stats;
+    },
+    outboxSettled({ mapping, operation, verdict }) {
+      outboxSettled.inc({ mapping, operation, outcome: verdict });
     },
     text: () => registry.metrics(),
   };

@@ -4,6 +4,7 @@ import { createAdminApp } from './admin';
 import { listenOn, startInstance } from './instance';
 import { createListener } from './listener';
 import { createMetrics } from './metrics';
+import { outboxFor } from './outbox-store';
 import { installProcessGuards } from './process-guards';
 import { listeningLines, type ServeSettings } from './settings';
 import { onSignals } from './signals';
@@ -16,7 +17,8 @@ import { watchMappings } from './watch';
 export async function serveOne(settings: ServeSettings): Promise<void> {
   const { log } = settings;
   const metrics = createMetrics();
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics });
+  const outbox = await outboxFor(settings);
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox });
   const removeGuards = installProcessGuards(instance.engine, log);
   let admin: http.Server | https.Server | undefined;
   try {
@@ -39,6 +41,7 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
     throw error;
   }
 
+  instance.engine.deliverer?.start();
   const stopWatching = settings.watch
     ? watchMappings(settings.source.watched, () => instance.reload(), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP'))
     : () => undefined;

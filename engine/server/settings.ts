@@ -1,5 +1,6 @@
 import type { Logger } from '../log';
 import type { TlsFiles } from './listener';
+import type { OutboxLocation } from './outbox-store';
 import type { LoadReport, MappingSource } from './mapping-source';
 
 /** What `serve` decided from its flags, handed to the single-process or the cluster runner. */
@@ -14,6 +15,8 @@ export interface ServeSettings {
   readonly admin?: { readonly port: number; readonly host: string };
   readonly watch: boolean;
   readonly shutdownTimeoutMs: number;
+  /** Where outbox events are kept; opened when a mapping uses delivery: outbox, or when given explicitly. */
+  readonly outbox: OutboxLocation & { readonly explicit: boolean };
   readonly log: Logger;
   /** Lines for the operator's terminal (the listening addresses). */
   readonly print: (line: string) => void;

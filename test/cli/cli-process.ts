@@ -18,7 +18,8 @@ export interface CliResult {
 
 /** The environment of a test run: no colour, no inherited ERP_URL, plus what the test sets. */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent', ...extra };
+  // Each run keeps its outbox in a state directory of its own: two engines sharing one would deliver each other's events.
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent', ADAPTER_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'adapter-state-')), ...extra };
   delete env.FORCE_COLOR;
   if (!('ERP_URL' in extra)) delete env.ERP_URL;
   return env;

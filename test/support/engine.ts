@@ -10,6 +10,7 @@ import type { Envelope } from '../../engine/contract/envelope';
 import { createEngine, type Engine } from '../../engine/engine/engine';
 import { MappingLoadError } from '../../engine/errors';
 import type { Meter } from '../../engine/engine/meter';
+import type { OutboxStore } from '../../engine/outbox/store';
 import type { HttpClient } from '../../engine/http/client';
 import type { Logger } from '../../engine/log';
 import { checkMappingText, loadMapping } from '../../engine/mapping/load';
@@ -52,6 +53,8 @@ export interface StartOptions {
   /** A fake outbound client instead of the real one. */
   readonly http?: HttpClient;
   readonly meter?: Meter;
+  /** Where outbox events go; by default they are delivered inline (the answer is what the platform gets). */
+  readonly outbox?: OutboxStore | 'inline';
 }
 
 /** A mapping from YAML text; throws with every issue listed when the text is not a valid mapping. */
@@ -95,7 +98,7 @@ function getVerbatim(base: string, pathAndQuery: string): Promise<Reply> {
 
 export async function startEngine(source: Mapping | string, options: StartOptions = {}): Promise<RunningEngine> {
   const mapping = typeof source === 'string' ? mappingFromText(source, options.env, options.baseDir) : source;
-  const engine = createEngine({ mappings: [mapping], http: options.http, log: options.log, meter: options.meter });
+  const engine = createEngine({ mappings: [mapping], http: options.http, log: options.log, meter: options.meter, outbox: options.outbox ?? 'inline' });
   const server = http.createServer(createHttpApp(engine, { bodyLimit: options.bodyLimit }).callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

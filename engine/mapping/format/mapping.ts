@@ -38,6 +38,12 @@ const outcome = block({
   message: optional(expression('Text for externalMessage, e.g. response.body.blockReason.')),
 }, { description: 'Checked in order after every call; the first rule whose condition is true decides the result.' });
 
+const outbox = block({
+  orderingKey: optional(expression('Events with the same key reach the ERP one after another, in the order they were accepted, e.g. input.workOrderNumber. Default: one key for the whole operation.')),
+  maxAgeMs: withDefault(integer(60_000, 30 * 86_400_000, 'How long an event that the ERP cannot take (unreachable, 408, 429, 5xx) is retried, in milliseconds, before it goes to the dead letters.'), 86_400_000),
+  onDeadLetter: withDefault(oneOfWords(['block', 'skip'], 'What a dead event does to later events of its key: block holds them until support staff retry or drop it (a cancellation must not overtake the placement it cancels); skip lets them go.'), 'block'),
+}, { description: 'How outbox delivery orders and retries the events of this operation.' });
+
 function buildOperation() {
   return block({
     mode: optional(oneOfWords(OPERATION_MODES, 'How the route is answered, stated explicitly: flow (calls, outcomes, output), static, acknowledge or file. Without it the engine reads the mode from the settings present; with it, the settings must agree.')),
@@ -49,6 +55,8 @@ function buildOperation() {
     acknowledge: optional(Type.Literal(true, { description: 'Event routes only: answer success without forwarding anything.' })),
     file: optional(buildFileBlock()),
     deadlineMs: optional(milliseconds('Overall time budget of one contract request over all its calls, retries and pages; past it the answer is AdapterApiClientFailed.')),
+    delivery: withDefault(oneOfWords(['direct', 'outbox'], 'Event routes: direct forwards the event while the platform waits and answers what the ERP said; outbox stores it durably, answers success at once, and delivers it in the background, retrying while the ERP is down.'), 'direct'),
+    outbox: optional(outbox),
   }, { description: 'How one contract route is answered: calls (+ outcomes + output), output alone, static, acknowledge, or file.' });
 }
 
@@ -66,6 +74,9 @@ const system = block({
   tls: optional(tls),
   retry: withDefault(systemRetry, {} as Static<typeof systemRetry>),
   maxConcurrency: withDefault(integer(1, 1024, 'Most requests in flight to the ERP at once, over all contract requests.'), 16),
+  idempotencyHeader: withDefault(Type.Union([text('Header name.'), Type.Literal(false)], {
+    description: 'The header that carries the event id on every delivery attempt of an outbox event, so an ERP that supports idempotency keys drops a repeated delivery; false sends none.',
+  }), 'Idempotency-Key'),
   requestIdHeader: withDefault(Type.Union([text('Header name.'), Type.Literal(false)], {
     description: "The header that carries the platform request's id on every call to the ERP, so one request can be followed across both logs; false sends none.",
   }), 'X-Request-Id'),
@@ -106,5 +117,6 @@ export type CallRetryDocument = Static<typeof callRetry>;
 export type PaginateDocument = Static<typeof paginate>;
 export type ForEachDocument = Static<typeof forEach>;
 export type CacheDocument = Static<typeof cache>;
+export type OutboxDocument = Static<typeof outbox>;
 /** A mapping document once the structure check passed and the defaults are applied. */
 export type MappingDocument = Static<ReturnType<typeof buildMappingFormat>>;

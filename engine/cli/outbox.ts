@@ -1,0 +1,144 @@
+import type { Command } from 'commander';
+import { EXIT_CODES } from '../errors';
+import type { EventStatus, OutboxStore, StoredEvent } from '../outbox/store';
+import { openOutboxStore } from '../server/outbox-store';
+import { out, prettyJson, table } from './output';
+import { usageError } from './usage';
+
+/**
+ * `adapter-engine outbox`: support staff look at the events the engine accepted and has not delivered,
+ * and decide about the dead ones. Works on the same store `serve` uses: DATABASE_URL, else --state-dir.
+ */
+
+interface StoreOptions {
+  stateDir: string;
+  json?: boolean;
+}
+
+const STATUSES: readonly EventStatus[] = ['pending', 'dead', 'delivered', 'dropped'];
+const DEFAULT_STATE_DIR = '.adapter-state';
+
+async function withStore<T>(options: StoreOptions, work: (store: OutboxStore) => Promise<T>): Promise<T> {
+  const store = await openOutboxStore({ stateDir: options.stateDir, databaseUrl: process.env.DATABASE_URL || undefined });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function age(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 120) return `${seconds}s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m`;
+  return `${Math.round(seconds / 3600)}h`;
+}
+
+/** `90m`, `2h`, `3d` or plain minutes. */
+function parseAge(text: string): number {
+  const match = /^(\d+)\s*(m|h|d)?$/.exec(text.trim());
+  if (!match) usageError(`--older-than takes a duration such as 30m, 2h or 3d, got "${text}"`);
+  return Number(match[1]) * ({ m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'm' | 'h' | 'd'] ?? 60_000);
+}
+
+function summary(event: StoredEvent, now: number): string[] {
+  const last = event.last ? `${event.last.status ?? ''} ${event.last.error}`.trim() : '';
+  return [event.id, event.status, event.mapping, event.operation, event.orderingKey, age(now - event.acceptedAt), String(event.attempts), last.length > 80 ? `${last.slice(0, 79)}…` : last];
+}
+
+interface ListOptions extends StoreOptions {
+  status: string;
+  mapping?: string;
+  operation?: string;
+  key?: string;
+  olderThan?: string;
+  limit: string;
+}
+
+async function list(options: ListOptions): Promise<number> {
+  const status = options.status.split(',').map((word) => word.trim()) as EventStatus[];
+  const unknown = status.filter((word) => !STATUSES.includes(word));
+  if (unknown.length > 0) usageError(`--status takes ${STATUSES.join(', ')}; got ${unknown.join(', ')}`);
+  const limit = Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 1) usageError(`--limit must be a whole number above 0, got "${options.limit}"`);
+  const now = Date.now();
+  const events = await withStore(options, (store) => store.list({
+    status, mapping: options.mapping, operation: options.operation, orderingKey: options.key, limit,
+    acceptedBefore: options.olderThan === undefined ? undefined : now - parseAge(options.olderThan),
+  }));
+  if (options.json) {
+    out.line(JSON.stringify(events, null, 2));
+    return EXIT_CODES.OK;
+  }
+  if (events.length === 0) {
+    out.line(`no ${status.join(' or ')} events`);
+    return EXIT_CODES.OK;
+  }
+  for (const line of table([['id', 'status', 'mapping', 'operation', 'key', 'age', 'attempts', 'last answer'], ...events.map((event) => summary(event, now))])) out.line(line);
+  return EXIT_CODES.OK;
+}
+
+async function show(id: string, options: StoreOptions): Promise<number> {
+  const event = await withStore(options, (store) => store.get(id));
+  if (!event) {
+    out.line(`no event ${id}`);
+    return EXIT_CODES.FAILED;
+  }
+  if (options.json) out.line(JSON.stringify(event, null, 2));
+  else out.line(prettyJson(event, ''));
+  return EXIT_CODES.OK;
+}
+
+async function retry(ids: string[], options: StoreOptions): Promise<number> {
+  let failed = 0;
+  await withStore(options, async (store) => {
+    for (const id of ids) {
+      if (await store.retry(id, Date.now())) out.line(`${id}: pending again; the engine delivers it next`);
+      else {
+        failed += 1;
+        out.line(`${id}: not retried: only a dead event can be (see adapter-engine outbox show ${id})`);
+      }
+    }
+  });
+  return failed > 0 ? EXIT_CODES.FAILED : EXIT_CODES.OK;
+}
+
+async function drop(id: string, options: StoreOptions & { reason: string }): Promise<number> {
+  if (options.reason.trim() === '') usageError('--reason must say why the event is given up; it is kept in the record');
+  const dropped = await withStore(options, (store) => store.drop(id, options.reason, Date.now()));
+  out.line(dropped ? `${id}: dropped ("${options.reason}"); later events of its key go on` : `${id}: not dropped: only a pending or dead event can be`);
+  return dropped ? EXIT_CODES.OK : EXIT_CODES.FAILED;
+}
+
+async function purge(options: StoreOptions & { olderThan: string }): Promise<number> {
+  const removed = await withStore(options, (store) => store.purge(Date.now() - parseAge(options.olderThan)));
+  out.line(`removed ${removed} delivered or dropped event(s) settled more than ${options.olderThan} ago`);
+  return EXIT_CODES.OK;
+}
+
+export function registerOutbox(program: Command, run: (work: Promise<number>) => Promise<void>): void {
+  const outbox = program
+    .command('outbox')
+    .summary('look at and decide about the events waiting for delivery')
+    .description('Events of operations with delivery: outbox, as `serve` keeps them: in PostgreSQL when DATABASE_URL is set, else in SQLite under --state-dir.\n\nA dead event blocks the later events of its key (onDeadLetter: block) until it is retried after a fix, or dropped with a reason.');
+  const storeOptions = (command: Command) => command
+    .option('--state-dir <dir>', 'the state directory serve uses', process.env.ADAPTER_STATE_DIR ?? DEFAULT_STATE_DIR)
+    .option('--json', 'print JSON');
+  storeOptions(outbox.command('list').description('list events, oldest first')
+    .option('--status <list>', `comma-separated: ${STATUSES.join(', ')}`, 'pending,dead')
+    .option('--mapping <name>', 'only this mapping')
+    .option('--operation <id>', 'only this operation, e.g. ConfirmPutWallPlacement')
+    .option('--key <key>', 'only this ordering key')
+    .option('--older-than <age>', 'only events accepted before this long ago: 30m, 2h, 3d')
+    .option('--limit <n>', 'at most this many', '100'))
+    .action((options: ListOptions) => run(list(options)));
+  storeOptions(outbox.command('show').description('one event: its input, attempts and the ERP\'s last answer').argument('<id>', 'event id'))
+    .action((id: string, options: StoreOptions) => run(show(id, options)));
+  storeOptions(outbox.command('retry').description('make dead events pending again (after fixing the cause)').argument('<ids...>', 'event ids'))
+    .action((ids: string[], options: StoreOptions) => run(retry(ids, options)));
+  storeOptions(outbox.command('drop').description('give an event up; the reason is kept in the record').argument('<id>', 'event id').requiredOption('--reason <text>', 'why it is given up'))
+    .action((id: string, options: StoreOptions & { reason: string }) => run(drop(id, options)));
+  storeOptions(outbox.command('purge').description('delete delivered and dropped events (serve does it daily for those older than 7 days)').option('--older-than <age>', 'settled before this long ago', '7d'))
+    .action((options: StoreOptions & { olderThan: string }) => run(purge(options)));
+  for (const command of outbox.commands) command.exitOverride();
+}

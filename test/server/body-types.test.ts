@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRecordingErp } from '../cli/cli-process';
+import { head, startEngine } from '../support/engine';
+
+/**
+ * What the server accepts as a body: JSON, or a body without a content type (the platform's way). A
+ * browser can post text/plain or a form to any site without asking first; such bodies never reach an
+ * operation. A body over the limit gets its envelope, not a connection reset.
+ */
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const EVENT = `  CancelPutWallItem:
+    calls:
+      - name: cancel
+        method: POST
+        path: /cancellations
+        body: '{ "docNo": input.workOrderNumber }'
+`;
+const BODY = JSON.stringify({ workOrderNumber: 'SO-1', itemNumber: 'A-1' });
+
+async function serving(bodyLimit?: number) {
+  const erp = await startRecordingErp({});
+  cleanups.push(erp.close);
+  const engine = await startEngine(head(erp.url) + EVENT, { bodyLimit });
+  cleanups.push(engine.close);
+  return { erp, engine };
+}
+
+describe('request bodies', () => {
+  it('JSON content types and a missing content type are read; text/plain and forms are refused without calling the ERP', async () => {
+    const { erp, engine } = await serving();
+    const send = (type: string | undefined) => fetch(`${engine.url}/WorkOrders/CancelPutWallItem`, {
+      method: 'POST', body: type === undefined ? new Blob([BODY]) : BODY, headers: type === undefined ? {} : { 'content-type': type },
+    }).then(async (response) => ({ status: response.status, body: (await response.json()) as { isResultSuccess: boolean; result: number; validationStatus: unknown } }));
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'application/vnd.platform+json', undefined]) {
+      expect((await send(type)).body, String(type)).toMatchObject({ isResultSuccess: true });
+    }
+    expect(erp.received).toHaveLength(4);
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const answer = await send(type);
+      expect(answer.status).toBe(200);
+      // InvalidInput, the route's answer to a body it cannot read.
+      expect(answer.body).toMatchObject({ isResultSuccess: false, result: 5 });
+      expect(JSON.stringify(answer.body.validationStatus)).toContain(`not ${type.split(';')[0]}`);
+    }
+    expect(erp.received).toHaveLength(4);
+  });
+
+  it('a body over the limit is answered with the envelope, not a reset', async () => {
+    const { erp, engine } = await serving(1000);
+    const response = await fetch(`${engine.url}/WorkOrders/CancelPutWallItem`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workOrderNumber: 'x'.repeat(5_000_000) }) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ isResultSuccess: false });
+    expect(erp.received).toHaveLength(0);
+  });
+});
