@@ -1,0 +1,249 @@
+import pg from 'pg';
+import type {
+  AttemptOutcome, ClaimOptions, EventStatus, ListFilter, NewEvent, OutboxStats, OutboxStore, StoredEvent,
+} from './store';
+
+/**
+ * The outbox in PostgreSQL, shared by replicas. An enqueue is one autocommitted INSERT: it resolves once
+ * the server has committed it (durable with the server's default fsync=on, synchronous_commit=on).
+ *
+ * Order per key (mapping + ordering key), with several replicas:
+ * - Enqueue takes a per-key advisory transaction lock before the identity assigns `seq`, so events of one
+ *   key commit in seq order. Without it, seq 11 could commit before seq 10, a claimer would see only 11,
+ *   hand it out as first of its key, and 10 would follow it.
+ * - claimDue takes an event only while, in its statement's snapshot, no earlier event of its key is
+ *   pending (leased or not) or dead-and-blocking. An event leaves 'pending' only when it is settled, so a
+ *   later event can be handed out only after the earlier one was delivered, went dead (not blocking) or
+ *   was dropped: snapshots can be stale, but a stale one shows the earlier event still pending, which
+ *   only holds the later one back. So two events of one key are never in flight at once, nor out of order
+ *   (apart from what an operator's drop or retry of an event in flight means, as in SQLite, and a lease
+ *   that ran out, which is at-least-once delivery of the same event).
+ * - FOR UPDATE SKIP LOCKED keeps two replicas off the same row: a row another claim has locked is skipped;
+ *   a row whose claim committed after our snapshot is locked and re-checked on its newest version
+ *   (READ COMMITTED, set explicitly), where its live lease excludes it. The NOT EXISTS subquery locks
+ *   nothing and needs no locks, by the argument above.
+ */
+
+const SCHEMA_VERSION = 1;
+
+/** Each step brings the schema from version i to i + 1; `$S` is the quoted schema. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE $S.outbox_events (
+     seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     id text NOT NULL UNIQUE,
+     mapping text NOT NULL,
+     operation text NOT NULL,
+     ordering_key text NOT NULL,
+     input json,
+     request_id text NOT NULL,
+     accepted_at bigint NOT NULL,
+     blocks_key_when_dead boolean NOT NULL,
+     status text NOT NULL CHECK (status IN ('pending', 'delivered', 'dead', 'dropped')),
+     attempts integer NOT NULL DEFAULT 0,
+     next_attempt_at bigint NOT NULL,
+     last json,
+     settled_at bigint,
+     drop_reason text,
+     lease_owner text,
+     lease_until bigint
+   );
+   CREATE INDEX outbox_events_pending ON $S.outbox_events (seq) WHERE status = 'pending';
+   CREATE INDEX outbox_events_key_seq ON $S.outbox_events (mapping, ordering_key, seq);
+   CREATE INDEX outbox_events_settled ON $S.outbox_events (settled_at) WHERE status IN ('delivered', 'dropped');`,
+];
+
+type Int8 = string | number;
+interface EventRow {
+  seq: Int8; id: string; mapping: string; operation: string; ordering_key: string; input: unknown;
+  request_id: string; accepted_at: Int8; blocks_key_when_dead: boolean; status: EventStatus; attempts: number;
+  next_attempt_at: Int8; last: AttemptOutcome | null; settled_at: Int8 | null; drop_reason: string | null;
+}
+
+function toEvent(row: EventRow): StoredEvent {
+  return {
+    id: row.id,
+    mapping: row.mapping,
+    operation: row.operation,
+    orderingKey: row.ordering_key,
+    input: row.input === null ? undefined : row.input,
+    requestId: row.request_id,
+    acceptedAt: Number(row.accepted_at),
+    blocksKeyWhenDead: row.blocks_key_when_dead,
+    seq: Number(row.seq),
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: Number(row.next_attempt_at),
+    ...(row.last === null ? {} : { last: row.last }),
+    ...(row.settled_at === null ? {} : { settledAt: Number(row.settled_at) }),
+    ...(row.drop_reason === null ? {} : { dropReason: row.drop_reason }),
+  };
+}
+
+const outcomeJson = (o: AttemptOutcome) => JSON.stringify({ error: o.error, status: o.status, body: o.body });
+
+/** The URL without its password, for messages. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    parsed.searchParams.delete('password');
+    return parsed.toString();
+  } catch {
+    return url.replace(/(password\s*=\s*)\S+/gi, '$1***');
+  }
+}
+
+const COLUMNS = `seq, id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
+  status, attempts, next_attempt_at, last, settled_at, drop_reason`;
+const SETTLE = `lease_owner = NULL, lease_until = NULL`;
+
+async function migrate(pool: pg.Pool, schema: string, S: string, location: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Two processes opening at once: the second waits here and then finds the schema up to date.
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('outbox-migrate'), hashtext($1))`, [schema]);
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${S}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${S}.outbox_schema_version (version integer NOT NULL)`);
+    const got = await client.query<{ version: number }>(`SELECT version FROM ${S}.outbox_schema_version`);
+    const version = got.rows[0]?.version ?? 0;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`${location} (schema ${schema}) has outbox schema version ${version}; this engine knows up to ${SCHEMA_VERSION}`);
+    }
+    for (let v = version; v < SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v].replaceAll('$S', S));
+    if (got.rowCount === 0) await client.query(`INSERT INTO ${S}.outbox_schema_version VALUES ($1)`, [SCHEMA_VERSION]);
+    else if (version !== SCHEMA_VERSION) await client.query(`UPDATE ${S}.outbox_schema_version SET version = $1`, [SCHEMA_VERSION]);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+export async function openPostgresStore(url: string, options: { schema?: string } = {}): Promise<OutboxStore> {
+  const schema = options.schema ?? 'public';
+  const S = `"${schema.replaceAll('"', '""')}"`;
+  const T = `${S}.outbox_events`;
+  const location = redact(url);
+  const pool = new pg.Pool({ connectionString: url });
+  // An idle connection that breaks (server restart) is dropped by the pool; the next query opens another.
+  pool.on('error', () => undefined);
+  await migrate(pool, schema, S, location).catch(async (err: unknown) => { await pool.end(); throw err; });
+  let closed = false;
+
+  const run = async <R extends pg.QueryResultRow = EventRow>(sql: string, params: unknown[] = []) => pool.query<R>(sql, params);
+  const changed = async (sql: string, params: unknown[]) => (await run(sql, params)).rowCount === 1;
+
+  return {
+    location: schema === 'public' ? location : `${location} (schema ${schema})`,
+
+    async enqueue(event: NewEvent): Promise<StoredEvent> {
+      const input = event.input === undefined ? null : JSON.stringify(event.input);
+      // The lock is taken (materialized CTE) before the row, and its seq, is made; it is held to commit.
+      const { rows } = await run(`WITH key_lock AS MATERIALIZED (
+          SELECT pg_advisory_xact_lock(hashtext('outbox-key:' || $10::text), hashtext($2::text || '/' || $4::text)))
+        INSERT INTO ${T} (id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
+          status, attempts, next_attempt_at)
+        SELECT $1::text, $2::text, $3::text, $4::text, $5::json, $6::text, $7::bigint, $8::boolean, 'pending', 0, $9::bigint
+        FROM key_lock RETURNING ${COLUMNS}`,
+      [event.id, event.mapping, event.operation, event.orderingKey, input, event.requestId, event.acceptedAt,
+        event.blocksKeyWhenDead, event.acceptedAt, schema]);
+      return toEvent(rows[0]);
+    },
+
+    async claimDue(claim: ClaimOptions): Promise<StoredEvent[]> {
+      if (claim.limit <= 0) return [];
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+        const { rows } = await client.query<EventRow>(`WITH due AS (
+            SELECT e.seq FROM ${T} e
+            WHERE e.status = 'pending' AND e.next_attempt_at <= $1 AND (e.lease_until IS NULL OR e.lease_until < $1)
+              AND NOT EXISTS (SELECT 1 FROM ${T} b
+                WHERE b.mapping = e.mapping AND b.ordering_key = e.ordering_key AND b.seq < e.seq
+                  AND (b.status = 'pending' OR (b.status = 'dead' AND b.blocks_key_when_dead)))
+            ORDER BY e.seq LIMIT $2
+            FOR UPDATE OF e SKIP LOCKED)
+          UPDATE ${T} t SET lease_owner = $3, lease_until = $4, attempts = t.attempts + 1
+          FROM due WHERE t.seq = due.seq RETURNING t.*`,
+        [claim.now, claim.limit, claim.owner, claim.now + claim.leaseMs]);
+        await client.query('COMMIT');
+        return rows.map(toEvent).sort((a, b) => a.seq - b.seq);
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+
+    async delivered(id: string, owner: string, at: number): Promise<boolean> {
+      return changed(`UPDATE ${T} SET status = 'delivered', settled_at = $1, ${SETTLE}
+        WHERE id = $2 AND lease_owner = $3 AND status = 'pending'`, [at, id, owner]);
+    },
+
+    async retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean> {
+      return changed(`UPDATE ${T} SET next_attempt_at = $1, last = $2, ${SETTLE}
+        WHERE id = $3 AND lease_owner = $4 AND status = 'pending'`, [nextAttemptAt, outcomeJson(outcome), id, owner]);
+    },
+
+    async dead(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean> {
+      return changed(`UPDATE ${T} SET status = 'dead', settled_at = $1, last = $2, ${SETTLE}
+        WHERE id = $3 AND lease_owner = $4 AND status = 'pending'`, [at, outcomeJson(outcome), id, owner]);
+    },
+
+    async get(id: string): Promise<StoredEvent | undefined> {
+      const { rows } = await run(`SELECT ${COLUMNS} FROM ${T} WHERE id = $1`, [id]);
+      return rows.map(toEvent)[0];
+    },
+
+    async list(filter: ListFilter): Promise<StoredEvent[]> {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      const add = (sql: string, value: unknown) => { params.push(value); where.push(sql.replace('?', `$${params.length}`)); };
+      if (filter.status !== undefined) {
+        if (filter.status.length === 0) return [];
+        add('status = ANY(?::text[])', filter.status);
+      }
+      if (filter.mapping !== undefined) add('mapping = ?', filter.mapping);
+      if (filter.operation !== undefined) add('operation = ?', filter.operation);
+      if (filter.orderingKey !== undefined) add('ordering_key = ?', filter.orderingKey);
+      if (filter.acceptedBefore !== undefined) add('accepted_at < ?', filter.acceptedBefore);
+      params.push(filter.limit ?? 100);
+      const { rows } = await run(`SELECT ${COLUMNS} FROM ${T} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY seq LIMIT $${params.length}`, params);
+      return rows.map(toEvent);
+    },
+
+    async retry(id: string, now: number): Promise<boolean> {
+      return changed(`UPDATE ${T} SET status = 'pending', next_attempt_at = $1, settled_at = NULL, ${SETTLE}
+        WHERE id = $2 AND status = 'dead'`, [now, id]);
+    },
+
+    async drop(id: string, reason: string, now: number): Promise<boolean> {
+      return changed(`UPDATE ${T} SET status = 'dropped', drop_reason = $1, settled_at = $2, ${SETTLE}
+        WHERE id = $3 AND status IN ('pending', 'dead')`, [reason, now, id]);
+    },
+
+    async purge(before: number): Promise<number> {
+      const result = await run(`DELETE FROM ${T} WHERE status IN ('delivered', 'dropped') AND settled_at < $1`, [before]);
+      return result.rowCount ?? 0;
+    },
+
+    async stats(): Promise<OutboxStats> {
+      const byStatus: Record<EventStatus, number> = { pending: 0, delivered: 0, dead: 0, dropped: 0 };
+      const counts = await run<{ status: EventStatus; n: number }>(`SELECT status, COUNT(*)::integer AS n FROM ${T} GROUP BY status`);
+      for (const { status, n } of counts.rows) byStatus[status] = n;
+      const oldest = await run<{ at: Int8 | null }>(`SELECT MIN(accepted_at) AS at FROM ${T} WHERE status = 'pending'`);
+      const at = oldest.rows[0]?.at ?? null;
+      return { ...byStatus, ...(at === null ? {} : { oldestPendingAt: Number(at) }) };
+    },
+
+    async close(): Promise<void> {
+      if (!closed) { closed = true; await pool.end(); }
+    },
+  };
+}
