@@ -35,6 +35,7 @@ export const MAPPING_ISSUE_CODES = {
   LIMIT_CAPPED: { stage: 'compile', meaning: 'a limit that another, lower one caps (forEach.maxConcurrency above system.maxConcurrency, a call timeout longer than the deadline; a warning)' },
   RESERVED_NAME: { stage: 'compile', meaning: 'a mapping function would hide a built-in function of the same name' },
   EXPRESSION_SYNTAX: { stage: 'compile', meaning: 'a JSONata expression does not compile' },
+  REGEX_UNSUPPORTED: { stage: 'compile', meaning: 'a regular expression needs backtracking (a backreference, lookahead or lookbehind) or repeats more than 1000 times: mappings run regular expressions in linear time (RE2)' },
   TEMPLATE_SYNTAX: { stage: 'compile', meaning: 'a text template has an unclosed or empty {placeholder}' },
   UNSAFE_PATH: { stage: 'compile', meaning: 'a call path could leave the configured base URL' },
   DUPLICATE_CALL_NAME: { stage: 'compile', meaning: 'two calls of one operation have the same name' },

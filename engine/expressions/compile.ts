@@ -4,18 +4,24 @@ import { foldLiteralObjects } from './constant-objects';
 import { buildFastPath } from './fast-path';
 import { fastPathSupport } from './fast-path/version';
 import { HELPER_FUNCTIONS } from './functions';
+import { evaluationGuard } from './guard';
+import { findUnsupportedRegex, LinearRegex } from './regex';
 
 /**
  * Guardrails so that one bad expression cannot hang or exhaust the server: evaluation time, recursion
- * depth and sequence length. A mapping may tighten or widen them under `limits:`.
+ * depth, sequence length and text length. A mapping may tighten or widen the first three under `limits:`.
  */
 export interface ExpressionLimits {
   readonly timeoutMs: number;
   readonly maxDepth: number;
   readonly maxSequence: number;
+  /** Longest text (in UTF-16 units) a step may build; above the default system.maxResponseBytes, so a large ERP field still fits. */
+  readonly maxTextLength?: number;
 }
 
-export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 5_000_000 });
+export const DEFAULT_MAX_TEXT_LENGTH = 64 * 1024 * 1024;
+
+export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 5_000_000, maxTextLength: DEFAULT_MAX_TEXT_LENGTH });
 
 /** How an expression's evaluations were answered, for the metrics (a live view, not a copy). */
 export interface ExpressionStats {
@@ -71,6 +77,13 @@ export class ExpressionSyntaxError extends Error {
   }
 }
 
+/** A regular expression literal RE2 cannot run (backreference, lookaround, a repeat over 1000): refused at load. */
+export class UnsupportedRegexError extends ExpressionSyntaxError {
+  constructor(message: string, offset: number, source: string) {
+    super({ code: 'RE2', message, position: offset }, source);
+  }
+}
+
 /**
  * Compile once at load. Throws ExpressionSyntaxError with the offset so the loader can report
  * file:line:col. `prelude` holds the mapping's own functions (`$name := function(...) {...};`): they are
@@ -89,6 +102,8 @@ export function compileExpression(
     },
     stack: limits.maxDepth,
     sequence: limits.maxSequence,
+    // Linear-time matching (regex.ts); JSONata's type says RegExpConstructor but it only calls `new` with the literal's RegExp.
+    RegexEngine: LinearRegex as unknown as RegExpConstructor,
   };
   let expression: jsonata.Expression;
   try {
@@ -96,16 +111,24 @@ export function compileExpression(
   } catch (fault) {
     throw new ExpressionSyntaxError(fault as JsonataFault, source);
   }
-  if (prelude) expression = jsonata(`(${prelude}\n${source}\n)`, options);
+  const regexProblem = findUnsupportedRegex(expression.ast(), source);
+  if (regexProblem) throw new UnsupportedRegexError(regexProblem.message, regexProblem.offset, source);
+  if (prelude) {
+    expression = jsonata(`(${prelude}\n${source}\n)`, options);
+    // The prelude's functions were checked on their own; this compiles their literals' new RegExp objects for RE2.
+    findUnsupportedRegex(expression.ast(), source);
+  }
   // Inline lookup tables are built once here rather than on every evaluation (see constant-objects.ts).
   const constants = foldLiteralObjects(expression.ast());
   for (const [name, value] of constants) expression.assign(name, value);
   for (const helper of HELPER_FUNCTIONS) {
     expression.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
   }
+  // After every interpreter step: let other requests run, stop texts and lists that grow without bound (guard.ts).
+  expression.assign(Symbol.for('jsonata.__evaluate_exit') as unknown as string, evaluationGuard({ maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH, maxSequence: limits.maxSequence }));
   // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
   // subset that is evaluated synchronously with the same results, falling back to it for everything else.
-  const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, limits, RESERVED_NAMES);
+  const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES);
   const interpreted = expression;
   const stats = { fast: 0, fallback: 0, interpreter: 0 };
   return Object.freeze({

@@ -1,7 +1,7 @@
 import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
-import { compileExpression, ExpressionSyntaxError, expressionKind, isReservedFunctionName, type ExpressionLimits } from '../expressions/compile';
+import { compileExpression, ExpressionSyntaxError, expressionKind, isReservedFunctionName, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
 import { compileInbound } from './compile-inbound';
 import { compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
@@ -79,6 +79,10 @@ class Compiler implements CompileContext, CompileHelpers {
       return Object.freeze({ ...compileExpression(text, this.limits, this.preludeFor(text)), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
     } catch (error) {
       if (!(error instanceof ExpressionSyntaxError)) throw error;
+      if (error instanceof UnsupportedRegexError) {
+        this.report('REGEX_UNSUPPORTED', path, error.message, this.source.insideString(path, offsetInString + error.offset));
+        return undefined;
+      }
       this.report('EXPRESSION_SYNTAX', path, `JSONata expression does not compile: ${error.message} (${error.code})`, this.source.insideString(path, offsetInString + error.offset));
       return undefined;
     }

@@ -1,6 +1,6 @@
 import { binary, boolize } from './operators';
 import {
-  FALLBACK, FastLambda, Frame, Thunk, append, apply, createSequence, fastFunction, finish, isSequence, lookup, pushItem,
+  FALLBACK, FastLambda, Frame, Thunk, append, apply, checkText, createSequence, fastFunction, finish, isSequence, lookup, pushItem,
   toBoolean, type JsonataFunction, type Run, type Sequence,
 } from './runtime';
 import type { AstNode } from './subset';
@@ -61,6 +61,12 @@ function compileRaw(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator 
       const rhs = sub(node.rhs as AstNode);
       if (op === 'and') return (input, frame, run) => boolize(lhs(input, frame, run)) && boolize(rhs(input, frame, run));
       if (op === 'or') return (input, frame, run) => boolize(lhs(input, frame, run)) || boolize(rhs(input, frame, run));
+      if (op === '&') {
+        return (input, frame, run) => {
+          const left = lhs(input, frame, run);
+          return checkText(run, binary(op, left, rhs(input, frame, run)));
+        };
+      }
       return (input, frame, run) => {
         const left = lhs(input, frame, run);
         return binary(op, left, rhs(input, frame, run));

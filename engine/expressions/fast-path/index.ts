@@ -18,7 +18,15 @@ export interface FastPathLimits {
   readonly timeoutMs: number;
   readonly maxDepth: number;
   readonly maxSequence: number;
+  readonly maxTextLength: number;
 }
+
+/**
+ * The fast path is synchronous: nothing else in the process runs while it does. An attempt longer than
+ * this gives up and the interpreter, which lets other requests in (guard.ts), finishes the evaluation
+ * with what is left of the time limit. Mapping expressions take well under a millisecond.
+ */
+export const FAST_PATH_SLICE_MS = 50;
 
 export function buildFastPath(
   ast: unknown,
@@ -41,7 +49,8 @@ export function buildFastPath(
     if (disabled || !fastFunctionsReady()) return undefined;
     const run: Run = {
       maxSequence: limits.maxSequence,
-      deadline: limits.timeoutMs > 0 ? Date.now() + limits.timeoutMs : 0,
+      maxTextLength: limits.maxTextLength,
+      deadline: Date.now() + (limits.timeoutMs > 0 ? Math.min(limits.timeoutMs, FAST_PATH_SLICE_MS) : FAST_PATH_SLICE_MS),
       ticks: 0,
       focus: { options, createSequence: (...items: unknown[]) => createSequence(run, ...items), environment: undefined },
     };

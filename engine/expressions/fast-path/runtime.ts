@@ -40,6 +40,9 @@ export interface JsonataFunction {
 /** Per-evaluation state: the limits of the compiled expression and the timeout clock. */
 export interface Run {
   readonly maxSequence: number;
+  /** Longest text a step may build; a longer one is left to the interpreter, whose guard reports it. */
+  readonly maxTextLength: number;
+  /** When the fast attempt gives up: its slice of the time limit (see index.ts), not the whole limit. */
   readonly deadline: number;
   ticks: number;
   readonly focus: { input?: unknown; options: unknown; createSequence: (...items: unknown[]) => Sequence; environment: undefined };
@@ -172,9 +175,15 @@ function applyInner(run: Run, proc: unknown, args: unknown[], input: unknown): u
     }
     // A generator would need the interpreter's handling: none of the allowed functions gives one.
     if (typeof result === 'object' && result !== null && typeof (result as { next?: unknown }).next === 'function') throw FALLBACK;
-    return result;
+    return checkText(run, result);
   }
   throw FALLBACK;
+}
+
+/** A text over the limit ($join of a long list, `&` of long texts): the interpreter reruns and reports it. */
+export function checkText(run: Run, value: unknown): unknown {
+  if (typeof value === 'string' && value.length > run.maxTextLength) throw FALLBACK;
+  return value;
 }
 
 /** apply(): the call, then the trampoline over tail calls (whose context argument is the caller's input). */

@@ -1,0 +1,71 @@
+import jsonata from 'jsonata';
+import { describe, expect, it } from 'vitest';
+import { compileExpression, UnsupportedRegexError } from './compile';
+
+/** The same expression on JavaScript's RegExp (JSONata's default), for comparison. */
+async function withJavaScriptRegex(source: string, input: unknown): Promise<unknown> {
+  return jsonata(source).evaluate(input);
+}
+
+describe('regular expressions run on RE2 (linear time)', () => {
+  const SAME = [
+    "$match(s, /(\\d{2})\\.(\\d{2})\\.(\\d{4})/)",
+    "$match(s, /[a-z]+/i)",
+    "$match(s, /x*/)",
+    "$contains(s, /^SO-\\d+$/)",
+    "$contains(s, /ab/)",
+    "$replace(s, /(\\w+)@(\\w+)/, '$2 at $1')",
+    "$replace(s, /\\s+/, ' ')",
+    "$split(s, /[,;]\\s*/)",
+    "$split(s, /,/, 2)",
+    "$match(s, /(a)|(b)/)",
+    "$match(s, /(?<year>\\d{4})-(?<month>\\d{2})/)",
+    "$match(s, /^line/m)",
+    "$match(s, /b+/)",
+  ];
+  const TEXTS = ['delivered 30.11.2026 and 01.12.2026', 'SO-12345', 'a@b c@d', 'x, y;z ,  w', 'ABC def', 'ba', 'line1\nline2', '😀😀abbb', ''];
+
+  it('gives what JavaScript regular expressions give for the patterns mappings use', async () => {
+    for (const source of SAME) {
+      const compiled = compileExpression(source);
+      for (const s of TEXTS) {
+        const expected = await withJavaScriptRegex(source, { s }).then((value) => ({ value: JSON.stringify(value) }), (error: { code?: string }) => ({ error: error.code }));
+        const actual = await compiled.evaluate({ s }).then((value) => ({ value: JSON.stringify(value) }), (error: { code?: string }) => ({ error: error.code }));
+        expect(actual, `${source} on ${JSON.stringify(s)}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('a pattern that backtracks exponentially in JavaScript answers at once', async () => {
+    const started = performance.now();
+    const check = compileExpression('$contains(s, /^(a+)+$/)');
+    expect(await check.evaluate({ s: `${'a'.repeat(5000)}X` })).toBe(false);
+    expect(await check.evaluate({ s: 'a'.repeat(5000) })).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses at compile time what RE2 cannot run, pointing at the literal', () => {
+    const cases: [string, RegExp][] = [
+      ['$match(s, /(a)\\1/)', /backreference \\1/],
+      ['$match(s, /(?<n>a)\\k<n>/)', /named backreference/],
+      ['$contains(s, /a(?=b)/)', /lookahead/],
+      ['$contains(s, /a(?!b)/)', /negative lookahead/],
+      ['$contains(s, /(?<=a)b/)', /lookbehind/],
+      ['$contains(s, /(?<!a)b/)', /negative lookbehind/],
+      ['$contains(s, /a{1001}/)', /repeat count/],
+    ];
+    for (const [source, message] of cases) {
+      let caught: unknown;
+      try {
+        compileExpression(source);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, source).toBeInstanceOf(UnsupportedRegexError);
+      expect((caught as UnsupportedRegexError).message).toMatch(message);
+      expect((caught as UnsupportedRegexError).offset, source).toBe(source.indexOf('/'));
+    }
+    // A backslash-digit inside a class is not a backreference in the check (RE2 then gives its own reason).
+    expect(() => compileExpression('$contains(s, /[\\1]/)')).toThrow(UnsupportedRegexError);
+  });
+});

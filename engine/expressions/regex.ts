@@ -1,0 +1,155 @@
+import { RE2JS } from 're2js';
+
+/**
+ * Regular expressions in mappings run on RE2 (the pure JavaScript port re2js), whose matching time is
+ * linear in the text: JavaScript's own engine backtracks, so `/^(a+)+$/` on thirty `a`s and an `X`
+ * runs for seconds and blocks every request of the process, which no time limit can interrupt.
+ *
+ * JSONata hands its `RegexEngine` option the RegExp it parsed from the literal (`/.../i` with the flag
+ * `g` added) and uses the object only through `lastIndex` and `exec`, so LinearRegex offers just those.
+ * Patterns are compiled once: at load, where a pattern RE2 cannot run is refused with its position (see
+ * findUnsupportedRegex), and the compiled program is kept for the RegExp the expression's tree holds, so
+ * evaluations only match.
+ */
+
+/** Why RE2 cannot run a pattern, in the words an integrator needs. */
+export class UnsupportedRegexReason {
+  constructor(readonly message: string) {}
+}
+
+const compiled = new WeakMap<RegExp, RE2JS>();
+
+/** The JavaScript constructs RE2 has no linear-time way to run, found in the pattern text. */
+function javascriptOnly(source: string): string | undefined {
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === '\\') {
+      const next = source[i + 1] ?? '';
+      if (!inClass && /[1-9]/.test(next)) return `backreference \\${next}`;
+      if (!inClass && next === 'k' && source[i + 2] === '<') return 'named backreference \\k<...>';
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (ch === ']') inClass = false;
+      continue;
+    }
+    if (ch === '[') inClass = true;
+    else if (ch === '(' && source[i + 1] === '?') {
+      const kind = source.slice(i + 2, i + 4);
+      if (kind.startsWith('=')) return 'lookahead (?=...)';
+      if (kind.startsWith('!')) return 'negative lookahead (?!...)';
+      if (kind === '<=') return 'lookbehind (?<=...)';
+      if (kind === '<!') return 'negative lookbehind (?<!...)';
+    }
+  }
+  return undefined;
+}
+
+function compile(pattern: RegExp): RE2JS | UnsupportedRegexReason {
+  const known = compiled.get(pattern);
+  if (known) return known;
+  const construct = javascriptOnly(pattern.source);
+  if (construct) {
+    return new UnsupportedRegexReason(
+      `the regular expression /${pattern.source}/ uses a ${construct}, which needs backtracking; mappings run regular expressions in linear time (RE2), which has none: match the parts separately or test the text with other functions`,
+    );
+  }
+  let program: RE2JS;
+  try {
+    program = RE2JS.compile(RE2JS.translateRegExp(pattern));
+  } catch (error) {
+    const detail = (error as Error).message.replace(/^error parsing regexp: /, '');
+    return new UnsupportedRegexReason(`the regular expression /${pattern.source}/ cannot run in linear time (RE2): ${detail}`);
+  }
+  compiled.set(pattern, program);
+  return program;
+}
+
+/** What JSONata reads of `exec`'s answer: the match, its groups, where it starts. */
+type ExecAnswer = string[] & { index: number; input: string };
+
+export class LinearRegex {
+  lastIndex = 0;
+  private readonly program: RE2JS;
+
+  constructor(pattern: RegExp | string) {
+    // JSONata always passes the RegExp of the literal; a string would come from a caller outside JSONata.
+    const program = compile(typeof pattern === 'string' ? new RegExp(pattern, 'g') : pattern);
+    // Only reachable through $eval (text known at request time): the expression's own literals were checked at load.
+    if (program instanceof UnsupportedRegexReason) throw Object.assign(new Error(program.message), { code: 'D1004' });
+    this.program = program;
+  }
+
+  /** RegExp.prototype.exec with the `g` flag: from lastIndex, which moves to the end of the match. */
+  exec(text: string): ExecAnswer | null {
+    const from = this.lastIndex;
+    if (from > text.length) {
+      this.lastIndex = 0;
+      return null;
+    }
+    const matcher = this.program.matcher(text);
+    if (!matcher.find(from)) {
+      this.lastIndex = 0;
+      return null;
+    }
+    const answer = [] as unknown as ExecAnswer;
+    const groups = matcher.groupCount();
+    for (let group = 0; group <= groups; group++) {
+      // A group that took no part is undefined in a JavaScript match, null in RE2's.
+      answer.push(matcher.group(group) ?? (undefined as unknown as string));
+    }
+    answer.index = matcher.start();
+    answer.input = text;
+    this.lastIndex = matcher.end();
+    return answer;
+  }
+}
+
+export interface RegexProblem {
+  /** 0-based offset of the literal's opening `/` in the expression text. */
+  readonly offset: number;
+  readonly message: string;
+}
+
+interface Node {
+  readonly type?: unknown;
+  readonly value?: unknown;
+  readonly position?: unknown;
+}
+
+/**
+ * Every regular expression literal of a parsed expression, compiled for RE2 (so requests find them
+ * ready); the first one RE2 cannot run is returned with its place in `source`.
+ */
+export function findUnsupportedRegex(ast: unknown, source: string): RegexProblem | undefined {
+  const seen = new Set<unknown>();
+  const pending: unknown[] = [ast];
+  let first: RegexProblem | undefined;
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    if (node instanceof RegExp) continue;
+    const { type, value, position } = node as Node;
+    if (type === 'regex' && value instanceof RegExp) {
+      const program = compile(value);
+      if (program instanceof UnsupportedRegexReason) {
+        const offset = literalStart(source, value, typeof position === 'number' ? position : 0);
+        if (!first || offset < first.offset) first = { offset, message: program.message };
+      }
+      continue;
+    }
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') pending.push(child);
+  }
+  return first;
+}
+
+/** JSONata places a regex token just after its flags; find the opening slash before that. */
+function literalStart(source: string, pattern: RegExp, end: number): number {
+  const written = source.lastIndexOf(`/${pattern.source}/`, end);
+  if (written >= 0) return written;
+  const guess = end - pattern.source.length - 2 - pattern.flags.replace('g', '').length;
+  return Math.min(Math.max(0, guess), Math.max(0, source.length - 1));
+}
