@@ -21,6 +21,16 @@ export class FileProblems {
     if (this.kept.length < this.cap) this.kept.push({ path: where, message: where ? `${where}: ${what}` : what });
   }
 
+  /** Counts problems found but not described (a capped contract check says only how many there were). */
+  addUnlisted(count: number): void {
+    this.total += count;
+  }
+
+  /** How many more problems the list has room for. */
+  get room(): number {
+    return this.cap - this.kept.length;
+  }
+
   get count(): number {
     return this.total;
   }

@@ -1,7 +1,7 @@
 import type { Outcome } from '../contract/envelope';
 import { contractEnums } from '../contract/enums';
-import type { Validator } from '../contract/schema-registry';
-import { OperationFailure } from '../errors';
+import { listedOf, unlistedOf, type Validator } from '../contract/schema-registry';
+import { OperationFailure, type Problem } from '../errors';
 import type { CsvLayout, FileOperation, JsonLayout } from '../mapping/model';
 import { evaluateAt } from '../mapping/evaluate';
 import { buildRecords, rowObject } from './build-records';
@@ -25,8 +25,17 @@ function asList(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [value];
 }
 
-function checkContract(data: unknown[], checkData: Validator | undefined) {
-  return checkData ? checkData(data) : [];
+/**
+ * The contract check, capped at the room the problem list has left (plus `skipped`, the problems the
+ * caller will drop as already reported), so a file that is wrong on every row costs one linear pass.
+ */
+function checkContract(data: unknown[], checkData: Validator | undefined, problems: FileProblems, skipped = 0): readonly Problem[] {
+  if (!checkData) return [];
+  const found = checkData(data, problems.room + Math.min(skipped, 1000));
+  // Past the cap, the problems of rows already reported (bad cells, ragged rows) cannot be told apart,
+  // so only what certainly is new is counted.
+  problems.addUnlisted(Math.max(0, unlistedOf(found) - skipped));
+  return listedOf(found);
 }
 
 /** Synchronous, so the decoded bytes (as large as the file) are garbage as soon as the text exists. */
@@ -46,12 +55,12 @@ async function fromCsv(text: string, layout: CsvLayout, checkData: Validator | u
     problems.throwIfAny();
     const rows = table.records.map((_, index) => rowObject(table, index));
     const data = asList(await evaluateAt(layout.build.expression, rows, 'csv.output', 'FILE_INVALID'));
-    reportByPath(checkContract(data, checkData), problems);
+    reportByPath(checkContract(data, checkData, problems), problems);
     problems.throwIfAny();
     return data;
   }
   const built = await buildRecords(table, layout.build, problems);
-  reportByRow(checkContract(built.data, checkData), built, layout.build, table, failed, problems);
+  reportByRow(checkContract(built.data, checkData, problems, failed.size + table.ragged.size), built, layout.build, table, failed, problems);
   problems.throwIfAny();
   return built.data;
 }
@@ -60,7 +69,7 @@ async function fromJson(text: string, layout: JsonLayout, checkData: Validator |
   const parsed = parseJsonFile(text);
   if (parsed.empty) return [];
   const data = asList(await evaluateAt(layout.output, parsed.value, 'json.output', 'FILE_INVALID'));
-  reportByPath(checkContract(data, checkData), problems);
+  reportByPath(checkContract(data, checkData, problems), problems);
   problems.throwIfAny();
   return data;
 }

@@ -1,3 +1,5 @@
+import { DEFAULT_PROBLEM_LIMIT } from '../contract/schema-registry';
+
 /**
  * The settings of a file block that the loader checks and the file intake (engine/files) applies:
  * declared here, in the mapping layer, so the loader never reaches into the intake's code.
@@ -7,7 +9,7 @@ export const TEXT_ENCODINGS = ['auto', 'utf-8', 'utf-16', 'windows-1252'] as con
 export type TextEncoding = (typeof TEXT_ENCODINGS)[number];
 
 /** Problems listed in one answer before the list ends with "and N more". */
-export const DEFAULT_MAX_PROBLEMS = 100;
+export const DEFAULT_MAX_PROBLEMS = DEFAULT_PROBLEM_LIMIT;
 
 export interface CsvOptions {
   /** One character, or 'auto' for `,` `;` or tab. */
