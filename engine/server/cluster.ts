@@ -1,10 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
-import type http from 'node:http';
-import type https from 'node:https';
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
-import { createAdminApp } from './admin';
+import { startAdminListener } from './admin-listener';
 import { listenOn, servedOpenApi, startInstance } from './instance';
-import { createListener } from './listener';
 import { createMetrics } from './metrics';
 import { outboxFor } from './outbox-store';
 import { installProcessGuards } from './process-guards';
@@ -98,17 +95,11 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     };
   };
 
-  let admin: http.Server | https.Server | undefined;
-  if (settings.admin) {
-    const adminServer = createListener(createAdminApp({
-      ready: readiness,
-      metrics: async () => ({ contentType: aggregator.contentType, text: `${await aggregator.clusterMetrics()}\n${await own.metrics()}` }),
-      openapi: () => servedOpenApi(served, engineVersion()),
-    }).callback());
-    admin = adminServer;
-    const address = await listenOn(adminServer, settings.admin.port, settings.admin.host);
-    settings.print(`admin endpoints on http://${settings.admin.host}:${address.port} (/health/live, /health/ready, /metrics, /openapi.json)`);
-  }
+  const admin = await startAdminListener(settings, {
+    ready: readiness,
+    metrics: async () => ({ contentType: aggregator.contentType, text: `${await aggregator.clusterMetrics()}\n${await own.metrics()}` }),
+    openapi: () => servedOpenApi(served, engineVersion()),
+  });
   const stopWatching = settings.watch ? watchMappings(settings.source.watched, () => reload(false), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP')) : () => undefined;
   let removeSignals = () => undefined as void;
   await new Promise<void>((resolve) => {
@@ -123,13 +114,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   const hard = setTimeout(() => { for (const worker of workers()) worker.process.kill('SIGKILL'); }, settings.shutdownTimeoutMs + 5000);
   await exited;
   clearTimeout(hard);
-  if (admin) {
-    const closing = admin;
-    await new Promise<void>((resolve) => {
-      closing.close(() => resolve());
-      closing.closeAllConnections();
-    });
-  }
+  await admin.close();
   removeSignals();
   removeGuards();
 }

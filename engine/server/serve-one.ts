@@ -1,8 +1,5 @@
-import type http from 'node:http';
-import type https from 'node:https';
-import { createAdminApp } from './admin';
+import { startAdminListener, type AdminListener } from './admin-listener';
 import { listenOn, startInstance } from './instance';
-import { createListener } from './listener';
 import { createMetrics } from './metrics';
 import { outboxFor } from './outbox-store';
 import { installProcessGuards } from './process-guards';
@@ -20,23 +17,17 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   const outbox = await outboxFor(settings);
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox });
   const removeGuards = installProcessGuards(instance.engine, log);
-  let admin: http.Server | https.Server | undefined;
+  let admin: AdminListener;
   try {
     const address = await listenOn(instance.server, settings.port, settings.host);
     for (const line of listeningLines(settings, address.port, instance.engine.mappings.map((mapping) => mapping.name))) settings.print(line);
-    if (settings.admin) {
-      const adminServer = createListener(createAdminApp({
-        ready: () => instance.readiness(),
-        metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.text() }),
-        openapi: () => instance.openapi(),
-      }).callback());
-      admin = adminServer;
-      const adminAddress = await listenOn(adminServer, settings.admin.port, settings.admin.host);
-      settings.print(`admin endpoints on http://${settings.admin.host.includes(':') ? `[${settings.admin.host}]` : settings.admin.host}:${adminAddress.port} (/health/live, /health/ready, /metrics, /openapi.json)`);
-    }
+    admin = await startAdminListener(settings, {
+      ready: () => instance.readiness(),
+      metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.text() }),
+      openapi: () => instance.openapi(),
+    });
   } catch (error) {
     await instance.stop(0);
-    admin?.close();
     removeGuards();
     throw error;
   }
@@ -55,13 +46,7 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   const result = await instance.stop(settings.shutdownTimeoutMs);
   if (result.finished) log.info({ inFlightAtStart: result.inFlightAtStart, ms: result.ms }, 'stopped after answering every request in flight');
   else log.warn({ forcedConnections: result.forcedConnections, timeoutMs: settings.shutdownTimeoutMs }, 'shutdown timeout passed; connections with requests still in flight were closed');
-  if (admin) {
-    const closing = admin;
-    await new Promise<void>((resolve) => {
-      closing.close(() => resolve());
-      closing.closeAllConnections();
-    });
-  }
+  await admin.close();
   removeSignals();
   removeGuards();
 }

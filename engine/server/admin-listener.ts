@@ -1,0 +1,23 @@
+import { createAdminApp, type AdminSources } from './admin';
+import { listenOn } from './instance';
+import { createListener } from './listener';
+import type { ServeSettings } from './settings';
+
+/** The admin listener of `serve` (one process or the primary of --workers): started, announced, closed. */
+export interface AdminListener {
+  close(): Promise<void>;
+}
+
+export async function startAdminListener(settings: Pick<ServeSettings, 'admin' | 'print'>, sources: AdminSources): Promise<AdminListener> {
+  const { admin } = settings;
+  if (!admin) return { close: async () => undefined };
+  const server = createListener(createAdminApp(sources).callback());
+  const address = await listenOn(server, admin.port, admin.host);
+  settings.print(`admin endpoints on http://${admin.host.includes(':') ? `[${admin.host}]` : admin.host}:${address.port} (/health/live, /health/ready, /metrics, /openapi.json)`);
+  return {
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
