@@ -78,7 +78,7 @@ export class LinearRegex {
     // JSONata always passes the RegExp of the literal; a string would come from a caller outside JSONata.
     const program = compile(typeof pattern === 'string' ? new RegExp(pattern, 'g') : pattern);
     // Only reachable through $eval (text known at request time): the expression's own literals were checked at load.
-    if (program instanceof UnsupportedRegexReason) throw Object.assign(new Error(program.message), { code: 'D1004' });
+    if (program instanceof UnsupportedRegexReason) throw new Error(program.message);
     this.program = program;
   }
 

@@ -1,0 +1,135 @@
+/**
+ * Issue 15: a mistaken or hostile expression cannot freeze the engine for every customer. Every case of
+ * corpus.yaml is either refused when its mapping loads, or runs as a real request that answers (or
+ * fails with OperationFailed) within the time limit plus a margin, while a cheap request sent over and
+ * over meanwhile keeps being answered quickly. The bounds are generous: they tell a frozen event loop
+ * (seconds) from a busy one (tens of milliseconds), not fast from slow.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { checkMappingText } from '../../engine/mapping/load';
+import { head, startEngine, type RunningEngine } from '../support/engine';
+
+interface HostileCase {
+  readonly name: string;
+  readonly expression: string;
+  /** The item number in the request path; `c` by default. */
+  readonly number?: string;
+  readonly expect: { readonly load?: string; readonly fails?: readonly string[]; readonly answers?: string };
+}
+
+const CORPUS = parse(fs.readFileSync(path.join(__dirname, 'corpus.yaml'), 'utf8')) as HostileCase[];
+const TIMEOUT_MS = 1000;
+/** The hostile request's answer: the limit, plus a margin for a busy test machine. */
+const ANSWER_WITHIN_MS = TIMEOUT_MS + 1500;
+/** What a cheap request may wait while a runaway runs (a frozen loop would be the whole limit or more). */
+const CHEAP_WITHIN_MS = 500;
+const CHEAP_PATH = '/WorkOrders/WorkOrderExternalIndexableValueLabel';
+
+/** Macros for literals too large to write out: @NUMBERS(n), @NESTED(n), @TEXT(n). */
+function expand(expression: string): string {
+  return expression
+    .replace(/@NUMBERS\((\d+)\)/g, (_, n: string) => Array.from({ length: Number(n) }, (__, i) => i).join(','))
+    .replace(/@NESTED\((\d+)\)/g, (_, n: string) => `${'('.repeat(Number(n))}1${')'.repeat(Number(n))}`)
+    .replace(/@TEXT\((\d+)\)/g, (_, n: string) => 'x'.repeat(Number(n)));
+}
+
+/** A mapping whose GetItem names the item after the expression's value, and a static route to measure others by. */
+function mappingFor(expression: string): { text: string; expressionLine: number } {
+  const lines = [
+    ...head('http://127.0.0.1:9').trimEnd().split('\n'),
+    '  GetItem:',
+    '    output: |',
+    '      {"number": input.number, "name": $string(',
+    `      ${expand(expression)}`,
+    '      )}',
+    '  GetExternalIndexableValueLabel:',
+    '    static:',
+    '      label: ERP order id',
+    'functions:',
+    '  ping: "function($n) { 1 + $pong($n + 1) }"',
+    '  pong: "function($n) { 1 + $ping($n + 1) }"',
+    'limits:',
+    `  expressionTimeoutMs: ${TIMEOUT_MS}`,
+  ];
+  return { text: `${lines.join('\n')}\n`, expressionLine: lines.findIndex((line) => line.includes('$string(')) + 2 };
+}
+
+/** Calls the cheap route until `done` settles; the longest wait seen. */
+async function cheapWhile(engine: RunningEngine, done: Promise<unknown>): Promise<{ longest: number; calls: number }> {
+  let finished = false;
+  void done.finally(() => {
+    finished = true;
+  });
+  let longest = 0;
+  let calls = 0;
+  while (!finished) {
+    const started = performance.now();
+    const reply = await engine.get(CHEAP_PATH);
+    longest = Math.max(longest, performance.now() - started);
+    calls += 1;
+    expect(reply.body.data).toEqual({ label: 'ERP order id' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { longest, calls };
+}
+
+describe('hostile expressions (test/hostile/corpus.yaml)', () => {
+  it('the corpus covers each kind of attack the issue names', () => {
+    const names = CORPUS.map((entry) => entry.name).join('\n');
+    for (const kind of [/regular|quantifier|alternation/, /backreference/, /lookahead|lookbehind/, /\$pad/, /\$join/, /& in a loop/, /\$string/, /recursion/, /mapping's functions/, /literal/]) {
+      expect(names).toMatch(kind);
+    }
+    expect(CORPUS.filter((entry) => entry.expect.load).length).toBeGreaterThan(3);
+  });
+
+  for (const entry of CORPUS.filter((candidate) => candidate.expect.load)) {
+    it(`refused at load: ${entry.name}`, () => {
+      const { text, expressionLine } = mappingFor(entry.expression);
+      const result = checkMappingText(text, 'hostile.yaml', {});
+      expect(result.mapping).toBeUndefined();
+      const errors = result.issues.filter((issue) => issue.severity === 'error');
+      expect(errors.map((issue) => issue.code)).toEqual([entry.expect.load]);
+      // Inside the expression; a parser that ran out of stack has no position and names the expression's start.
+      expect([expressionLine - 1, expressionLine]).toContain(errors[0].line);
+      expect(errors[0].col).toBeGreaterThan(6);
+      if (entry.expect.load === 'REGEX_UNSUPPORTED') {
+        // The column is the literal's opening slash.
+        const written = expand(entry.expression);
+        expect(errors[0].line).toBe(expressionLine);
+        expect(errors[0].col).toBe(7 + written.indexOf('/'));
+        expect(errors[0].message).toMatch(/linear time \(RE2\)/);
+      }
+    });
+  }
+
+  for (const entry of CORPUS.filter((candidate) => !candidate.expect.load)) {
+    it(`bounded at request time: ${entry.name}`, async () => {
+      const engine = await startEngine(mappingFor(entry.expression).text);
+      try {
+        const started = performance.now();
+        const hostile = engine.get(`/Items/${encodeURIComponent(entry.number ?? 'c')}`);
+        const cheap = await cheapWhile(engine, hostile);
+        const reply = await hostile;
+        const elapsed = performance.now() - started;
+        console.info(`${entry.name}: answered in ${Math.round(elapsed)} ms; cheap requests: ${cheap.calls}, longest ${Math.round(cheap.longest)} ms`);
+        expect(elapsed).toBeLessThan(ANSWER_WITHIN_MS);
+        expect(cheap.longest).toBeLessThan(CHEAP_WITHIN_MS);
+        const { fails, answers } = entry.expect;
+        if (reply.body.isResultSuccess) {
+          expect(answers, JSON.stringify(reply.body).slice(0, 300)).toBeDefined();
+          expect((reply.body.data as { name?: string }).name).toBe(answers);
+        } else {
+          expect(fails, JSON.stringify(reply.body).slice(0, 300)).toBeDefined();
+          expect(reply.body.result).toBe(0); // OperationFailed, GetItem's failure result
+          const message = JSON.stringify(reply.body.validationStatus);
+          expect(fails?.some((word) => message.includes(word)), message.slice(0, 300)).toBe(true);
+        }
+      } finally {
+        await engine.close();
+      }
+    }, 20_000);
+  }
+});
