@@ -140,6 +140,11 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
       const started = performance.now();
       const form = request.form ? new URLSearchParams(request.form as Record<string, string>).toString() : undefined;
       const hasBody = request.body !== undefined;
+      // axios's `timeout` is the socket's idle time: an ERP that sends its headers at once and then one
+      // byte a second (or a chunked body that never ends) is never idle and was never timed out. The
+      // timer below bounds the whole call, headers and body, and aborts it when the time is up.
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), request.timeoutMs);
       let response;
       try {
         response = await instance.request<Buffer>({
@@ -151,10 +156,14 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
           timeout: request.timeoutMs,
           maxContentLength: request.maxResponseBytes,
           maxBodyLength: Infinity,
+          signal: controller.signal,
         });
       } catch (error) {
+        if (controller.signal.aborted) throw new TransportError('TIMEOUT', `${request.method} ${request.url.origin}${request.url.pathname}: no answer within ${request.timeoutMs} ms (headers and body)`);
         if (error instanceof AxiosError) throw classify(error, request);
         throw error;
+      } finally {
+        clearTimeout(timer);
       }
       const headers = flattenHeaders(response.headers as Record<string, unknown>);
       const decoded = decodeBody(Buffer.from(response.data ?? []), request.responseType, headers['content-type'] ?? '');

@@ -45,6 +45,29 @@ export class ErpConnection {
     return { active: this.limit.activeCount, pending: this.limit.pendingCount };
   }
 
+  /**
+   * Runs `work` in one of the ERP's slots, waiting for the slot no longer than the deadline allows: a
+   * request whose deadline passes in the queue (every slot held by slow ERP answers) fails then, with
+   * DeadlinePassed, and lets its turn go when it comes.
+   */
+  private slotWithin<T>(deadline: Deadline, label: string, work: () => Promise<T>): Promise<T> {
+    const remaining = deadline.remainingMs();
+    if (!Number.isFinite(remaining)) return this.limit(work);
+    return new Promise<T>((resolve, reject) => {
+      let waiting = true;
+      const timer = setTimeout(() => {
+        waiting = false;
+        reject(deadline.failure(label));
+      }, Math.max(0, remaining));
+      void this.limit(async () => {
+        if (!waiting) return;
+        waiting = false;
+        clearTimeout(timer);
+        await work().then(resolve, reject);
+      });
+    });
+  }
+
   cacheOf(call: CallSpec): ResponseCache | undefined {
     if (!call.cache) return undefined;
     const key = JSON.stringify([call.name, call.cache]);
@@ -69,7 +92,7 @@ export class ErpConnection {
 
     let renewals = 0;
     const attemptOnce = () =>
-      this.limit(async () => {
+      this.slotWithin(deadline, label, async () => {
         const timeoutMs = deadline.timeoutFor(request.timeoutMs, label);
         const { response, sends } = await this.auth.send({ ...request, timeoutMs, tls: this.system.tls });
         if (sends > 1) {

@@ -20,10 +20,20 @@ export interface ReceivedRequest {
   readonly body: string;
 }
 
-/** One answer. `drop` closes the socket without any answer; `delayMs` waits before answering. */
+/**
+ * One answer. `drop` closes the socket without any answer; `delayMs` waits before answering. `trickle`
+ * sends the headers at once and then the body one byte every `everyMs` (chunked, or with the full
+ * Content-Length when `declareLength`); `endless` keeps sending chunks for ever.
+ */
 export type Answer =
-  | { readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>>; readonly delayMs?: number; readonly raw?: string }
+  | { readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>>; readonly delayMs?: number; readonly raw?: string; readonly trickle?: Trickle }
   | { readonly drop: true; readonly delayMs?: number };
+
+export interface Trickle {
+  readonly everyMs: number;
+  readonly endless?: boolean;
+  readonly declareLength?: boolean;
+}
 
 export type Handler = (request: ReceivedRequest, seen: number) => Answer;
 
@@ -52,6 +62,10 @@ export const json = (body: unknown, headers?: Record<string, string>): Answer =>
 export const status = (code: number, headers?: Record<string, string>, body?: unknown): Answer => ({ status: code, headers, body: body ?? { error: `status ${code}` } });
 export const drop = (): Answer => ({ drop: true });
 export const slow = (delayMs: number, body: unknown): Answer => ({ status: 200, body, delayMs });
+/** Headers at once, then the JSON body one byte every `everyMs` (by default 1 byte/s). */
+export const trickle = (body: unknown, everyMs = 1000, declareLength = true): Answer => ({ status: 200, body, trickle: { everyMs, declareLength } });
+/** Headers at once, then a chunked body that never ends (a space every `everyMs`). */
+export const endless = (everyMs = 100): Answer => ({ status: 200, body: {}, trickle: { everyMs, endless: true } });
 
 export type PageStyle = 'page' | 'offset' | 'cursor' | 'nextLink' | 'linkHeader';
 
@@ -138,7 +152,35 @@ export async function startMisbehavingErp(options: ErpOptions = {}): Promise<Mis
           return;
         }
         const text = answer.raw ?? (answer.body === undefined ? '' : JSON.stringify(answer.body));
-        res.writeHead(answer.status, { 'content-type': answer.raw ? 'text/html' : 'application/json', ...answer.headers });
+        const headers = { 'content-type': answer.raw ? 'text/html' : 'application/json', ...answer.headers };
+        if (answer.trickle) {
+          const { everyMs, endless: forever, declareLength } = answer.trickle;
+          res.writeHead(answer.status, declareLength && !forever ? { ...headers, 'content-length': String(Buffer.byteLength(text)) } : headers);
+          res.flushHeaders();
+          const bytes = Buffer.from(text);
+          let sent = 0;
+          const timer = setInterval(() => {
+            if (res.destroyed) {
+              clearInterval(timer);
+              timers.delete(timer);
+              return;
+            }
+            if (forever) {
+              res.write(' ');
+              return;
+            }
+            res.write(bytes.subarray(sent, sent + 1));
+            sent += 1;
+            if (sent >= bytes.length) {
+              clearInterval(timer);
+              timers.delete(timer);
+              res.end();
+            }
+          }, everyMs);
+          timers.add(timer);
+          return;
+        }
+        res.writeHead(answer.status, headers);
         res.end(text);
       };
       if (answer.delayMs) {
