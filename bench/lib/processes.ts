@@ -52,7 +52,8 @@ export async function startErpProcess(extraOrders: number): Promise<ErpProcess> 
     });
     child.once('exit', (code) => reject(new Error(`the example ERP exited with ${code} before listening`)));
   }), START_TIMEOUT_MS, 'starting the example ERP');
-  return { url, stop: () => stop(child) };
+  // The ERP ends on SIGTERM (it ignores a closed IPC channel).
+  return { url, stop: () => { child.kill('SIGTERM'); return stop(child); } };
 }
 
 export interface AdapterStats {
@@ -146,18 +147,22 @@ export function timedRequest(url: string, method: 'GET' | 'POST', body?: string,
 export interface ServeProcess {
   /** The first URL `serve` printed (the mapping's base). */
   readonly url: string;
+  /** The admin listener (/metrics), when serve was given --admin-port. */
+  readonly adminUrl?: string;
   stop(): Promise<void>;
 }
 
 /** `adapter-engine serve` as users start it, on a free port, until it prints where it listens. */
 export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await withTimeout(new Promise<string>((resolve, reject) => {
+  const wantsAdmin = args.includes('--admin-port');
+  const [url, adminUrl] = await withTimeout(new Promise<[string, string | undefined]>((resolve, reject) => {
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const match = /listening on (https?:\/\/\S+)/.exec(output);
-      if (match) resolve(match[1]);
+      const admin = /admin endpoints on (https?:\/\/\S+)/.exec(output);
+      if (match && (admin || !wantsAdmin)) resolve([match[1], admin?.[1]]);
     });
     child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
     child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening: ${output}`)));
@@ -167,6 +172,7 @@ export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv
   });
   return {
     url,
+    adminUrl,
     stop: async () => {
       child.kill('SIGTERM');
       await withTimeout(exited(child), 30_000, `stopping serve ${child.pid}`).catch(() => child.kill('SIGKILL'));
