@@ -39,6 +39,8 @@ export const MAPPING_ISSUE_CODES = {
   TEMPLATE_SYNTAX: { stage: 'compile', meaning: 'a text template has an unclosed or empty {placeholder}' },
   UNSAFE_PATH: { stage: 'compile', meaning: 'a call path could leave the configured base URL' },
   DUPLICATE_CALL_NAME: { stage: 'compile', meaning: 'two calls of one operation have the same name' },
+  CALL_NOT_DEFINED: { stage: 'compile', meaning: 'an expression reads `calls.<name>` of a call its operation does not define (often a typo; it would give nothing, not an error)' },
+  CALL_NOT_YET_MADE: { stage: 'compile', meaning: 'an expression reads `calls.<name>` before that call is made: a call reads only the calls above it, outbox.orderingKey reads only input' },
   STATIC_DATA_INVALID: { stage: 'compile', meaning: 'a static answer does not match the contract' },
   BASE_URL_INVALID: { stage: 'compile', meaning: 'the base URL is not an absolute http(s) URL' },
   UNMAPPED_ROUTE: { stage: 'compile', meaning: 'a contract route the mapping leaves unmapped (a warning)' },

@@ -24,13 +24,19 @@ function validateShape(value: unknown): ErrorObject[] {
 
 interface SchemaNode {
   readonly properties?: Record<string, { const?: unknown; enum?: unknown[] }>;
+  readonly required?: readonly string[];
   readonly oneOf?: SchemaNode[];
   readonly discriminator?: { propertyName: string };
 }
 
-/** The variant an object schema stands for (`type basic`), when it is one member of a oneOf. */
+/**
+ * The variant an object schema stands for (`type basic`), when it is one member of a oneOf: its key is a
+ * required constant. An optional constant (an operation's `acknowledge: true`) does not make a variant.
+ */
 function variantOf(schema: SchemaNode | undefined): string | undefined {
-  for (const [key, property] of Object.entries(schema?.properties ?? {})) if (property.const !== undefined && key !== 'version') return `${key} ${String(property.const)}`;
+  for (const [key, property] of Object.entries(schema?.properties ?? {})) {
+    if (property.const !== undefined && key !== 'version' && (schema?.required ?? []).includes(key)) return `${key} ${String(property.const)}`;
+  }
   return undefined;
 }
 
@@ -131,12 +137,69 @@ export function toIssue(error: ErrorObject, source: YamlSource): MappingIssue | 
   }
 }
 
+/** The value at `path` of the document, if it is a block of settings. */
+function blockAt(value: unknown, path: readonly PathSegment[]): Record<string, unknown> | undefined {
+  let node = value;
+  for (const segment of path) node = node !== null && typeof node === 'object' ? (node as Record<string | number, unknown>)[segment] : undefined;
+  return node !== null && typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>) : undefined;
+}
+
+/** One issue for a misspelt required setting, at the misspelt key, instead of "unknown" plus "missing". */
+function misspelt(source: YamlSource, path: readonly PathSegment[], written: string, meant: string, schema: SchemaNode | undefined): MappingIssue {
+  const pos = source.keyAt([...path, written]);
+  const here = describePath(path) || 'the file';
+  const variant = variantOf(schema);
+  const allowed = Object.keys(schema?.properties ?? {}).filter((name) => !variant?.startsWith(`${name} `));
+  const settings = allowed.length === 0 ? '' : variant ? `; ${variant} takes: ${allowed.join(', ')}` : `; allowed: ${allowed.join(', ')}`;
+  return {
+    file: source.file, line: pos.line, col: pos.col, path: describePath(path), severity: 'error', code: 'UNKNOWN_SETTING',
+    message: `unknown setting "${written}" in ${here}; did you mean "${meant}"? (a required setting${settings})`,
+  };
+}
+
+/**
+ * A misspelt required setting fails twice in the schema: an unknown key, and the required one missing.
+ * The integrator made one mistake, so it is reported once: as the misspelling, at the misspelt key. Also
+ * when the setting is the one that picks a variant (`styl: cursor` for `style`), which AJV reports only
+ * as missing.
+ */
+function misspellings(errors: readonly ErrorObject[], source: YamlSource): Map<ErrorObject, MappingIssue | undefined> {
+  const missing = new Map<string, { error: ErrorObject; name: string }[]>();
+  for (const error of errors) {
+    if (error.keyword === 'required') {
+      const list = missing.get(error.instancePath) ?? [];
+      list.push({ error, name: (error.params as { missingProperty: string }).missingProperty });
+      missing.set(error.instancePath, list);
+    }
+  }
+  /** The error that now carries the misspelling, and (to undefined) the "missing" error it replaces. */
+  const replaced = new Map<ErrorObject, MappingIssue | undefined>();
+  for (const error of errors) {
+    const path = segments(error.instancePath);
+    if (error.keyword === 'additionalProperties') {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      const open = (missing.get(error.instancePath) ?? []).filter((m) => !replaced.has(m.error));
+      const meant = closest(extra, open.map((m) => m.name));
+      const match = open.find((m) => m.name === meant);
+      if (!match) continue;
+      replaced.set(error, misspelt(source, path, extra, match.name, error.parentSchema as SchemaNode | undefined)).set(match.error, undefined);
+    } else if (error.keyword === 'discriminator' && (error.params as { tagValue?: unknown }).tagValue === undefined) {
+      const tag = (error.params as { tag: string }).tag;
+      const written = Object.keys(blockAt(source.value, path) ?? {}).find((key) => closest(key, [tag]) === tag);
+      if (!written) continue;
+      replaced.set(error, misspelt(source, path, written, tag, undefined));
+    }
+  }
+  return replaced;
+}
+
 export function checkStructure(source: YamlSource): MappingIssue[] {
   const errors = validateShape(source.value);
   const seen = new Set<string>();
+  const replaced = misspellings(errors, source);
   const issues: MappingIssue[] = [];
   for (const error of errors) {
-    const found = toIssue(error, source);
+    const found = replaced.has(error) ? replaced.get(error) : toIssue(error, source);
     if (!found) continue;
     const key = `${found.line}:${found.col}:${found.message}`;
     if (!seen.has(key)) {

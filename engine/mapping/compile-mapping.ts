@@ -2,6 +2,8 @@ import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { compileExpression, ExpressionSyntaxError, expressionKind, isReservedFunctionName, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
+import { callReferences } from './call-references';
+import { closest } from './check-structure';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
 import { compileInbound } from './compile-inbound';
 import { compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
@@ -31,6 +33,17 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** Which calls the expressions being compiled may read as `calls.<name>` (set while an operation's are). */
+interface CallScope {
+  readonly operationId: string;
+  /** Every call the operation defines, in order. */
+  readonly defined: readonly string[];
+  /** The calls whose records exist when these expressions run. */
+  readonly readable: readonly string[];
+  /** Why a call the operation defines cannot be read here. */
+  readonly notYet: (name: string) => string;
+}
+
 class Compiler implements CompileContext, CompileHelpers {
   readonly issues: MappingIssue[] = [];
   readonly warnings: MappingIssue[] = [];
@@ -40,6 +53,8 @@ class Compiler implements CompileContext, CompileHelpers {
   private retryDefaults?: RetryPolicy;
   /** Only static answers need the contract's validators at load; most mappings never build them. */
   private schemas?: SchemaRegistry;
+  /** Set while an operation's expressions are compiled: their `calls.<name>` are checked against it. */
+  private scope?: CallScope;
 
   constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string) {}
 
@@ -76,7 +91,9 @@ class Compiler implements CompileContext, CompileHelpers {
 
   expression(text: string, path: readonly PathSegment[], offsetInString = 0): LocatedExpression | undefined {
     try {
-      return Object.freeze({ ...compileExpression(text, this.limits, this.preludeFor(text)), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
+      const compiled = Object.freeze({ ...compileExpression(text, this.limits, this.preludeFor(text)), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
+      if (this.scope) this.callsRead(text, path, offsetInString, this.scope);
+      return compiled;
     } catch (error) {
       if (!(error instanceof ExpressionSyntaxError)) throw error;
       if (error instanceof UnsupportedRegexError) {
@@ -85,6 +102,33 @@ class Compiler implements CompileContext, CompileHelpers {
       }
       this.report('EXPRESSION_SYNTAX', path, `JSONata expression does not compile: ${error.message} (${error.code})`, this.source.insideString(path, offsetInString + error.offset));
       return undefined;
+    }
+  }
+
+  /**
+   * A `calls.<name>` the operation does not define, or whose record does not exist yet when the expression
+   * runs, gives nothing at run time: an answer with data missing, not an error. Refused here instead, at
+   * the name's own line and column.
+   */
+  private callsRead(text: string, path: readonly PathSegment[], offsetInString: number, scope: CallScope): void {
+    for (const { name, offset } of callReferences(text)) {
+      const pos = this.source.insideString(path, offsetInString + offset);
+      if (!scope.defined.includes(name)) {
+        const hint = closest(name, scope.defined);
+        const has = scope.defined.length > 0 ? `its calls: ${scope.defined.join(', ')}` : 'it makes no calls';
+        this.report('CALL_NOT_DEFINED', path, `calls.${name}: ${scope.operationId} has no call named "${name}"${hint ? `; did you mean calls.${hint}?` : ''} (${has})`, pos);
+      } else if (!scope.readable.includes(name)) {
+        this.report('CALL_NOT_YET_MADE', path, scope.notYet(name), pos);
+      }
+    }
+  }
+
+  private scoped<T>(scope: CallScope, compile: () => T): T {
+    this.scope = scope;
+    try {
+      return compile();
+    } finally {
+      this.scope = undefined;
     }
   }
 
@@ -191,7 +235,8 @@ class Compiler implements CompileContext, CompileHelpers {
     const message = raw.message === undefined ? undefined : this.expression(raw.message, [...path, 'message']);
     const known = Object.keys(route.results);
     if (!known.includes(raw.result)) {
-      this.report('UNKNOWN_RESULT', [...path, 'result'], `"${raw.result}" is not a result of ${route.method} ${route.path}; use one of: ${known.join(', ')}`);
+      const hint = closest(raw.result, known);
+      this.report('UNKNOWN_RESULT', [...path, 'result'], `"${raw.result}" is not a result of ${route.method} ${route.path}${hint ? `; did you mean ${hint}? Use` : '; use'} one of: ${known.join(', ')}`);
       return undefined;
     }
     if (!when || (raw.message !== undefined && !message)) return undefined;
@@ -259,16 +304,23 @@ class Compiler implements CompileContext, CompileHelpers {
     if (route.kind === 'data' && raw.output === undefined) return this.refuse('OPERATION_INCOMPLETE', path, `${operationId} must say how its data is built: add "output" (or use "static")`);
 
     const names = new Set<string>();
+    const defined = (raw.calls ?? []).map((call) => call.name);
     const calls = (raw.calls ?? []).map((call, index) => {
       if (names.has(call.name)) this.report('DUPLICATE_CALL_NAME', [...path, 'calls', index, 'name'], `a call named "${call.name}" already exists in ${operationId}; names must be unique`);
       names.add(call.name);
-      return this.call(call, [...path, 'calls', index], system, systemTimeoutMs);
+      // A call's path, query, headers, body, forEach and paginate run before its answer exists: they read the calls above it.
+      const notYet = (name: string) => (name === call.name
+        ? `calls.${name} is read while the call "${name}" itself is being made, before its answer exists (outcome rules read that answer as response)`
+        : `calls.${name} is read by the call "${call.name}", which is made before "${name}": a call can read only the calls above it`);
+      return this.scoped({ operationId, defined, readable: defined.slice(0, index), notYet }, () => this.call(call, [...path, 'calls', index], system, systemTimeoutMs));
     });
-    const outcomes = (raw.outcomes ?? []).map((rule, index) => this.outcome(rule, [...path, 'outcomes', index], route));
-    const output = raw.output === undefined ? undefined : this.expression(raw.output, [...path, 'output']);
+    const everyCall: CallScope = { operationId, defined, readable: defined, notYet: () => '' };
+    const outcomes = (raw.outcomes ?? []).map((rule, index) => this.scoped(everyCall, () => this.outcome(rule, [...path, 'outcomes', index], route)));
+    const output = raw.output === undefined ? undefined : this.scoped(everyCall, () => this.expression(raw.output as string, [...path, 'output']));
     if (calls.some((c) => !c) || outcomes.some((o) => !o) || (raw.output !== undefined && !output)) return undefined;
     this.capped(raw, path, system);
-    const outbox = this.outbox(raw, path, route, outcomes as OutcomeRule[]);
+    const beforeAnyCall: CallScope = { operationId, defined, readable: [], notYet: (name) => `calls.${name}: outbox.orderingKey is worked out when the event is accepted, before any call is made; it can read only input` };
+    const outbox = this.scoped(beforeAnyCall, () => this.outbox(raw, path, route, outcomes as OutcomeRule[]));
     if (outbox === false) return undefined;
     return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs, outbox };
   }
