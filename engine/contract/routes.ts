@@ -1,4 +1,3 @@
-import { STRICT_BASE64_SOURCE } from './base64';
 
 /**
  * The contract as data: the single source of truth for the 19 routes of the adapter interface
@@ -50,8 +49,13 @@ export type JsonSchema = Readonly<Record<string, unknown>>;
 const CONTRACT_SCHEMA_BASE = 'https://adapter-engine.dev/schemas/contract/';
 const ref = (file: string): JsonSchema => ({ $ref: CONTRACT_SCHEMA_BASE + file });
 const listOf = (file: string): JsonSchema => ({ type: 'array', items: ref(file) });
-/** Base64 text (standard alphabet, padded): what the contract calls "the image bytes, Base64-encoded". */
-const BASE64_STRING: JsonSchema = { type: 'string', minLength: 1, pattern: STRICT_BASE64_SOURCE };
+/**
+ * What the contract calls "the image bytes, Base64-encoded": Base64 text (standard alphabet, padded) of
+ * bytes that start like an image (PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, AVIF/HEIC, SVG). Format
+ * `image-base64` is checked by contract/base64.ts (the schema registry adds it), so an HTML error page
+ * or a JSON error body the ERP answers instead of the picture is no Success.
+ */
+const BASE64_STRING: JsonSchema = { type: 'string', minLength: 1, format: 'image-base64' };
 
 /** The contract lists results as `0 A, 1 B, ...`; keep that shape so each list reads like the contract. */
 function enumOf(names: ResultList): Readonly<Record<string, number>> {

@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Problem } from '../errors';
+import { IMAGE_FORMAT_NAMES, isBase64Image } from './base64';
 import type { JsonSchema } from './routes';
 import { contractSchemaFiles } from './schema-files';
 
@@ -62,6 +63,8 @@ export function toProblems(errors: readonly ErrorObject[] | null | undefined, ro
     } else if (error.keyword === 'type' && (error.params as { type: unknown }).type === 'array') {
       // The classic JSONata surprise: a path over a one-element list yields the element itself.
       message = 'must be a list (JSONata gives a single value for a one-element result: wrap the expression in [ ])';
+    } else if (error.keyword === 'format' && (error.params as { format: unknown }).format === 'image-base64') {
+      message = `must be Base64 text of an image (${IMAGE_FORMAT_NAMES.join(', ')}); the value is not Base64 or its bytes are no image (an error page?)`;
     } else if (error.keyword === 'enum') {
       message = `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     }
@@ -114,6 +117,7 @@ export function createSchemaRegistry(): SchemaRegistry {
   const make = (allErrors: boolean) => {
     const ajv = new Ajv({ allErrors, strict: true, allowUnionTypes: true });
     addFormats(ajv);
+    ajv.addFormat('image-base64', { type: 'string', validate: isBase64Image });
     ajv.addKeyword({ keyword: 'x-enumNames', schemaType: 'array' });
     // AJV annotates the schema objects it is given; each registry gets its own copies of the shared files.
     for (const schema of contractSchemaFiles().values()) ajv.addSchema(structuredClone(schema) as Record<string, unknown>);

@@ -74,16 +74,30 @@ function classify(error: AxiosError, request: OutboundRequest): TransportError {
 }
 
 /** Shared with the CLI's recorded answers, so a recorded text body is read exactly as a live one. */
+/** Content types that say the answer is text (an error page, a JSON error) rather than the bytes a binary call asked for. */
+const TEXT_CONTENT = /^\s*(text\/|application\/(json|xml|problem\+json|problem\+xml|xhtml\+xml|javascript)\b|application\/[\w.+-]*\+(json|xml)\b)/i;
+
+function preview(text: string): string {
+  return `"${text.slice(0, 80).replace(/\s+/g, ' ')}${text.length > 80 ? '…' : ''}"`;
+}
+
 export function decodeBody(data: Buffer, responseType: ResponseType, contentType: string): { body: unknown; bodyError?: string } {
-  if (responseType === 'binary') return { body: data.toString('base64') };
+  if (responseType === 'binary') {
+    // An ERP that cannot deliver the file usually answers an HTML page or a JSON error, often with status
+    // 200: passed on as Base64 it would be "the image". An image/* type (SVG is XML) is always bytes.
+    if (TEXT_CONTENT.test(contentType) && !/^\s*image\//i.test(contentType)) {
+      return { body: undefined, bodyError: `the answer is text (content-type ${contentType}), not the binary data the call expects: ${preview(data.toString('utf8'))}` };
+    }
+    if (data.length === 0) return { body: undefined, bodyError: 'the answer has an empty body; the call expects binary data' };
+    return { body: data.toString('base64') };
+  }
   const text = data.toString('utf8');
   if (responseType === 'text') return { body: text };
   if (text.trim() === '') return { body: null };
   try {
     return { body: JSON.parse(text) };
   } catch {
-    const preview = text.slice(0, 80).replace(/\s+/g, ' ');
-    return { body: undefined, bodyError: `the answer is not JSON (content-type ${contentType || 'none'}): "${preview}${text.length > 80 ? '…' : ''}"` };
+    return { body: undefined, bodyError: `the answer is not JSON (content-type ${contentType || 'none'}): ${preview(text)}` };
   }
 }
 

@@ -26,7 +26,7 @@ export interface ReceivedRequest {
  * Content-Length when `declareLength`); `endless` keeps sending chunks for ever.
  */
 export type Answer =
-  | { readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>>; readonly delayMs?: number; readonly raw?: string; readonly trickle?: Trickle }
+  | { readonly status: number; readonly body?: unknown; readonly headers?: Readonly<Record<string, string>>; readonly delayMs?: number; readonly raw?: string | Buffer; readonly trickle?: Trickle }
   | { readonly drop: true; readonly delayMs?: number };
 
 export interface Trickle {
