@@ -152,8 +152,9 @@ export function createDeliverer(deps: DeliveryDeps): Deliverer {
         deps.log.error({ err: error, store: deps.store.location }, 'the outbox store cannot be read; delivery pauses and tries again');
       }
       if (stopped) return;
-      // A full batch: more may be due at once. Otherwise sleep until the poll interval or a wake-up.
-      if (claimed >= batch || woken) continue;
+      // Something was claimed: its settling may have made the next event of its key due, so look again at once.
+      // Only an empty claim sleeps, until the poll interval or a wake-up (an event accepted here).
+      if (claimed > 0 || woken) continue;
       await new Promise<void>((resolve) => {
         timer = setTimeout(resolve, pollMs);
         wakeUp = resolve;

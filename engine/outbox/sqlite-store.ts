@@ -154,16 +154,53 @@ export function openSqliteStore(dir: string): OutboxStore {
     return rows.map((row) => toEvent({ ...row, attempts: row.attempts + 1 }));
   });
 
+  /**
+   * Group commit: the enqueues of one turn of the event loop are written in one transaction, so one
+   * fsync (synchronous FULL) serves them all; each still resolves only once it is on disk. A batch that
+   * fails is written again one event at a time, so one bad event cannot fail the others.
+   */
+  type Waiting = { readonly event: NewEvent; resolve(stored: StoredEvent): void; reject(error: unknown): void };
+  let waiting: Waiting[] = [];
+  const insertOne = (event: NewEvent) => {
+    const input = event.input === undefined ? null : JSON.stringify(event.input);
+    insert.run(event.id, event.mapping, event.operation, event.orderingKey, input, event.requestId,
+      event.acceptedAt, event.blocksKeyWhenDead ? 1 : 0, event.acceptedAt);
+  };
+  const insertAll = db.transaction((events: readonly NewEvent[]) => {
+    for (const event of events) insertOne(event);
+  });
+  const stored = (entry: Waiting) => {
+    const row = byId.get(entry.event.id);
+    if (row) entry.resolve(toEvent(row));
+    else entry.reject(new Error(`${file}: event ${entry.event.id} not found right after it was stored`));
+  };
+  function flush(): void {
+    const batch = waiting;
+    waiting = [];
+    try {
+      insertAll.immediate(batch.map((entry) => entry.event));
+      for (const entry of batch) stored(entry);
+    } catch (error) {
+      if (batch.length === 1) return batch[0].reject(error);
+      for (const entry of batch) {
+        try {
+          insertOne(entry.event);
+          stored(entry);
+        } catch (single) {
+          entry.reject(single);
+        }
+      }
+    }
+  }
+
   const store: OutboxStore = {
     location: file,
 
-    async enqueue(event: NewEvent): Promise<StoredEvent> {
-      const input = event.input === undefined ? null : JSON.stringify(event.input);
-      insert.run(event.id, event.mapping, event.operation, event.orderingKey, input, event.requestId,
-        event.acceptedAt, event.blocksKeyWhenDead ? 1 : 0, event.acceptedAt);
-      const row = byId.get(event.id);
-      if (!row) throw new Error(`${file}: event ${event.id} not found right after it was stored`);
-      return toEvent(row);
+    enqueue(event: NewEvent): Promise<StoredEvent> {
+      return new Promise((resolve, reject) => {
+        waiting.push({ event, resolve, reject });
+        if (waiting.length === 1) setImmediate(flush);
+      });
     },
 
     async claimDue(options: ClaimOptions): Promise<StoredEvent[]> {

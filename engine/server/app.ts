@@ -1,13 +1,23 @@
 import type { IncomingMessage } from 'node:http';
+import os from 'node:os';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
+import pLimit from 'p-limit';
 import type { Engine } from '../engine/engine';
 import type { BodyError } from '../engine/request';
 
 export interface HttpAppOptions {
   /** Largest JSON body accepted from the platform; by default what the engine's mappings need (engine.bodyLimitBytes). */
   readonly bodyLimit?: string | number;
+  /**
+   * Requests with a large body (file uploads) handled at once; the others wait, their bodies unread.
+   * Each holds its body, the decoded file and the parsed records: 32 at once exhausted the heap.
+   */
+  readonly largeBodyConcurrency?: number;
 }
+
+/** Bodies above this (or of unknown length) count as large; contract requests other than files are a few KB. */
+const LARGE_BODY_BYTES = 1024 * 1024;
 
 type ParseError = Error & { status?: number };
 
@@ -62,6 +72,12 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
     return parser.parse(ctx, next);
   };
 
+  const largeBodies = pLimit(options.largeBodyConcurrency ?? Math.max(2, os.availableParallelism()));
+  koa.use((ctx, next) => {
+    const length = Number(ctx.get('content-length') || NaN);
+    const large = length > LARGE_BODY_BYTES || (Number.isNaN(length) && ctx.get('transfer-encoding') !== '');
+    return large ? largeBodies(() => next()) : next();
+  });
   koa.use(async (ctx, next) => {
     // Only requests that may carry a body are parsed; a GET's body is never read, as before.
     if (ctx.method !== 'POST' && ctx.method !== 'PUT' && ctx.method !== 'PATCH') return next();

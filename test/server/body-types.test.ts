@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRecordingErp } from '../cli/cli-process';
 import { head, startEngine } from '../support/engine';
@@ -55,5 +57,34 @@ describe('request bodies', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ isResultSuccess: false });
     expect(erp.received).toHaveLength(0);
+  });
+});
+
+describe('large bodies', () => {
+  it('are handled a few at a time (largeBodyConcurrency); small ones are not held back', async () => {
+    let active = 0;
+    let most = 0;
+    const erp = http.createServer((req, res) => {
+      active += 1;
+      most = Math.max(most, active);
+      req.resume();
+      setTimeout(() => {
+        active -= 1;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      }, 150);
+    });
+    await new Promise<void>((resolve) => erp.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => { erp.close(() => resolve()); erp.closeAllConnections(); }));
+    const engine = await startEngine(head(`http://127.0.0.1:${(erp.address() as AddressInfo).port}`) + EVENT, { largeBodyConcurrency: 1 });
+    cleanups.push(engine.close);
+    const send = (size: number) => fetch(`${engine.url}/WorkOrders/CancelPutWallItem`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workOrderNumber: 'SO-1', itemNumber: 'x'.repeat(size) }),
+    }).then((response) => response.json() as Promise<{ isResultSuccess: boolean }>);
+    const large = await Promise.all([send(1_500_000), send(1_500_000), send(1_500_000)]);
+    expect(large.every((answer) => answer.isResultSuccess)).toBe(true);
+    expect(most).toBe(1);
+    most = 0;
+    await Promise.all([send(10), send(10), send(10)]);
+    expect(most).toBe(3);
   });
 });

@@ -50,6 +50,7 @@ export interface StartOptions {
   readonly baseDir?: string;
   readonly log?: Logger;
   readonly bodyLimit?: string | number;
+  readonly largeBodyConcurrency?: number;
   /** A fake outbound client instead of the real one. */
   readonly http?: HttpClient;
   readonly meter?: Meter;
@@ -99,7 +100,7 @@ function getVerbatim(base: string, pathAndQuery: string): Promise<Reply> {
 export async function startEngine(source: Mapping | string, options: StartOptions = {}): Promise<RunningEngine> {
   const mapping = typeof source === 'string' ? mappingFromText(source, options.env, options.baseDir) : source;
   const engine = createEngine({ mappings: [mapping], http: options.http, log: options.log, meter: options.meter, outbox: options.outbox ?? 'inline' });
-  const server = http.createServer(createHttpApp(engine, { bodyLimit: options.bodyLimit }).callback());
+  const server = http.createServer(createHttpApp(engine, { bodyLimit: options.bodyLimit, largeBodyConcurrency: options.largeBodyConcurrency }).callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
