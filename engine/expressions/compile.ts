@@ -5,6 +5,7 @@ import { buildFastPath } from './fast-path';
 import { fastPathSupport } from './fast-path/version';
 import { HELPER_FUNCTIONS } from './functions';
 import { evaluationGuard } from './guard';
+import { GUARDED_BUILTINS } from './guarded-builtins';
 import { findUnsupportedRegex, LinearRegex } from './regex';
 
 /**
@@ -102,6 +103,8 @@ export function compileExpression(
     },
     stack: limits.maxDepth,
     sequence: limits.maxSequence,
+    // Not JSONata's: read by $string (guarded-builtins.ts), which stops writing past it.
+    maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH,
     // Linear-time matching (regex.ts); JSONata's type says RegExpConstructor but it only calls `new` with the literal's RegExp.
     RegexEngine: LinearRegex as unknown as RegExpConstructor,
   };
@@ -126,6 +129,10 @@ export function compileExpression(
   // Inline lookup tables are built once here rather than on every evaluation (see constant-objects.ts).
   const constants = foldLiteralObjects(expression.ast());
   for (const [name, value] of constants) expression.assign(name, value);
+  // $sort, $distinct, $spread and $string in slices, with the limits (guarded-builtins.ts), over JSONata's own.
+  for (const builtin of GUARDED_BUILTINS) {
+    expression.registerFunction(builtin.name, builtin.implementation as (...args: unknown[]) => unknown, builtin.signature);
+  }
   for (const helper of HELPER_FUNCTIONS) {
     expression.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
   }

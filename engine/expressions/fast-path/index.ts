@@ -42,7 +42,7 @@ export function buildFastPath(
   const base = new Frame();
   for (const [name, value] of constants) base.vars[name] = value;
   // What the interpreter hands built-ins as `this.options` ($append checks `sequence` against it).
-  const options = Object.freeze({ timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence });
+  const options = Object.freeze({ timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence, maxTextLength: limits.maxTextLength });
   const hidden = (name: string): boolean => reserved.has(name) || verdict.lambdaNames.has(name);
   let disabled = false;
   const evaluateFast = (input: unknown, bindings: Record<string, unknown>): { value: unknown } | undefined => {

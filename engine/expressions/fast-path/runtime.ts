@@ -1,5 +1,6 @@
 import jsonata from 'jsonata';
 import { HELPER_FUNCTIONS } from '../functions';
+import { GUARDED_BUILTINS } from '../guarded-builtins';
 
 /**
  * The values and operations of the fast path, written to mirror jsonata 2.2.2's evaluator
@@ -224,6 +225,8 @@ let fetching: Promise<void> | undefined;
 function fetchFunctions(): Promise<void> {
   fetching ??= (async () => {
     const grab = jsonata('$__fastPathGrab()');
+    // The same guarded $distinct and $string as the interpreter's (compile.ts): on a big list they give up the fast path.
+    for (const builtin of GUARDED_BUILTINS) grab.registerFunction(builtin.name, builtin.implementation as (...args: unknown[]) => unknown, builtin.signature);
     for (const helper of HELPER_FUNCTIONS) grab.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
     grab.registerFunction('__fastPathGrab', function (this: { environment: { lookup(name: string): unknown } }) {
       for (const name of [...FAST_BUILTINS, ...HELPER_FUNCTIONS.map((helper) => helper.name)]) {

@@ -1,0 +1,152 @@
+import fc from 'fast-check';
+import jsonata from 'jsonata';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compileExpression, DEFAULT_EXPRESSION_LIMITS } from './compile';
+import { whenFastFunctionsReady } from './fast-path/runtime';
+
+/**
+ * Differential tests: the guarded $sort, $distinct, $spread and $string (guarded-builtins.ts) give what
+ * JSONata's own give (value, sequence markers, error code), on the interpreter and on the fast path,
+ * and they stay bounded on lists the originals could not finish.
+ */
+
+/** The value with the markers JSONata keeps on arrays and objects, so that those must match too. */
+function describeValue(value: unknown): unknown {
+  if (value === undefined) return { undefined: true };
+  if (typeof value === 'function') return { function: true };
+  if (Array.isArray(value)) {
+    const flags = Object.getOwnPropertyNames(value).filter((key) => key !== 'length' && !/^\d+$/.test(key));
+    const marks = flags.sort().map((key) => `${key}:${typeof (value as unknown as Record<string, unknown>)[key] === 'function' ? 'fn' : String((value as unknown as Record<string, unknown>)[key])}`);
+    return { array: value.map(describeValue), marks };
+  }
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value).map((key) => [key, describeValue((value as Record<string, unknown>)[key])]);
+    return { object: entries, nullPrototype: Object.getPrototypeOf(value) === null };
+  }
+  return { value: Object.is(value, -0) ? '-0' : value, type: typeof value };
+}
+
+async function outcome(evaluate: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return { ok: describeValue(await evaluate()) };
+  } catch (error) {
+    return { error: (error as { code?: string }).code ?? String(error) };
+  }
+}
+
+const LIMITS = { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 10_000 };
+
+/** The original (plain jsonata), the interpreter with the guarded built-ins, and the fast path where it applies. */
+async function expectSame(source: string, input: unknown): Promise<void> {
+  const original = await outcome(() => jsonata(source, { timeout: 10_000, stack: LIMITS.maxDepth, sequence: LIMITS.maxSequence } as jsonata.JsonataOptions).evaluate(input));
+  const interpreted = await outcome(() => compileExpression(source, LIMITS, '', { fastPath: false }).evaluate(input));
+  const fast = await outcome(() => compileExpression(source, LIMITS).evaluate(input));
+  expect(interpreted, `${source} on ${JSON.stringify(input)}`).toEqual(original);
+  expect(fast, `${source} on ${JSON.stringify(input)} (fast path)`).toEqual(original);
+}
+
+const scalar = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom('a', 'b', 'B', ''), fc.boolean(), fc.constant(null), fc.constantFrom(0, -0, 0.5, 1e21));
+const small = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('k', 'v', 'length', '0'), tie('value'), { maxKeys: 3 })),
+})).value;
+
+describe('guarded built-ins match JSONata', () => {
+  beforeAll(async () => {
+    await whenFastFunctionsReady();
+  });
+
+  it('$distinct: primitives, objects, arrays and array-like objects', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(small, { maxLength: 12 }), async (list) => {
+      await expectSame('$distinct($)', list);
+      await expectSame('$distinct($.*)', { a: list });
+      await expectSame('$distinct([$, $])', list);
+    }), { numRuns: 300 });
+    // Array and object with the same own property names are equal to JSONata.
+    await expectSame('$distinct($)', [['a'], { 0: 'a', length: 1 }, { length: 1, 0: 'a' }, [], { length: 0 }]);
+  });
+
+  it('$sort: numbers, texts, a comparator (stability) and one that is not an order', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(fc.integer({ min: -5, max: 5 }), { maxLength: 40 }), fc.array(fc.constantFrom('a', 'b', 'ab', 'B', ''), { maxLength: 40 }), async (numbers, texts) => {
+      await expectSame('$sort($)', numbers);
+      await expectSame('$sort($)', texts);
+      await expectSame('$sort($)', [...numbers, ...texts]);
+      const records = numbers.map((k, i) => ({ k, i }));
+      await expectSame('$sort($, function($a, $b) { $a.k > $b.k })', records);
+      await expectSame('$sort($, function($a, $b) { ($a.k + $b.i) % 3 = 1 })', records);
+    }), { numRuns: 150 });
+    await expectSame('$sort($)', [3, 1e308 * 10]);
+    await expectSame('$sort($)', [3]);
+    await expectSame('$sort($)', []);
+    await expectSame('$sort(x)', {});
+  });
+
+  it('$spread: objects, nested and empty lists, primitives', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(small, { maxLength: 8 }), async (list) => {
+      await expectSame('$spread($)', list);
+      await expectSame('$spread($[0])', list);
+    }), { numRuns: 300 });
+    await expectSame('$spread([[], 1])', {});
+    await expectSame('$spread([[]])', {});
+  });
+
+  it('$string: JSON values, prettified or not, numbers rounded, functions as ""', async () => {
+    await fc.assert(fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), fc.double({ noNaN: true, noDefaultInfinity: true }), async (value, number) => {
+      await expectSame('$string($)', value);
+      await expectSame('$string($, true)', value);
+      await expectSame('$string([$, {"n": $n}])', value);
+      await expectSame(`$string({"x": ${JSON.stringify(number) ?? 0}, "y": [$, $string]})`, value);
+    }), { numRuns: 300 });
+    await expectSame('$string([1, [2, [], {}], {"a": {"b": [null, true]}}], true)', {});
+    await expectSame('$string({"f": function($x) { $x }, "g": $uppercase})', {});
+  });
+});
+
+describe('guarded built-ins on long lists', () => {
+  const timed = async (source: string, limits = { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 3000 }, input: unknown = {}): Promise<{ ms: number; longestPause: number; result: unknown }> => {
+    const expression = compileExpression(source, limits);
+    let longestPause = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestPause = Math.max(longestPause, now - last);
+      last = now;
+    }, 2);
+    const started = performance.now();
+    let result: unknown;
+    try {
+      result = await expression.evaluate(input);
+    } catch (error) {
+      result = { error: (error as { code?: string; message?: string }).code ?? (error as Error).message };
+    }
+    const ms = performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    clearInterval(timer);
+    return { ms, longestPause, result };
+  };
+
+  it('$sort and $distinct of 1,000,000 numbers finish, letting the event loop in', async () => {
+    const numbers = Array.from({ length: 1_000_000 }, (_, index) => (index * 7919) % 1000);
+    const sorted = await timed('$sort(numbers)', undefined, { numbers });
+    expect((sorted.result as number[]).length).toBe(1_000_000);
+    expect((sorted.result as number[]).slice(0, 3)).toEqual([0, 0, 0]);
+    const distinct = await timed('$count($distinct(numbers))', undefined, { numbers });
+    expect(distinct.result).toBe(1000);
+    console.info(`1,000,000 numbers: $sort ${Math.round(sorted.ms)} ms (longest pause ${Math.round(sorted.longestPause)} ms), $distinct ${Math.round(distinct.ms)} ms (longest pause ${Math.round(distinct.longestPause)} ms)`);
+    for (const run of [sorted, distinct]) expect(run.longestPause).toBeLessThan(400);
+  }, 30_000);
+
+  it('a list over the sequence limit is refused; the time limit stops a long comparator sort', async () => {
+    const limits = { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 500, maxSequence: 1000 };
+    const over = await timed('$sort($spread([1..1500].{"a": $}), function($a, $b) { $a.a < $b.a })', limits);
+    expect(JSON.stringify(over.result)).toMatch(/limit|D2015/);
+    const slow = await timed('$sort([1..200000], function($a, $b) { $a < $b })', { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 500 });
+    expect(slow.result).toEqual({ error: 'D1012' });
+    expect(slow.ms).toBeLessThan(1500);
+  }, 30_000);
+
+  it('$string stops past the text limit', async () => {
+    const run = await timed('$string([1..2000000])', { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 3000, maxTextLength: 1_000_000 });
+    expect(JSON.stringify(run.result)).toMatch(/built a text/);
+    expect(run.ms).toBeLessThan(1000);
+  }, 30_000);
+});

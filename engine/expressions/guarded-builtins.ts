@@ -1,0 +1,489 @@
+import { ExpressionLimitError, YIELD_AFTER_MS, textTooLong } from './guard';
+
+/**
+ * Replacements for JSONata built-ins whose own implementation (jsonata 2.2.2) escapes the guard: a
+ * built-in is one step for the interpreter, so neither the time limit nor the pauses of guard.ts reach
+ * inside it, and these are super-linear or long on a big list:
+ * - `$sort`: a merge sort that copies the rest of the list at every comparison (quadratic time and
+ *   memory: 30,000 numbers took 4.4 s and 820 MB, 5,000,000 ended the process out of memory);
+ * - `$distinct`: compares every item with every kept item (quadratic: 30,000 numbers 0.6 s);
+ * - `$spread`: concatenates the whole result again for every item (quadratic: 100,000 objects 92 s);
+ * - `$string`: one JSON.stringify with a JavaScript replacer (5,000,000 numbers: 1.5 s in one block).
+ * Each gives the same results as the original (a differential test compares them), refuses a list longer
+ * than the sequence limit, and works in slices: in the interpreter it lets the event loop turn every
+ * YIELD_AFTER_MS and checks the time limit (JSONata's own D1012); on the synchronous fast path a call
+ * that outlasts one slice gives up and the interpreter runs the expression instead.
+ * They are registered on every compiled expression (compile.ts), so `$sort` is ours, and the fast path
+ * fetches them the same way (fast-path/runtime.ts). JSONata's order-by syntax `list^(key)` calls its own
+ * sort directly and cannot be replaced this way (docs/mapping-format.md, Limits).
+ */
+
+/** What JSONata passes a built-in as `this` (the fast path passes the same shape, without an environment). */
+interface Focus {
+  readonly options?: { readonly sequence?: number; readonly maxTextLength?: number };
+  readonly environment?: { readonly base?: { readonly guardrails?: () => void } };
+  readonly createSequence?: (...items: unknown[]) => unknown[];
+}
+
+/** The fast path gave a built-in more than a slice of work: it falls back to the interpreter, which can pause. */
+export class FastPathSliceExceeded extends Error {
+  constructor() {
+    super('too much work for the synchronous fast path');
+    this.name = 'FastPathSliceExceeded';
+  }
+}
+
+/** Items (or comparisons, or values written) between two looks at the clock. */
+const CHECK_EVERY = 1024;
+
+function maxSequence(focus: Focus | undefined): number {
+  const limit = focus?.options?.sequence;
+  return typeof limit === 'number' && limit > 0 ? limit : Infinity;
+}
+
+/** The guard's error (guard.ts): the request fails with it, as for a list a step built. */
+function refuseLongList(focus: Focus | undefined, name: string, list: readonly unknown[]): void {
+  const limit = maxSequence(focus);
+  if (list.length > limit) throw new ExpressionLimitError('list', `${name} was given a list of ${list.length} items; the limit is ${limit}`);
+}
+
+function guardrailsOf(focus: Focus | undefined): (() => void) | undefined {
+  const guardrails = focus?.environment?.base?.guardrails;
+  return typeof guardrails === 'function' ? guardrails : undefined;
+}
+
+function turn(): Promise<void> {
+  return new Promise((resolve) => {
+    setImmediate(resolve);
+  });
+}
+
+/**
+ * Runs `work` (a bounded amount per call, true once finished) to the end. Within one slice it stays
+ * synchronous, so small inputs cost nothing more; past it, the interpreter continues asynchronously with
+ * its time limit checked and the event loop let in between slices, and the fast path gives up.
+ */
+function drive<T>(focus: Focus | undefined, work: () => boolean, result: () => T): T | Promise<T> {
+  const started = Date.now();
+  while (!work()) {
+    if (Date.now() - started < YIELD_AFTER_MS) continue;
+    const guardrails = guardrailsOf(focus);
+    if (!guardrails) throw new FastPathSliceExceeded();
+    return (async () => {
+      for (;;) {
+        await turn();
+        guardrails();
+        const since = Date.now();
+        for (;;) {
+          if (work()) return result();
+          if (Date.now() - since >= YIELD_AFTER_MS) break;
+        }
+      }
+    })();
+  }
+  return result();
+}
+
+// ---------------------------------------------------------------------------------------------- values
+
+type Comparator = (a: unknown, b: unknown) => unknown;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** JSONata's isNumeric: a number that is not NaN; an infinite one is an error (D1001). */
+function isNumeric(value: unknown): boolean {
+  if (typeof value !== 'number' || Number.isNaN(value)) return false;
+  if (!Number.isFinite(value)) throw { code: 'D1001', value, stack: new Error().stack };
+  return true;
+}
+
+function isFunction(value: unknown): boolean {
+  if (typeof value === 'function') return true;
+  const flags = value as { _jsonata_function?: unknown; _jsonata_lambda?: unknown } | null | undefined;
+  return Boolean(flags && (flags._jsonata_function === true || flags._jsonata_lambda === true));
+}
+
+function isSequence(value: unknown): boolean {
+  return Array.isArray(value) && (value as { sequence?: unknown }).sequence === true;
+}
+
+/** JSONata's isDeepEqual (utils.js), unchanged: it decides equality for $distinct. */
+function isDeepEqual(lhs: unknown, rhs: unknown): boolean {
+  if (lhs === rhs) return true;
+  if (typeof lhs === 'object' && typeof rhs === 'object' && lhs !== null && rhs !== null) {
+    if (Array.isArray(lhs) && Array.isArray(rhs)) {
+      if (lhs.length !== rhs.length) return false;
+      for (let index = 0; index < lhs.length; index++) if (!isDeepEqual(lhs[index], rhs[index])) return false;
+      return true;
+    }
+    const leftKeys = Object.getOwnPropertyNames(lhs).sort();
+    const rightKeys = Object.getOwnPropertyNames(rhs).sort();
+    if (leftKeys.length !== rightKeys.length) return false;
+    for (let index = 0; index < leftKeys.length; index++) if (leftKeys[index] !== rightKeys[index]) return false;
+    for (const key of leftKeys) if (!isDeepEqual((lhs as Record<string, unknown>)[key], (rhs as Record<string, unknown>)[key])) return false;
+    return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------- $sort
+
+/**
+ * $sort(list, comparator?): JSONata's stable merge sort. With a comparator (a JSONata function, async)
+ * the same comparisons are made in the same order, on indices instead of copies, so even a comparator
+ * that is not a consistent order gives the original's answer. Without one (numbers or texts compared
+ * with `>`, a total order) any stable sort gives the same answer: runs sorted natively, then merged in
+ * slices.
+ */
+async function sort(this: Focus, list: unknown[] | undefined, comparator?: Comparator): Promise<unknown> {
+  if (list === undefined) return undefined;
+  if (list.length <= 1) return list;
+  if (comparator === undefined) {
+    // As JSONata: every item is looked at (an infinite number anywhere is D1001) before the verdict.
+    let numbers = true;
+    for (const item of list) if (!isNumeric(item)) numbers = false;
+    if (!numbers && !list.every((item) => typeof item === 'string')) throw { stack: new Error().stack, code: 'D3070', index: 1 };
+    refuseLongList(this, '$sort', list);
+    return await sortNatural(this, list as (number | string)[]);
+  }
+  refuseLongList(this, '$sort', list);
+  return await sortWith(this, list, comparator);
+}
+
+const RUN = 2048;
+
+function sortNatural(focus: Focus, list: readonly (number | string)[]): (number | string)[] | Promise<(number | string)[]> {
+  const length = list.length;
+  let source = list.slice();
+  let target = new Array<number | string>(length);
+  const natural = (a: number | string, b: number | string): number => (a > b ? 1 : b > a ? -1 : 0);
+  let runStart = 0;
+  let width = RUN;
+  let mergeStart = 0;
+  const work = (): boolean => {
+    if (runStart < length) {
+      const end = Math.min(length, runStart + RUN);
+      const run = source.slice(runStart, end).sort(natural);
+      for (let index = 0; index < run.length; index++) source[runStart + index] = run[index];
+      runStart = end;
+      return false;
+    }
+    if (width >= length) return true;
+    // One slice of one bottom-up pass: merge [mergeStart, +width) with [+width, +2*width), left first on ties.
+    let budget = RUN * 2;
+    while (mergeStart < length && budget > 0) {
+      const middle = Math.min(length, mergeStart + width);
+      const end = Math.min(length, mergeStart + 2 * width);
+      let left = mergeStart;
+      let right = middle;
+      let out = mergeStart;
+      while (left < middle && right < end) target[out++] = source[left] > source[right] ? source[right++] : source[left++];
+      while (left < middle) target[out++] = source[left++];
+      while (right < end) target[out++] = source[right++];
+      budget -= end - mergeStart;
+      mergeStart = end;
+    }
+    if (mergeStart >= length) {
+      [source, target] = [target, source];
+      width *= 2;
+      mergeStart = 0;
+    }
+    return false;
+  };
+  return drive(focus, work, () => source);
+}
+
+async function sortWith(focus: Focus, list: readonly unknown[], comparator: Comparator): Promise<unknown[]> {
+  const guardrails = guardrailsOf(focus);
+  const work = list.slice();
+  const buffer = new Array<unknown>(work.length);
+  let comparisons = 0;
+  let since = Date.now();
+  // msort(array): split at floor(length / 2), sort the left half, then the right, then merge.
+  const msort = async (start: number, end: number): Promise<void> => {
+    if (end - start <= 1) return;
+    const middle = start + Math.floor((end - start) / 2);
+    await msort(start, middle);
+    await msort(middle, end);
+    let left = start;
+    let right = middle;
+    let out = start;
+    while (left < middle && right < end) {
+      let swap = comparator(work[left], work[right]);
+      if (isThenable(swap)) swap = await swap;
+      buffer[out++] = swap ? work[right++] : work[left++];
+      if (++comparisons % CHECK_EVERY === 0) {
+        guardrails?.();
+        if (Date.now() - since >= YIELD_AFTER_MS) {
+          await turn();
+          since = Date.now();
+        }
+      }
+    }
+    while (left < middle) buffer[out++] = work[left++];
+    while (right < end) buffer[out++] = work[right++];
+    for (let index = start; index < end; index++) work[index] = buffer[index];
+  };
+  await msort(0, work.length);
+  return work;
+}
+
+// ---------------------------------------------------------------------------------------------- $distinct
+
+/**
+ * A text that two deep-equal values (isDeepEqual) always share, so that only values with the same key
+ * need comparing: primitives by type and value, arrays and objects by their structure. An array equals
+ * an object with the same own property names (length included), so anything with a `length` is keyed
+ * as an array-like. Cycles (JSONata functions' environments) get one common key.
+ */
+const INDEX = /^(0|[1-9]\d*)$/;
+
+function shapeKey(value: unknown, ancestors: unknown[] = []): string {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+    if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : `n${value === 0 ? 0 : value}`;
+    return `${typeof value}:${String(value)}`;
+  }
+  if (typeof value === 'function') return 'function';
+  if (ancestors.includes(value)) return 'cycle';
+  ancestors.push(value);
+  try {
+    const record = value as Record<string, unknown>;
+    if (Array.isArray(value) || Object.prototype.hasOwnProperty.call(value, 'length')) {
+      // Index properties below the length, those holding something: all an array is compared by.
+      const length = record.length;
+      const items: string[] = [];
+      const add = (index: string): void => {
+        const item = record[index];
+        if (item !== undefined) items.push(`${index}=${shapeKey(item, ancestors)}`);
+      };
+      if (Array.isArray(value)) for (let index = 0; index < value.length; index++) add(String(index));
+      else {
+        const indices = Object.getOwnPropertyNames(value).filter((name) => INDEX.test(name) && (typeof length !== 'number' || Number(name) < length));
+        for (const name of indices.sort((a, b) => Number(a) - Number(b))) add(name);
+      }
+      return `[${shapeKey(length, ancestors)}:${items.join(',')}]`;
+    }
+    const keys = Object.getOwnPropertyNames(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${shapeKey(record[key], ancestors)}`).join(',')}}`;
+  } finally {
+    ancestors.pop();
+  }
+}
+
+/** $distinct(list): the first of each group of deep-equal items, in order; linear for primitives (a Set). */
+function distinct(this: Focus, list: unknown): unknown {
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list) || list.length <= 1) return list;
+  refuseLongList(this, '$distinct', list);
+  const results = isSequence(list) && this?.createSequence ? this.createSequence() : [];
+  const primitives = new Set<unknown>();
+  const shapes = new Map<string, unknown[]>();
+  let index = 0;
+  const work = (): boolean => {
+    const end = Math.min(list.length, index + CHECK_EVERY);
+    for (; index < end; index++) {
+      const value: unknown = list[index];
+      if (value !== null && typeof value === 'object') {
+        const key = shapeKey(value);
+        const same = shapes.get(key);
+        if (!same) shapes.set(key, [value]);
+        else if (same.some((kept) => isDeepEqual(value, kept))) continue;
+        else same.push(value);
+      } else if (typeof value === 'number' && Number.isNaN(value)) {
+        // NaN !== NaN: JSONata keeps every one.
+      } else if (primitives.has(value)) {
+        continue;
+      } else {
+        primitives.add(value);
+      }
+      results.push(value);
+    }
+    return index >= list.length;
+  };
+  return drive(this, work, () => results);
+}
+
+// ---------------------------------------------------------------------------------------------- $spread
+
+/**
+ * $spread(value): objects split into one-property objects. JSONata starts from an empty sequence and
+ * concatenates each part to a new array (the first part makes it a plain array); here the parts are
+ * appended in place, with the same results and the same D2015 check.
+ */
+function spread(this: Focus, value: unknown): unknown {
+  if (!Array.isArray(value)) return spreadValue(this, value);
+  refuseLongList(this, '$spread', value);
+  const parts = new Spread(this);
+  let index = 0;
+  const work = (): boolean => {
+    const end = Math.min(value.length, index + CHECK_EVERY);
+    for (; index < end; index++) parts.add(spreadValue(this, value[index]));
+    return index >= value.length;
+  };
+  return drive(this, work, () => parts.result());
+}
+
+class Spread {
+  private readonly empty: unknown[];
+  private plain: unknown[] | undefined;
+  constructor(private readonly focus: Focus) {
+    this.empty = focus.createSequence ? focus.createSequence() : [];
+  }
+  add(part: unknown): void {
+    if (part === undefined) return;
+    const items = Array.isArray(part) ? part : [part];
+    const size = (this.plain ?? this.empty).length + items.length;
+    if (this.focus.options && size > (this.focus.options.sequence as number)) throw { code: 'D2015', stack: new Error().stack, value: size };
+    this.plain ??= [];
+    for (const item of items) this.plain.push(item);
+  }
+  result(): unknown[] {
+    return this.plain ?? this.empty;
+  }
+}
+
+function spreadValue(focus: Focus, value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const parts = new Spread(focus);
+    for (const item of value) parts.add(spreadValue(focus, item));
+    return parts.result();
+  }
+  if (value !== null && typeof value === 'object' && (value as { _jsonata_lambda?: unknown })._jsonata_lambda !== true) {
+    const result = focus.createSequence ? focus.createSequence() : [];
+    for (const key of Object.keys(value)) {
+      const single = Object.create(null) as Record<string, unknown>;
+      single[key] = (value as Record<string, unknown>)[key];
+      result.push(single);
+    }
+    return result;
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------- $string
+
+/** JSONata's replacer for $string: numbers to 15 significant digits, functions as "". */
+function replace(value: unknown): unknown {
+  if (value !== undefined && value !== null && isNumeric(value)) {
+    return !Number.isInteger(value) ? Number((value as number).toPrecision(15)) : value;
+  }
+  return value && isFunction(value) ? '' : value;
+}
+
+interface Container {
+  readonly value: object;
+  /** Object.keys of an object; undefined for an array. */
+  readonly keys: readonly string[] | undefined;
+  readonly length: number;
+  index: number;
+  readonly parts: string[];
+  readonly indent: string;
+  readonly stepback: string;
+}
+
+/**
+ * JSON.stringify(value, replacer, gap) as the ECMAScript algorithm writes it (SerializeJSONProperty,
+ * SerializeJSONObject, SerializeJSONArray), on an explicit stack so that it can stop between values.
+ */
+function serializer(root: unknown, gap: string, maxLength: number): { work: () => boolean; result: () => string | undefined } {
+  const stack: Container[] = [];
+  let written = 0;
+  let answer: string | undefined;
+  let done = false;
+  /** A value's text, or a container to descend into. */
+  const property = (holder: object, key: string, raw: unknown, indent: string): string | Container | undefined => {
+    let value = raw;
+    if (value !== null && (typeof value === 'object' || typeof value === 'bigint')) {
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') value = (toJSON as (key: string) => unknown).call(value, key);
+    }
+    value = replace(value);
+    if (value instanceof Number || value instanceof String || value instanceof Boolean || typeof value === 'bigint' || typeof value === 'symbol') {
+      // Rare wrappers: JSON.stringify itself writes them (and throws for a BigInt).
+      return JSON.stringify(value);
+    }
+    if (typeof value === 'string' || typeof value === 'number') {
+      const text = typeof value === 'string' ? JSON.stringify(value) : Number.isFinite(value) ? String(value) : 'null';
+      // What the values and keys alone add up to, never more than the whole text: past the limit, stop now.
+      written += text.length + key.length;
+      if (written > maxLength) throw textTooLong(written, maxLength);
+      return text;
+    }
+    if (value === null) return 'null';
+    if (value === true) return 'true';
+    if (value === false) return 'false';
+    if (typeof value === 'object') {
+      if (stack.some((open) => open.value === value)) throw new TypeError('Converting circular structure to JSON');
+      const keys = Array.isArray(value) ? undefined : Object.keys(value);
+      return { value, keys, length: keys ? keys.length : (value as unknown[]).length, index: 0, parts: [], indent: indent + gap, stepback: indent };
+    }
+    return undefined;
+  };
+  const close = (container: Container): string => {
+    const [open, end] = container.keys ? ['{', '}'] : ['[', ']'];
+    if (container.parts.length === 0) return open + end;
+    if (gap === '') return open + container.parts.join(',') + end;
+    return `${open}\n${container.indent}${container.parts.join(`,\n${container.indent}`)}\n${container.stepback}${end}`;
+  };
+  /** Hands a finished text to the container it belongs to (or makes it the answer). */
+  const deliver = (text: string | undefined, key: string | undefined): void => {
+    const parent = stack[stack.length - 1];
+    if (!parent) {
+      answer = text;
+      done = true;
+      return;
+    }
+    if (!parent.keys) parent.parts.push(text ?? 'null');
+    else if (text !== undefined) parent.parts.push(`${JSON.stringify(key)}:${gap ? ' ' : ''}${text}`);
+  };
+  const start = property({ '': root }, '', root, '');
+  if (typeof start === 'object') stack.push(start);
+  else deliver(start, '');
+  const work = (): boolean => {
+    for (let steps = 0; !done && steps < CHECK_EVERY; steps++) {
+      const container = stack[stack.length - 1];
+      if (container.index >= container.length) {
+        stack.pop();
+        const text = close(container);
+        const parent = stack[stack.length - 1];
+        deliver(text, parent?.keys ? parent.keys[parent.index - 1] : undefined);
+        continue;
+      }
+      const key = container.keys ? container.keys[container.index] : String(container.index);
+      container.index += 1;
+      const item = property(container.value, key, (container.value as Record<string, unknown>)[key], container.indent);
+      if (typeof item === 'object') stack.push(item);
+      else deliver(item, key);
+    }
+    return done;
+  };
+  return { work, result: () => answer };
+}
+
+/** $string(value, prettify?): JSONata's $string, written out in slices and refused past the text limit. */
+function string(this: Focus | undefined, value: unknown, prettify = false): unknown {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  if (isFunction(value)) return '';
+  if (typeof value === 'number' && !Number.isFinite(value)) throw { code: 'D3001', value, stack: new Error().stack };
+  const root = Array.isArray(value) && (value as { outerWrapper?: unknown }).outerWrapper ? (value as unknown[])[0] : value;
+  const limit = this?.options?.maxTextLength;
+  const { work, result } = serializer(root, prettify ? '  ' : '', typeof limit === 'number' && limit > 0 ? limit : Infinity);
+  return drive(this, work, result);
+}
+
+export interface GuardedBuiltin {
+  readonly name: string;
+  readonly signature: string;
+  readonly implementation: (...args: never[]) => unknown;
+}
+
+/** Registered over JSONata's own, with the same signatures (jsonata.js, staticFrame.bind). */
+export const GUARDED_BUILTINS: readonly GuardedBuiltin[] = [
+  { name: 'sort', signature: '<af?:a>', implementation: sort as GuardedBuiltin['implementation'] },
+  { name: 'distinct', signature: '<x:x>', implementation: distinct as GuardedBuiltin['implementation'] },
+  { name: 'spread', signature: '<x-:a<o>>', implementation: spread as GuardedBuiltin['implementation'] },
+  { name: 'string', signature: '<x-b?:s>', implementation: string as GuardedBuiltin['implementation'] },
+];
