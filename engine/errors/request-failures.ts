@@ -15,6 +15,12 @@ export const FAILURE_RESULTS = {
   AUTH_FAILED: ['AdapterApiClientFailed'],
   /** A paginated call had more pages than its maxPages: reported, never silently cut. */
   PAGE_LIMIT: ['OperationFailed'],
+  /**
+   * A paginated call could not be read to its end: a page's items expression gave nothing at all (not
+   * even an empty list), or a full page's next/hasMore gave nothing while the mapping does not say
+   * (paginate.lastPageMayBeFull) that the ERP ends lists that way. Reported, never a list cut short.
+   */
+  PAGINATION_INCOMPLETE: ['OperationFailed'],
   /** The external system answered with an error status and no outcome rule claimed it. */
   ERP_ERROR_STATUS: ['AdapterApiCallFailed', 'AdapterApiClientFailed'],
   /** The external system answered with a body that could not be read as declared (HTML instead of JSON). */

@@ -134,16 +134,17 @@ export function compilePaginate(h: CompileHelpers, raw: PaginateDocument | undef
   const hasMore = 'hasMore' in raw && raw.hasMore !== undefined ? h.expression(raw.hasMore, [...at, 'hasMore']) : undefined;
   const next = 'next' in raw ? h.expression(raw.next, [...at, 'next']) : undefined;
   if (!items || ('hasMore' in raw && raw.hasMore !== undefined && !hasMore) || ('next' in raw && !next)) return false;
-  const common = { items, maxPages: raw.maxPages };
+  // linkHeader has no next expression to misspell: the Link header is the ERP's own word on the end.
+  const common = { items, maxPages: raw.maxPages, lastPageMayBeFull: 'lastPageMayBeFull' in raw && raw.lastPageMayBeFull };
   switch (raw.style) {
     case 'page':
       return { ...common, style: 'page', pageParam: raw.pageParam, firstPage: raw.firstPage, sizeParam: raw.sizeParam, pageSize: raw.pageSize, hasMore };
     case 'offset':
       return { ...common, style: 'offset', offsetParam: raw.offsetParam, limitParam: raw.limitParam, pageSize: raw.pageSize, hasMore };
     case 'cursor':
-      return { ...common, style: 'cursor', cursorParam: raw.cursorParam, next: next as LocatedExpression };
+      return { ...common, style: 'cursor', cursorParam: raw.cursorParam, next: next as LocatedExpression, pageSize: raw.pageSize };
     case 'nextLink':
-      return { ...common, style: 'nextLink', next: next as LocatedExpression };
+      return { ...common, style: 'nextLink', next: next as LocatedExpression, pageSize: raw.pageSize };
     case 'linkHeader':
       return { ...common, style: 'linkHeader' };
   }

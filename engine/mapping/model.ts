@@ -58,14 +58,16 @@ export interface RetryPolicy {
 export type PaginateSpec =
   | (PaginateCommon & { readonly style: 'page'; readonly pageParam: string; readonly firstPage: number; readonly sizeParam?: string; readonly pageSize?: number; readonly hasMore?: LocatedExpression })
   | (PaginateCommon & { readonly style: 'offset'; readonly offsetParam: string; readonly limitParam: string; readonly pageSize: number; readonly hasMore?: LocatedExpression })
-  | (PaginateCommon & { readonly style: 'cursor'; readonly cursorParam: string; readonly next: LocatedExpression })
-  | (PaginateCommon & { readonly style: 'nextLink'; readonly next: LocatedExpression })
+  | (PaginateCommon & { readonly style: 'cursor'; readonly cursorParam: string; readonly next: LocatedExpression; readonly pageSize?: number })
+  | (PaginateCommon & { readonly style: 'nextLink'; readonly next: LocatedExpression; readonly pageSize?: number })
   | (PaginateCommon & { readonly style: 'linkHeader' });
 
 interface PaginateCommon {
   /** Gives the items of one page from { status, headers, body }. */
   readonly items: LocatedExpression;
   readonly maxPages: number;
+  /** A full page whose next/hasMore gives nothing may be the last one; otherwise it fails the request. */
+  readonly lastPageMayBeFull: boolean;
 }
 
 /** One request per element (or per chunk of elements) of a list. */

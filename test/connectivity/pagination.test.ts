@@ -108,12 +108,12 @@ describe('limits and failures', () => {
 
 describe('checked at load', () => {
   it('asks for the settings a style needs and refuses the ones it does not use', () => {
-    const text = head('http://erp.local') + columnsOperation('style: cursor\nitems: response.body.items\npageSize: 3');
+    const text = head('http://erp.local') + columnsOperation('style: cursor\nitems: response.body.items\nsizeParam: size');
     const errors = checkMappingText(text, 'test.yaml', {}).issues.filter((i) => i.severity === 'error').map(formatIssue);
     expect(errors).toEqual([
       'test.yaml:14:11  operations.GetExportColumns.calls[0].paginate with style cursor is missing the required setting "cursorParam"',
       'test.yaml:14:11  operations.GetExportColumns.calls[0].paginate with style cursor is missing the required setting "next"',
-      'test.yaml:16:11  operations.GetExportColumns.calls[0].paginate.pageSize does not apply to style cursor (it takes: items, maxPages, cursorParam, next)',
+      'test.yaml:16:11  operations.GetExportColumns.calls[0].paginate.sizeParam does not apply to style cursor (it takes: items, maxPages, cursorParam, next, pageSize, lastPageMayBeFull)',
     ]);
   });
 

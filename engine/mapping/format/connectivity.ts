@@ -57,9 +57,12 @@ export const callRetry = block({
 }, { description: 'Retry policy of this call, over system.retry.' });
 
 const pageCommon = {
-  items: expression('The items of one page, over response (status, headers, body of the page), e.g. response.body.salesOrders.'),
+  items: expression('The items of one page, over response (status, headers, body of the page), e.g. response.body.salesOrders. An empty page must give an empty list: giving nothing at all (a misspelt field) fails the request.'),
   maxPages: withDefault(integer(1, 100_000, 'Most pages fetched. More pages is an error, never a silent cut.'), 100),
 };
+/** For the styles whose end an expression gives (hasMore, next); a Link header is the ERP's own. */
+const lastPageMayBeFull = withDefault(boolean('true: the ERP may end a list with a full page (pageSize items, or as many as the page before) whose next or hasMore gives nothing at all, and the engine takes that page as the last. Default false: such a page fails the request (PAGINATION_INCOMPLETE), because a misspelt next or hasMore also gives nothing and would end the list early without a trace. An explicit end (null, "", false, a short page) is always the last page.'), false);
+const knownPageSize = integer(1, 100_000, 'How many items a full page of the ERP has, when known. It is not sent (put a size parameter under query: if the ERP takes one); with it, a first page that is full while next gives nothing is caught too (see lastPageMayBeFull).');
 const hasMore = expression('Whether another page follows, over response, e.g. response.body.page < response.body.totalPages. Without it: the page was full (or, without pageSize, not empty).');
 
 export const paginate = variants('style', [
@@ -70,6 +73,7 @@ export const paginate = variants('style', [
     sizeParam: optional(text('The query parameter of the page size (needs pageSize).')),
     pageSize: optional(integer(1, 100_000, 'Items per page, sent as sizeParam.')),
     hasMore: optional(hasMore),
+    lastPageMayBeFull,
   }),
   variant('style', 'offset', 'An offset and a limit in query parameters.', {
     ...pageCommon,
@@ -77,15 +81,20 @@ export const paginate = variants('style', [
     offsetParam: withDefault(text('The query parameter of the offset.'), 'offset'),
     limitParam: withDefault(text('The query parameter of the limit.'), 'limit'),
     hasMore: optional(hasMore),
+    lastPageMayBeFull,
   }),
   variant('style', 'cursor', 'A cursor taken from each page and sent with the next request.', {
     ...pageCommon,
     cursorParam: text('The query parameter that carries the cursor.'),
     next: expression('The next cursor, over response; empty means last page.'),
+    pageSize: optional(knownPageSize),
+    lastPageMayBeFull,
   }),
   variant('style', 'nextLink', 'A next-page URL taken from each page.', {
     ...pageCommon,
     next: expression('The next URL (absolute or relative), over response; empty means last page.'),
+    pageSize: optional(knownPageSize),
+    lastPageMayBeFull,
   }),
   variant('style', 'linkHeader', 'The Link header of each page (rel="next").', { ...pageCommon }),
 ], 'Fetch every page of a list. The call record then has items (all pages) and pages (count).');
