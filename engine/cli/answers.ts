@@ -79,7 +79,7 @@ export function toResponse(answer: RecordedAnswer, request: OutboundRequest): Ou
   if (answer.error) throw new TransportError(answer.error, `${request.method} ${request.url.origin}${request.url.pathname}: recorded transport failure ${answer.error}`);
   const headers = Object.fromEntries(Object.entries(answer.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   const status = answer.status ?? 200;
-  if (answer.text !== undefined) return { status, headers, ...decodeBody(Buffer.from(answer.text, 'utf8'), request.responseType, headers['content-type'] ?? ''), durationMs: 0 };
+  if (answer.text !== undefined) return { status, headers, ...decodeBody(Buffer.from(answer.text, 'utf8'), request.responseType, headers['content-type'] ?? '', status), durationMs: 0 };
   return { status, headers, body: answer.body === undefined ? null : answer.body, durationMs: 0 };
 }
 

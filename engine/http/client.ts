@@ -46,9 +46,13 @@ export type TransportErrorCode = 'TIMEOUT' | 'REFUSED' | 'RESET' | 'DNS' | 'TLS'
 
 /** No usable HTTP answer arrived. */
 export class TransportError extends Error {
-  constructor(readonly code: TransportErrorCode, message: string) {
+  /** What the platform may read: the fault without the ERP's URL (the message, for the log, has it). */
+  readonly summary: string;
+
+  constructor(readonly code: TransportErrorCode, message: string, summary?: string) {
     super(message);
     this.name = 'TransportError';
+    this.summary = summary ?? message.replace(/^[A-Z]+ \S+: /, '');
   }
 }
 
@@ -81,7 +85,10 @@ function preview(text: string): string {
   return `"${text.slice(0, 80).replace(/\s+/g, ' ')}${text.length > 80 ? '…' : ''}"`;
 }
 
-export function decodeBody(data: Buffer, responseType: ResponseType, contentType: string): { body: unknown; bodyError?: string } {
+/** The bodyError of an empty answer (status other than 204) to a JSON call. */
+export const EMPTY_BODY = 'the answer has an empty body; a JSON body was expected';
+
+export function decodeBody(data: Buffer, responseType: ResponseType, contentType: string, status?: number): { body: unknown; bodyError?: string } {
   if (responseType === 'binary') {
     // An ERP that cannot deliver the file usually answers an HTML page or a JSON error, often with status
     // 200: passed on as Base64 it would be "the image". An image/* type (SVG is XML) is always bytes.
@@ -93,7 +100,9 @@ export function decodeBody(data: Buffer, responseType: ResponseType, contentType
   }
   const text = data.toString('utf8');
   if (responseType === 'text') return { body: text };
-  if (text.trim() === '') return { body: null };
+  // An empty answer is no JSON value: read as null it became "no work orders" (Succeed with []). Only an
+  // explicit 204 No Content is an empty answer by intent; event routes accept an empty answer (run-call.ts).
+  if (text.trim() === '') return status === 204 ? { body: null } : { body: null, bodyError: EMPTY_BODY };
   try {
     return { body: JSON.parse(text) };
   } catch {
@@ -180,7 +189,7 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
         clearTimeout(timer);
       }
       const headers = flattenHeaders(response.headers as Record<string, unknown>);
-      const decoded = decodeBody(Buffer.from(response.data ?? []), request.responseType, headers['content-type'] ?? '');
+      const decoded = decodeBody(Buffer.from(response.data ?? []), request.responseType, headers['content-type'] ?? '', response.status);
       return { status: response.status, headers, ...decoded, durationMs: performance.now() - started };
     },
     close() {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { OperationFailure, type FailureKind } from '../errors';
 import { describeEvaluationError } from '../expressions/compile';
 import type { LocatedExpression } from './model';
@@ -7,8 +8,9 @@ export async function evaluateAt(expression: LocatedExpression, context: unknown
   try {
     return await expression.evaluate(context);
   } catch (error) {
-    const where = `${expression.origin.file}:${expression.origin.line}:${expression.origin.col}`;
+    const at = `${expression.origin.line}:${expression.origin.col}`;
     const message = `${what} failed: ${describeEvaluationError(error)}`;
-    throw new OperationFailure(kind, `${message} (${where})`, [{ path: what, message: `${describeEvaluationError(error)} (${where})` }]);
+    // The log gets the mapping file's full path; the platform only its name (no server paths in answers).
+    throw new OperationFailure(kind, `${message} (${expression.origin.file}:${at})`, [{ path: what, message: `${describeEvaluationError(error)} (${path.basename(expression.origin.file)}:${at})` }]);
   }
 }

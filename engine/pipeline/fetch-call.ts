@@ -42,7 +42,7 @@ export function targetOf(request: OutboundRequest): string {
 
 /** What an outbound fault means for the request: the HTTP layer reports it, the pipeline decides. */
 function meaningOf(error: unknown, label: string): unknown {
-  if (error instanceof TransportError) return new OperationFailure('ERP_UNREACHABLE', error.message, [{ path: `calls.${label}`, message: error.message }]);
+  if (error instanceof TransportError) return new OperationFailure('ERP_UNREACHABLE', error.message, [{ path: `calls.${label}`, message: error.summary }]);
   if (error instanceof DeadlinePassed) return new OperationFailure('DEADLINE_EXCEEDED', error.message, [{ path: `calls.${label}`, message: error.message }]);
   if (error instanceof TokenUnavailable) return new OperationFailure('AUTH_FAILED', error.message, [{ path: 'system.auth', message: error.message }]);
   return error;

@@ -1,5 +1,6 @@
 import { OperationFailure, type FailureKind } from '../errors';
-import type { CallSpec, FlowOperation, OutcomeRule } from '../mapping/model';
+import { EMPTY_BODY } from '../http/client';
+import type { AuthSpec, CallSpec, FlowOperation, OutcomeRule } from '../mapping/model';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { runInOrder, unitsOf, type Unit } from './fan-out';
@@ -60,15 +61,45 @@ async function judge(operation: FlowOperation, label: string, answer: Answer, co
   }
   const { status, headers, body } = answer.record;
   const summary = { status, retryAfterMs: retryAfterMs(headers['retry-after']), body: bodyText(body) };
-  const fail = (kind: FailureKind, message: string) => ({ failure: new OperationFailure(kind, message, [{ path: `calls.${label}`, message }], summary) });
+  // `logged` (the failure's message) keeps the ERP's path, redirect target and body preview for the log,
+  // with the mapping's credentials masked; `told` (validationStatus) names only the call and the status.
+  const fail = (kind: FailureKind, logged: string, told: string) => ({ failure: new OperationFailure(kind, maskCredentials(logged, env.mapping.system.auth), [{ path: `calls.${label}`, message: told }], summary) });
   // Redirects are never followed (see http/client.ts), so a 3xx is not the answer either: without this
   // an empty 302 would pass as a successful empty list.
   if (status >= 300) {
-    const redirect = status < 400 ? ` (a redirect${headers.location ? ` to ${headers.location}` : ''}; redirects are not followed, check system.baseUrl)` : '';
-    return fail('ERP_ERROR_STATUS', `the external system answered ${status} to ${answer.target}${redirect}`);
+    const redirect = (to: string) => (status < 400 ? ` (a redirect${to}; redirects are not followed, check system.baseUrl)` : '');
+    return fail('ERP_ERROR_STATUS', `the external system answered ${status} to ${answer.target}${redirect(headers.location ? ` to ${headers.location}` : '')}`, `the external system answered ${status}${redirect('')}`);
   }
-  if (answer.bodyError !== undefined) return fail('ERP_BODY_UNREADABLE', `${answer.target}: ${answer.bodyError}`);
+  if (answer.bodyError === EMPTY_BODY && operation.route.kind === 'event') return {}; // an event needs no answer
+  if (answer.bodyError !== undefined) {
+    const told = answer.bodyError === EMPTY_BODY
+      ? `the external system answered ${status} with an empty body; a JSON body was expected`
+      : `the external system answered ${status} with a body that is not ${/not JSON/.test(answer.bodyError) ? 'JSON' : 'what the call expects'} (content-type ${headers['content-type'] || 'none'})`;
+    return fail('ERP_BODY_UNREADABLE', `${answer.target}: ${answer.bodyError}`, told);
+  }
   return {};
+}
+
+/**
+ * The credentials the mapping declares, masked in a text bound for the log: an API key sent in the
+ * query comes back in an ERP's redirect target (`Location: https://…/login?apiKey=…`).
+ */
+export function maskCredentials(text: string, auth: AuthSpec): string {
+  const secrets: string[] = [];
+  if (auth.type === 'basic') secrets.push(auth.password.reveal());
+  else if (auth.type === 'bearer') secrets.push(auth.token.reveal());
+  else if (auth.type === 'apiKey') secrets.push(auth.value.reveal());
+  else if (auth.type === 'oauth2ClientCredentials') secrets.push(auth.clientSecret.reveal());
+  let masked = text;
+  if (auth.type === 'apiKey' && auth.in === 'query') {
+    const name = auth.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    masked = masked.replace(new RegExp(`([?&]${name}=)[^&#\\s)]*`, 'gi'), '$1***');
+  }
+  for (const secret of secrets) {
+    if (secret.length === 0) continue;
+    for (const form of new Set([secret, encodeURIComponent(secret)])) masked = masked.split(form).join('***');
+  }
+  return masked;
 }
 
 export interface CallResult {
