@@ -37,10 +37,20 @@ export function readInput(route: RouteSpec, request: EngineRequest, params: Read
     case 'query': {
       const input: Record<string, unknown> = {};
       const canonical = new Map(route.params.map((name) => [name.toLowerCase(), name]));
+      // `Code=A&code=B` names one parameter twice (names match case-insensitively): which one counts
+      // would be an accident of ordering, so it is refused, as a repeated `Code=A&Code=B` is.
+      const spellings = new Map<string, string[]>();
       for (const [name, value] of Object.entries(request.query ?? {})) {
-        if (value !== undefined) input[canonical.get(name.toLowerCase()) ?? name] = value;
+        if (value === undefined) continue;
+        const key = canonical.get(name.toLowerCase()) ?? name;
+        input[key] = value;
+        spellings.set(key, [...(spellings.get(key) ?? []), name]);
       }
-      return { input, problems: [] };
+      const problems: Problem[] = [];
+      for (const [key, names] of spellings) {
+        if (names.length > 1) problems.push({ path: `query/${key}`, message: `is given more than once (${names.join(', ')}); send it once` });
+      }
+      return { input, problems };
     }
     case 'path':
       return { input: Object.fromEntries(route.params.map((name) => [name, params[name]])), problems: [] };
