@@ -112,3 +112,20 @@ export async function startRecordingErp(answer: unknown = {}): Promise<{ url: st
 
 /** A stack trace line of Node: must never appear for a bad mapping or a usage error. */
 export const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
+
+/**
+ * The serve processes and servers a test file starts, stopped after each test: every `serve` still
+ * running gets SIGTERM and is waited for, then every cleanup runs.
+ */
+export function stoppedAfterEach(afterEach: (hook: () => Promise<void>) => void): { running: Serving[]; cleanups: (() => Promise<void>)[] } {
+  const running: Serving[] = [];
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const serving of running.splice(0)) {
+      if (serving.child.exitCode === null && serving.child.signalCode === null) serving.child.kill('SIGTERM');
+      await serving.exited;
+    }
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+  return { running, cleanups };
+}

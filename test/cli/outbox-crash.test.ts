@@ -1,22 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, startServe, tempDir, type Serving } from './cli-process';
+import { runCli, startServe, tempDir, stoppedAfterEach } from './cli-process';
 
 /**
  * Nothing accepted is lost: events answered Succeed reach the ERP after the engine is killed with
  * SIGKILL (no chance to clean up) and started again, each exactly once, in order per work order.
  */
 
-const running: Serving[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const serving of running.splice(0)) {
-    if (serving.child.exitCode === null && serving.child.signalCode === null) serving.child.kill('SIGTERM');
-    await serving.exited;
-  }
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const { running, cleanups } = stoppedAfterEach(afterEach);
 
 interface Placement { docNo: string; qty: number; key: string }
 

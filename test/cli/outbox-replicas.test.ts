@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { describeWithPostgres } from '../support/postgres';
-import { startServe, type Serving } from './cli-process';
+import { startServe, stoppedAfterEach } from './cli-process';
 
 /**
  * Two replicas of the engine on one PostgreSQL (DATABASE_URL), each accepting events: every event
@@ -10,15 +10,7 @@ import { startServe, type Serving } from './cli-process';
  * replica accepted or delivers them.
  */
 
-const running: Serving[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const serving of running.splice(0)) {
-    if (serving.child.exitCode === null) serving.child.kill('SIGTERM');
-    await serving.exited;
-  }
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const { running, cleanups } = stoppedAfterEach(afterEach);
 
 async function recordingErp(): Promise<{ url: string; placements: { docNo: string; qty: number; key: string }[] }> {
   const placements: { docNo: string; qty: number; key: string }[] = [];

@@ -4,22 +4,14 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ROOT, startRecordingErp, startServe, tempDir, writeFile, type Serving } from './cli-process';
+import { ROOT, runCli, startRecordingErp, startServe, tempDir, writeFile, stoppedAfterEach } from './cli-process';
 
 /**
  * `serve` as an operator runs it: real child processes, real signals, real sockets. Every load loop is
  * bounded by a request count; "zero failed requests" means every answer was a 200 envelope.
  */
 
-const running: Serving[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const serving of running.splice(0)) {
-    if (serving.child.exitCode === null) serving.child.kill('SIGTERM');
-    await serving.exited;
-  }
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const { running, cleanups } = stoppedAfterEach(afterEach);
 
 const LABEL_PATH = '/WorkOrders/WorkOrderExternalIndexableValueLabel';
 
@@ -225,7 +217,6 @@ describe('serve: TLS', () => {
   });
 
   it('a key without a certificate is a usage error', async () => {
-    const { runCli } = await import('./cli-process');
     const result = await runCli(['serve', '--tls-key', fixture('server.key'), 'mappings/example.yaml']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--tls-cert and --tls-key go together/);

@@ -1,18 +1,9 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXAMPLE, runCli, startRecordingErp, startServe, STACK_LINE, tempDir, writeFile, type Serving } from './cli-process';
+import { EXAMPLE, runCli, startRecordingErp, startServe, STACK_LINE, tempDir, writeFile, stoppedAfterEach } from './cli-process';
 
-const running: Serving[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const serving of running.splice(0)) {
-    if (serving.child.exitCode === null) serving.child.kill('SIGTERM');
-    await serving.exited;
-  }
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
+const { running, cleanups } = stoppedAfterEach(afterEach);
 
 async function get(url: string): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url);
