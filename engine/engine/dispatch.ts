@@ -30,6 +30,8 @@ export interface DispatchDeps {
    * platform would get and reporting the delivery to `delivered`.
    */
   readonly accept?: (operation: FlowOperation, input: unknown) => Promise<void>;
+  /** Aborted when the platform has closed the connection. */
+  readonly abandoned?: AbortSignal;
   readonly delivered?: (error: unknown) => void;
 }
 
@@ -66,7 +68,7 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
       return { resultName: route.successResult };
     case 'flow':
       if (operation.outbox) return outboxAnswer(mapping, operation, input, prepared, deps);
-      return runFlow(mapping, operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall });
+      return runFlow(mapping, operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall, abandoned: deps.abandoned });
     case 'file':
       return runFileOperation(operation, input, prepared.checkData);
   }

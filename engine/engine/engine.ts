@@ -264,6 +264,7 @@ export function createEngine(deps: EngineDeps): Engine {
           log: requestLog,
           requestId,
           onCall,
+          abandoned: request.signal,
           accept: store ? (operation, input) => accept(mapping, operation, input, requestId) : undefined,
           delivered: (error) => {
             const verdict = error === undefined ? 'delivered' : verdictOf(error).kind;

@@ -19,6 +19,8 @@ export interface EngineRequest {
   readonly requestId?: string;
   /** Request headers with lower-cased names, as Node hands them over; read for the inbound credentials. */
   readonly headers?: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** Aborted when the caller has gone (the platform closed the connection): the engine makes no further ERP call for it. */
+  readonly signal?: AbortSignal;
 }
 
 export interface BodyError {

@@ -1,4 +1,4 @@
-import { DeadlinePassed } from './faults';
+import { DeadlinePassed, RequestAbandoned } from './faults';
 
 /**
  * The time budget of one contract request (operation `deadlineMs`): every attempt's timeout is cut to
@@ -7,7 +7,8 @@ import { DeadlinePassed } from './faults';
 export class Deadline {
   private readonly endsAt: number;
 
-  constructor(readonly limitMs?: number, private readonly now: () => number = () => performance.now()) {
+  /** `abandoned`: aborted when the platform closes the connection; no call starts after that. */
+  constructor(readonly limitMs?: number, private readonly now: () => number = () => performance.now(), private readonly abandoned?: AbortSignal) {
     this.endsAt = limitMs === undefined ? Infinity : now() + limitMs;
   }
 
@@ -17,6 +18,7 @@ export class Deadline {
 
   /** The timeout of one attempt: the call's own, or what is left of the deadline if less. Throws once passed. */
   timeoutFor(callTimeoutMs: number, label: string): number {
+    if (this.abandoned?.aborted) throw new RequestAbandoned(label);
     const remaining = this.remainingMs();
     if (remaining < 1) throw this.failure(label);
     return Math.max(1, Math.min(callTimeoutMs, Math.floor(remaining)));

@@ -18,3 +18,11 @@ export class TokenUnavailable extends Error {
     this.name = 'TokenUnavailable';
   }
 }
+
+/** The platform closed the connection before its answer: nothing more is sent to the ERP for it. */
+export class RequestAbandoned extends Error {
+  constructor(readonly label: string) {
+    super(`the platform closed the connection before the answer; calls.${label} and what follows were not made`);
+    this.name = 'RequestAbandoned';
+  }
+}

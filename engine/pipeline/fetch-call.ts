@@ -3,7 +3,7 @@ import { TransportError, type OutboundRequest } from '../http/client';
 import type { ErpConnection } from '../http/connection';
 import type { Deadline } from '../http/deadline';
 import type { AttemptReport } from '../http/with-retry';
-import { DeadlinePassed, TokenUnavailable } from '../http/faults';
+import { DeadlinePassed, RequestAbandoned, TokenUnavailable } from '../http/faults';
 import type { Logger } from '../log';
 import type { CallSpec, Mapping } from '../mapping/model';
 export type { Answer } from './answer';
@@ -43,6 +43,7 @@ export function targetOf(request: OutboundRequest): string {
 /** What an outbound fault means for the request: the HTTP layer reports it, the pipeline decides. */
 function meaningOf(error: unknown, label: string): unknown {
   if (error instanceof TransportError) return new OperationFailure('ERP_UNREACHABLE', error.message, [{ path: `calls.${label}`, message: error.summary }]);
+  if (error instanceof RequestAbandoned) return new OperationFailure('DEADLINE_EXCEEDED', error.message, [{ path: `calls.${label}`, message: error.message }]);
   if (error instanceof DeadlinePassed) return new OperationFailure('DEADLINE_EXCEEDED', error.message, [{ path: `calls.${label}`, message: error.message }]);
   if (error instanceof TokenUnavailable) return new OperationFailure('AUTH_FAILED', error.message, [{ path: 'system.auth', message: error.message }]);
   return error;

@@ -30,6 +30,8 @@ export interface PipelineDeps {
   readonly idempotencyKey?: string;
   /** Overrides the operation's deadlineMs (an outbox delivery must end within its lease). */
   readonly deadlineMs?: number;
+  /** Aborted when the platform has gone: no further call is made for it. */
+  readonly abandoned?: AbortSignal;
   readonly onCall?: (report: CallReport) => void;
 }
 
@@ -49,7 +51,7 @@ export async function runFlow(
 ): Promise<Outcome> {
   const { route } = operation;
   const calls: Record<string, CallRecord | readonly CallRecord[]> = {};
-  const env: CallEnv = { mapping, connection: deps.connection, deadline: new Deadline(deps.deadlineMs ?? operation.deadlineMs), observer: deps.observer, log: deps.log, requestId: deps.requestId, idempotencyKey: deps.idempotencyKey, onCall: deps.onCall };
+  const env: CallEnv = { mapping, connection: deps.connection, deadline: new Deadline(deps.deadlineMs ?? operation.deadlineMs, undefined, deps.abandoned), observer: deps.observer, log: deps.log, requestId: deps.requestId, idempotencyKey: deps.idempotencyKey, onCall: deps.onCall };
   let successMessage: string | null = null;
 
   for (const call of operation.calls) {

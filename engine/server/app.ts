@@ -101,6 +101,12 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
     // The raw text is as large as the body (tens of MB for a file upload) and nothing reads it again.
     ctx.request.rawBody = '';
     const requestId = ctx.get('x-request-id') || undefined;
+    // The platform gave up (its timeout, a restart): calls not yet made for it are not made.
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!ctx.res.writableEnded) gone.abort();
+    };
+    ctx.res.once('close', onClose);
     const answer = await engine.handle({
       method: ctx.method,
       path: ctx.path,
@@ -109,7 +115,9 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
       bodyError,
       requestId,
       headers: ctx.headers,
+      signal: gone.signal,
     });
+    ctx.res.off('close', onClose);
     ctx.status = answer.status;
     for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
     ctx.body = answer.body;
