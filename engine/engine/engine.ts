@@ -187,8 +187,8 @@ export function createEngine(deps: EngineDeps): Engine {
     let orderingKey = operation.route.operationId;
     if (spec.orderingKey) {
       const value = await evaluateAt(spec.orderingKey, { input }, `${operation.route.operationId}.outbox.orderingKey`);
-      if (value === undefined || value === null || value === '') throw new OperationFailure('INPUT_INVALID', `outbox.orderingKey of ${operation.route.operationId} gives nothing for this event; it needs the field it reads`, [{ path: 'outbox.orderingKey', message: 'no value' }]);
-      orderingKey = typeof value === 'string' ? value : JSON.stringify(value);
+      // An event without the field (the contract may allow it) is ordered with the operation's other keyless events.
+      if (value !== undefined && value !== null && value !== '') orderingKey = typeof value === 'string' ? value : JSON.stringify(value);
     }
     try {
       await store.enqueue({ id: randomUUID(), mapping: mapping.name, operation: operation.route.operationId, orderingKey, input, requestId, acceptedAt: wallClock(), blocksKeyWhenDead: spec.onDeadLetter === 'block' });

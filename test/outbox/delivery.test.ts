@@ -154,6 +154,14 @@ describe('delivery: outbox', () => {
     expect((await store.stats()).dead).toBe(1);
   });
 
+  it('an event whose ordering key gives nothing is accepted and ordered with the operation\'s keyless events', async () => {
+    const erp = await countingErp();
+    const store = tempStore();
+    const engine = engineWith(erp.url, store);
+    expect((await post(engine, { completedAmount: 1 })).envelope).toMatchObject({ isResultSuccess: true });
+    expect(await store.list({})).toMatchObject([{ orderingKey: 'ConfirmPutWallPlacement' }]);
+  });
+
   it('an event the store cannot keep is answered as a failure, never as a false success', async () => {
     const erp = await countingErp();
     const store = tempStore();
