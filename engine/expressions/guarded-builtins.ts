@@ -1,3 +1,4 @@
+import { isDeepEqual } from './deep-equal';
 import { ExpressionLimitError, YIELD_AFTER_MS, textTooLong } from './guard';
 
 /**
@@ -107,25 +108,6 @@ function isFunction(value: unknown): boolean {
 
 function isSequence(value: unknown): boolean {
   return Array.isArray(value) && (value as { sequence?: unknown }).sequence === true;
-}
-
-/** JSONata's isDeepEqual (utils.js), unchanged: it decides equality for $distinct. */
-function isDeepEqual(lhs: unknown, rhs: unknown): boolean {
-  if (lhs === rhs) return true;
-  if (typeof lhs === 'object' && typeof rhs === 'object' && lhs !== null && rhs !== null) {
-    if (Array.isArray(lhs) && Array.isArray(rhs)) {
-      if (lhs.length !== rhs.length) return false;
-      for (let index = 0; index < lhs.length; index++) if (!isDeepEqual(lhs[index], rhs[index])) return false;
-      return true;
-    }
-    const leftKeys = Object.getOwnPropertyNames(lhs).sort();
-    const rightKeys = Object.getOwnPropertyNames(rhs).sort();
-    if (leftKeys.length !== rightKeys.length) return false;
-    for (let index = 0; index < leftKeys.length; index++) if (leftKeys[index] !== rightKeys[index]) return false;
-    for (const key of leftKeys) if (!isDeepEqual((lhs as Record<string, unknown>)[key], (rhs as Record<string, unknown>)[key])) return false;
-    return true;
-  }
-  return false;
 }
 
 // ---------------------------------------------------------------------------------------------- $sort

@@ -1,3 +1,4 @@
+import { isDeepEqual } from '../deep-equal';
 import { FALLBACK, toBoolean, toText } from './runtime';
 
 /**
@@ -26,27 +27,6 @@ function numeric(lhs: unknown, rhs: unknown, op: string): unknown {
     case '/': return a / b;
     default: return a % b;
   }
-}
-
-/** utils.isDeepEqual. */
-export function isDeepEqual(lhs: unknown, rhs: unknown): boolean {
-  if (lhs === rhs) return true;
-  if (typeof lhs === 'object' && typeof rhs === 'object' && lhs !== null && rhs !== null) {
-    if (Array.isArray(lhs) && Array.isArray(rhs)) {
-      if (lhs.length !== rhs.length) return false;
-      for (let index = 0; index < lhs.length; index++) if (!isDeepEqual(lhs[index], rhs[index])) return false;
-      return true;
-    }
-    const lkeys = Object.getOwnPropertyNames(lhs).sort();
-    const rkeys = Object.getOwnPropertyNames(rhs).sort();
-    if (lkeys.length !== rkeys.length) return false;
-    for (let index = 0; index < lkeys.length; index++) if (lkeys[index] !== rkeys[index]) return false;
-    for (const key of lkeys) {
-      if (!isDeepEqual((lhs as Record<string, unknown>)[key], (rhs as Record<string, unknown>)[key])) return false;
-    }
-    return true;
-  }
-  return false;
 }
 
 function comparison(lhs: unknown, rhs: unknown, op: string): unknown {
