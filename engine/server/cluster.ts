@@ -62,11 +62,6 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     log.error({ pid: worker.process.pid, code, signal }, 'a worker ended unexpectedly; starting a new one');
     fork();
   });
-  for (let index = 0; index < workerCount; index += 1) fork();
-  workersGauge.set(workerCount);
-  const port = await listening;
-  for (const line of listeningLines(settings, port, settings.initial.mappings.map((mapping) => mapping.name))) settings.print(line);
-
   let served = { mappings: settings.initial.mappings, prefixed: settings.prefixed };
   const reload = (force: boolean) => {
     try {
@@ -77,6 +72,13 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     }
     send({ type: 'adapter:reload', force });
   };
+  // Before the first "listening" line (see onSignals). A reload while workers start reaches the ones forked; the others read the files as they start.
+  const signals = onSignals(() => reload(true));
+  for (let index = 0; index < workerCount; index += 1) fork();
+  workersGauge.set(workerCount);
+  const port = await listening;
+  for (const line of listeningLines(settings, port, settings.initial.mappings.map((mapping) => mapping.name))) settings.print(line);
+
   const readiness = async (): Promise<Readiness & { readonly workers: readonly { pid: number; ready: boolean }[] }> => {
     const id = (asked += 1);
     const answers = new Map<number, Readiness>();
@@ -101,10 +103,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     openapi: () => servedOpenApi(served, engineVersion()),
   });
   const stopWatching = settings.watch ? watchMappings(settings.source.watched, () => reload(false), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP')) : () => undefined;
-  let removeSignals = () => undefined as void;
-  await new Promise<void>((resolve) => {
-    removeSignals = onSignals({ reload: () => reload(true), stop: () => resolve() });
-  });
+  await signals.stopped;
   stopping = true;
   stopWatching();
   log.info({ workers: workers().length }, 'stopping: every worker answers its requests in flight, then exits');
@@ -115,7 +114,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   await exited;
   clearTimeout(hard);
   await admin.close();
-  removeSignals();
+  signals.remove();
   removeGuards();
 }
 
@@ -129,11 +128,11 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   const outbox = await outboxFor(settings);
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox });
   const removeGuards = installProcessGuards(instance.engine, log);
+  const signals = onSignals(() => instance.reload({ force: true }));
   const address = await listenOn(instance.server, settings.port, settings.host);
   instance.engine.deliverer?.start();
   const toPrimary = (message: ToPrimary) => process.send?.(message);
   toPrimary({ type: 'adapter:listening', port: address.port });
-  let removeSignals = () => undefined as void;
   await new Promise<void>((resolve) => {
     process.on('message', (message: ToWorker) => {
       if (isMessage(message, 'adapter:reload') && message.type === 'adapter:reload') instance.reload({ force: message.force });
@@ -145,11 +144,11 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
     });
     // The primary is gone (killed): nobody will restart or stop this worker, so it stops by itself.
     process.once('disconnect', () => resolve());
-    removeSignals = onSignals({ reload: () => instance.reload({ force: true }), stop: () => resolve() });
+    void signals.stopped.then(() => resolve());
   });
   const result = await instance.stop(settings.shutdownTimeoutMs);
   if (!result.finished) log.warn({ forcedConnections: result.forcedConnections }, 'shutdown timeout passed; connections with requests still in flight were closed');
-  removeSignals();
+  signals.remove();
   removeGuards();
   process.disconnect?.();
 }

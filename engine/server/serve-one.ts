@@ -17,6 +17,8 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   const outbox = await outboxFor(settings);
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox });
   const removeGuards = installProcessGuards(instance.engine, log);
+  // Before the first "listening" line (see onSignals); they stay installed while draining: a second Ctrl-C must not kill the requests in flight.
+  const signals = onSignals(() => instance.reload({ force: true }));
   let admin: AdminListener;
   try {
     const address = await listenOn(instance.server, settings.port, settings.host);
@@ -28,6 +30,7 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
     });
   } catch (error) {
     await instance.stop(0);
+    signals.remove();
     removeGuards();
     throw error;
   }
@@ -36,17 +39,13 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   const stopWatching = settings.watch
     ? watchMappings(settings.source.watched, () => instance.reload(), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP'))
     : () => undefined;
-  let removeSignals = () => undefined as void;
-  // The handlers stay installed while draining: a second Ctrl-C must not kill the requests in flight.
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    removeSignals = onSignals({ reload: () => instance.reload({ force: true }), stop: resolve });
-  });
+  const signal = await signals.stopped;
   stopWatching();
   log.info({ signal, timeoutMs: settings.shutdownTimeoutMs }, 'stopping: no new connections; answering the requests in flight');
   const result = await instance.stop(settings.shutdownTimeoutMs);
   if (result.finished) log.info({ inFlightAtStart: result.inFlightAtStart, ms: result.ms }, 'stopped after answering every request in flight');
   else log.warn({ forcedConnections: result.forcedConnections, timeoutMs: settings.shutdownTimeoutMs }, 'shutdown timeout passed; connections with requests still in flight were closed');
   await admin.close();
-  removeSignals();
+  signals.remove();
   removeGuards();
 }

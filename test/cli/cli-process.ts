@@ -51,16 +51,21 @@ export interface Serving {
  * Starts `serve` and resolves with the URLs it printed (and the admin URL with --admin-port); the
  * caller stops it with SIGTERM.
  */
-export function startServe(args: readonly string[], env: Record<string, string> = {}, expectedUrls = 1): Promise<Serving> {
+export function startServe(args: readonly string[], env: Record<string, string> = {}, expectedUrls = 1, options: { onFirstListeningLine?: (child: ChildProcessWithoutNullStreams) => void } = {}): Promise<Serving> {
   const child = spawn(process.execPath, [BINARY, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { cwd: ROOT, env: cliEnv(env) });
   const wantsAdmin = args.includes('--admin-port');
   let stdout = '';
   let stderr = '';
+  let announced = false;
   const exited = new Promise<CliResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
   return new Promise((resolve, reject) => {
     child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
+      if (!announced && stdout.includes(' listening on ')) {
+        announced = true;
+        options.onFirstListeningLine?.(child);
+      }
       const urls = [...stdout.matchAll(/adapter engine \(mapping "[^"]+"\) listening on (\S+)/g)].map((match) => match[1]);
       const adminUrl = /admin endpoints on (\S+)/.exec(stdout)?.[1];
       if (urls.length >= expectedUrls && (!wantsAdmin || adminUrl)) resolve({ child, urls, adminUrl, exited, output: () => ({ stdout, stderr }) });
