@@ -68,7 +68,7 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
       return { resultName: route.successResult };
     case 'flow':
       if (operation.outbox) return outboxAnswer(mapping, operation, input, prepared, deps);
-      return runFlow(mapping, operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall, abandoned: deps.abandoned });
+      return runFlow(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall, abandoned: deps.abandoned });
     case 'file':
       return runFileOperation(operation, input, prepared.checkData);
   }
@@ -83,7 +83,7 @@ async function outboxAnswer(mapping: Mapping, operation: FlowOperation, input: u
   }
   deps.observer?.note?.(`delivery: outbox: the event is stored, the platform is answered ${prepared.route.successResult} at once, and the calls below run in the background (retried while the ERP cannot take it)`);
   try {
-    await runFlow(mapping, operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall });
+    await runFlow(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall });
     deps.delivered?.(undefined);
   } catch (error) {
     deps.delivered?.(error);

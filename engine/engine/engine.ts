@@ -171,7 +171,7 @@ export function createEngine(deps: EngineDeps): Engine {
     now: wallClock,
     deliver: async (mapping, operation, event, deadlineMs) => {
       const eventLog = log.child({ requestId: event.requestId, mapping: mapping.name, event: event.id });
-      await runFlow(mapping, operation, event.input, undefined, {
+      await runFlow(operation, event.input, undefined, {
         connection: pool.connectionFor(mapping.system), log: eventLog, requestId: event.requestId, idempotencyKey: event.id,
         deadlineMs: Math.min(deadlineMs, operation.deadlineMs ?? deadlineMs),
         onCall: (report) => meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds }),

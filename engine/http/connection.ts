@@ -35,7 +35,7 @@ export class ErpConnection {
   /** Keyed by the call's name and cache settings, so a reloaded mapping keeps the answers of an unchanged call. */
   private readonly caches = new Map<string, ResponseCache>();
 
-  constructor(private readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean) => void) {
+  constructor(readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean) => void) {
     this.limit = pLimit(system.maxConcurrency);
     this.auth = createAuthenticator(system.auth, http, system.tls, onTokenFetch);
   }

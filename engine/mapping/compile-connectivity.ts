@@ -22,6 +22,9 @@ export interface CompileHelpers {
   expression(text: string, path: readonly PathSegment[]): LocatedExpression | undefined;
 }
 
+/** The two systems the engine calls; the same settings and the same code for both. */
+export type SystemBlock = 'system' | 'platform';
+
 /** `operations.GetItem.calls[0].retry`, as the structure check names places. */
 function named(where: readonly PathSegment[]): string {
   return where.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
@@ -37,8 +40,9 @@ export function secretAt(h: CompileHelpers, value: string, where: readonly PathS
 
 const SECRET_FIELDS = ['password', 'token', 'value', 'clientSecret'] as const;
 
-export function compileAuth(h: CompileHelpers, raw: AuthDocument): AuthSpec | undefined {
-  const where = ['system', 'auth'];
+/** `block`: system (the ERP) or platform; both are read by this code. */
+export function compileAuth(h: CompileHelpers, raw: AuthDocument, block: SystemBlock = 'system'): AuthSpec | undefined {
+  const where = [block, 'auth'];
   const fields = raw as Partial<Record<(typeof SECRET_FIELDS)[number], string>>;
   const secrets = new Map<string, Secret | undefined>();
   for (const field of SECRET_FIELDS) {
@@ -64,7 +68,7 @@ export function compileAuth(h: CompileHelpers, raw: AuthDocument): AuthSpec | un
         tokenUrl = undefined;
       }
       if (!tokenUrl || (tokenUrl.protocol !== 'http:' && tokenUrl.protocol !== 'https:')) {
-        h.report('TOKEN_URL_INVALID', [...where, 'tokenUrl'], `system.auth.tokenUrl "${raw.tokenUrl}" must be an absolute http:// or https:// URL`);
+        h.report('TOKEN_URL_INVALID', [...where, 'tokenUrl'], `${block}.auth.tokenUrl "${raw.tokenUrl}" must be an absolute http:// or https:// URL`);
         return undefined;
       }
       return { type: 'oauth2ClientCredentials', tokenUrl, clientId: raw.clientId, clientSecret: secret('clientSecret'), scope: raw.scope, audience: raw.audience, clientAuth: raw.clientAuth };
@@ -72,12 +76,12 @@ export function compileAuth(h: CompileHelpers, raw: AuthDocument): AuthSpec | un
   }
 }
 
-export function compileTls(h: CompileHelpers, raw: TlsDocument | undefined): TlsSpec | undefined | false {
+export function compileTls(h: CompileHelpers, raw: TlsDocument | undefined, block: SystemBlock = 'system'): TlsSpec | undefined | false {
   if (!raw) return undefined;
-  const where = ['system', 'tls'];
+  const where = [block, 'tls'];
   if ((raw.certFile === undefined) !== (raw.keyFile === undefined)) {
     const missing = raw.certFile === undefined ? 'certFile' : 'keyFile';
-    h.report('SETTINGS_DISAGREE', where, `system.tls needs both certFile and keyFile for a client certificate; "${missing}" is missing`);
+    h.report('SETTINGS_DISAGREE', where, `${block}.tls needs both certFile and keyFile for a client certificate; "${missing}" is missing`);
     return false;
   }
   const read = (key: 'caFile' | 'certFile' | 'keyFile'): string | undefined | false => {
@@ -86,7 +90,7 @@ export function compileTls(h: CompileHelpers, raw: TlsDocument | undefined): Tls
     try {
       return fs.readFileSync(path.resolve(h.baseDir, file), 'utf8');
     } catch (error) {
-      h.report('TLS_FILE_UNREADABLE', [...where, key], `system.tls.${key} "${file}" cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); paths are relative to the mapping file`);
+      h.report('TLS_FILE_UNREADABLE', [...where, key], `${block}.tls.${key} "${file}" cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); paths are relative to the mapping file`);
       return false;
     }
   };
@@ -96,7 +100,7 @@ export function compileTls(h: CompileHelpers, raw: TlsDocument | undefined): Tls
   if (ca === false || cert === false || key === false) return false;
   const insecureSkipVerify = raw.insecureSkipVerify;
   if (insecureSkipVerify) {
-    h.warn('TLS_VERIFY_OFF', [...where, 'insecureSkipVerify'], 'system.tls.insecureSkipVerify is true: the ERP certificate is NOT checked, so anyone on the network path can read and change the traffic, credentials included. Use caFile instead outside of a test setup');
+    h.warn('TLS_VERIFY_OFF', [...where, 'insecureSkipVerify'], `${block}.tls.insecureSkipVerify is true: the ${block === 'system' ? 'ERP' : 'platform'} certificate is NOT checked, so anyone on the network path can read and change the traffic, credentials included. Use caFile instead outside of a test setup`);
   }
   return { ca, cert, key: key === undefined ? undefined : new Secret(key), caFile: raw.caFile, certFile: raw.certFile, keyFile: raw.keyFile, insecureSkipVerify };
 }

@@ -6,10 +6,12 @@ import { callReferences } from './call-references';
 import { closest } from './check-structure';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
 import { compileInbound } from './compile-inbound';
-import { compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
+import { compilePushes, type PushCompileContext } from './compile-push';
+import { compileCache, compileCallRetry, compileForEach, compilePaginate, type CompileHelpers } from './compile-connectivity';
+import { compileSystem, type CallTarget } from './compile-system';
 import { withDefaults, type CallDocument, type MappingDocument, type OperationDocument, type OperationMode } from './format';
-import type { OutcomeDocument, SystemDocument } from './format/mapping';
-import type { CallSpec, OutboxSpec, LocatedExpression, Mapping, Operation, OutcomeRule, RetryPolicy, SystemSpec, Template } from './model';
+import type { OutboxDocument, OutcomeDocument } from './format/mapping';
+import type { CallSpec, OutboxSpec, LocatedExpression, Mapping, Operation, OutcomeRule, SystemSpec, Template } from './model';
 import { createPrelude, type FunctionDefinition } from '../expressions/prelude';
 import { splitTemplate, TemplateSyntaxError } from './templates';
 import type { PathSegment, YamlSource } from './yaml-source';
@@ -44,13 +46,11 @@ interface CallScope {
   readonly notYet: (name: string) => string;
 }
 
-class Compiler implements CompileContext, CompileHelpers {
+class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   readonly issues: MappingIssue[] = [];
   readonly warnings: MappingIssue[] = [];
   /** The `$name := function(...) {...};` definitions an expression needs, placed before it. */
   private preludeFor: (source: string) => string = () => '';
-  /** The effective system.retry, the default of every call (set when the system block is compiled). */
-  private retryDefaults?: RetryPolicy;
   /** Only static answers need the contract's validators at load; most mappings never build them. */
   private schemas?: SchemaRegistry;
   /** Set while an operation's expressions are compiled: their `calls.<name>` are checked against it. */
@@ -176,40 +176,12 @@ class Compiler implements CompileContext, CompileHelpers {
     });
   }
 
-  system(raw: SystemDocument): SystemSpec | undefined {
-    let baseUrl: URL | undefined;
-    try {
-      baseUrl = new URL(raw.baseUrl);
-    } catch {
-      baseUrl = undefined;
-    }
-    if (!baseUrl || (baseUrl.protocol !== 'http:' && baseUrl.protocol !== 'https:') || baseUrl.search || baseUrl.hash) {
-      this.report('BASE_URL_INVALID', ['system', 'baseUrl'], `system.baseUrl "${raw.baseUrl}" must be an absolute http:// or https:// URL without ? or #`);
-      return undefined;
-    }
-    for (const name of Object.keys(raw.headers ?? {})) {
-      if (/^(authorization|proxy-authorization)$|api[-_]?key|token|secret|password/i.test(name) && this.source.usesEnv(['system', 'headers', name])) {
-        this.warn('CREDENTIAL_IN_HEADERS', ['system', 'headers', name], `system.headers.${name} looks like a credential; declare it under system.auth instead, which keeps it out of logs and dry-run output`);
-      }
-    }
-    this.retryDefaults = compileSystemRetry(raw.retry);
-    const auth = compileAuth(this, raw.auth);
-    const tls = compileTls(this, raw.tls);
-    if (!auth || tls === false) return undefined;
-    return {
-      baseUrl, headers: Object.entries(raw.headers ?? {}), timeoutMs: raw.timeoutMs, maxResponseBytes: raw.maxResponseBytes, auth, tls, maxConcurrency: raw.maxConcurrency,
-      requestIdHeader: raw.requestIdHeader === false ? undefined : raw.requestIdHeader,
-      idempotencyHeader: raw.idempotencyHeader === false ? undefined : raw.idempotencyHeader,
-      healthCheck: raw.healthCheck,
-    };
-  }
-
-  call(raw: CallDocument, path: readonly PathSegment[], system: SystemSpec | undefined, systemTimeoutMs: number): CallSpec | undefined {
+  call(raw: CallDocument, path: readonly PathSegment[], target: CallTarget): CallSpec | undefined {
     const pathTemplate = this.pathTemplate(raw.path, [...path, 'path']);
     const query = this.templates(raw.query, [...path, 'query']);
     const headers = this.templates(raw.headers, [...path, 'headers']);
     const body = raw.body === undefined ? undefined : this.expression(raw.body, [...path, 'body']);
-    const retry = this.retryDefaults && compileCallRetry(this, raw.retry, raw.method, this.retryDefaults, path);
+    const retry = compileCallRetry(this, raw.retry, raw.method, target.retry, path);
     const paginate = compilePaginate(this, raw.paginate, path);
     const forEach = compileForEach(this, raw.forEach, path);
     if (!pathTemplate || (raw.body !== undefined && !body) || !retry || paginate === false || forEach === false) return undefined;
@@ -221,7 +193,7 @@ class Compiler implements CompileContext, CompileHelpers {
       headers,
       body,
       responseType: raw.responseType,
-      timeoutMs: raw.timeoutMs ?? system?.timeoutMs ?? systemTimeoutMs,
+      timeoutMs: raw.timeoutMs ?? target.timeoutMs,
       retry,
       paginate,
       forEach,
@@ -269,7 +241,7 @@ class Compiler implements CompileContext, CompileHelpers {
     return found;
   }
 
-  operation(operationId: string, raw: OperationDocument, system: SystemSpec | undefined, systemTimeoutMs: number): Operation | undefined {
+  operation(operationId: string, raw: OperationDocument, target: CallTarget): Operation | undefined {
     const route = findRoute(operationId) as RouteSpec; // the structure check admits only contract operations
     const path: PathSegment[] = ['operations', operationId];
     const origin = this.origin(path);
@@ -303,24 +275,14 @@ class Compiler implements CompileContext, CompileHelpers {
     if (route.kind === 'event' && !raw.calls?.length) return this.refuse('OPERATION_INCOMPLETE', path, `${operationId} needs "calls" to forward the event, or "acknowledge: true"`);
     if (route.kind === 'data' && raw.output === undefined) return this.refuse('OPERATION_INCOMPLETE', path, `${operationId} must say how its data is built: add "output" (or use "static")`);
 
-    const names = new Set<string>();
     const defined = (raw.calls ?? []).map((call) => call.name);
-    const calls = (raw.calls ?? []).map((call, index) => {
-      if (names.has(call.name)) this.report('DUPLICATE_CALL_NAME', [...path, 'calls', index, 'name'], `a call named "${call.name}" already exists in ${operationId}; names must be unique`);
-      names.add(call.name);
-      // A call's path, query, headers, body, forEach and paginate run before its answer exists: they read the calls above it.
-      const notYet = (name: string) => (name === call.name
-        ? `calls.${name} is read while the call "${name}" itself is being made, before its answer exists (outcome rules read that answer as response)`
-        : `calls.${name} is read by the call "${call.name}", which is made before "${name}": a call can read only the calls above it`);
-      return this.scoped({ operationId, defined, readable: defined.slice(0, index), notYet }, () => this.call(call, [...path, 'calls', index], system, systemTimeoutMs));
-    });
+    const calls = this.calls(raw.calls ?? [], path, target, operationId);
     const everyCall: CallScope = { operationId, defined, readable: defined, notYet: () => '' };
     const outcomes = (raw.outcomes ?? []).map((rule, index) => this.scoped(everyCall, () => this.outcome(rule, [...path, 'outcomes', index], route)));
     const output = raw.output === undefined ? undefined : this.scoped(everyCall, () => this.expression(raw.output as string, [...path, 'output']));
     if (calls.some((c) => !c) || outcomes.some((o) => !o) || (raw.output !== undefined && !output)) return undefined;
-    this.capped(raw, path, system);
-    const beforeAnyCall: CallScope = { operationId, defined, readable: [], notYet: (name) => `calls.${name}: outbox.orderingKey is worked out when the event is accepted, before any call is made; it can read only input` };
-    const outbox = this.scoped(beforeAnyCall, () => this.outbox(raw, path, route, outcomes as OutcomeRule[]));
+    this.capped(raw, path, target.spec);
+    const outbox = this.beforeAnyCall(operationId, defined, 'outbox.orderingKey', () => this.outbox(raw, path, route, outcomes as OutcomeRule[]));
     if (outbox === false) return undefined;
     return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs, outbox };
   }
@@ -343,10 +305,35 @@ class Compiler implements CompileContext, CompileHelpers {
       this.report('OUTBOX_NOT_ALLOWED', [...path, 'outcomes', index, 'result'], `with delivery: outbox the platform gets ${route.successResult} before the ERP answers, so this rule's ${rule.result} could never reach it; remove the rule or deliver directly`);
     }
     if (deciding.length > 0 || outcomes.length !== (raw.outcomes ?? []).length) return false;
-    const settings = raw.outbox ?? { maxAgeMs: 86_400_000, onDeadLetter: 'block' as const };
+    return this.outboxSettings(raw.outbox, path);
+  }
+
+  /** The outbox block of an operation or a push: ordering key, retry window, what a dead event does. */
+  outboxSettings(raw: OutboxDocument | undefined, path: readonly PathSegment[]): OutboxSpec | false {
+    const settings = raw ?? { maxAgeMs: 86_400_000, onDeadLetter: 'block' as const };
     const orderingKey = settings.orderingKey === undefined ? undefined : this.expression(settings.orderingKey, [...path, 'outbox', 'orderingKey']);
     if (settings.orderingKey !== undefined && !orderingKey) return false;
     return { orderingKey, maxAgeMs: settings.maxAgeMs, onDeadLetter: settings.onDeadLetter };
+  }
+
+  /** Calls made in order; each reads only the calls above it. `owner` names the operation or push in messages. */
+  calls(raw: readonly CallDocument[], path: readonly PathSegment[], target: CallTarget, owner: string): (CallSpec | undefined)[] {
+    const names = new Set<string>();
+    const defined = raw.map((call) => call.name);
+    return raw.map((call, index) => {
+      if (names.has(call.name)) this.report('DUPLICATE_CALL_NAME', [...path, 'calls', index, 'name'], `a call named "${call.name}" already exists in ${owner}; names must be unique`);
+      names.add(call.name);
+      // A call's path, query, headers, body, forEach and paginate run before its answer exists: they read the calls above it.
+      const notYet = (name: string) => (name === call.name
+        ? `calls.${name} is read while the call "${name}" itself is being made, before its answer exists (outcome rules read that answer as response)`
+        : `calls.${name} is read by the call "${call.name}", which is made before "${name}": a call can read only the calls above it`);
+      return this.scoped({ operationId: owner, defined, readable: defined.slice(0, index), notYet }, () => this.call(call, [...path, 'calls', index], target));
+    });
+  }
+
+  /** Expressions worked out when an event or push is accepted, before any call is made: they read no calls. */
+  beforeAnyCall<T>(owner: string, defined: readonly string[], what: string, compile: () => T): T {
+    return this.scoped({ operationId: owner, defined, readable: [], notYet: (name) => `calls.${name}: ${what} is worked out when the event is accepted, before any call is made; it can read only input` }, compile);
   }
 
   /** Settings another layer caps: loading is fine, but the integrator should know which one wins. */
@@ -375,15 +362,18 @@ export function compileMapping(source: YamlSource, baseDir = process.cwd()): { m
   const limits: ExpressionLimits = { timeoutMs: raw.limits.expressionTimeoutMs, maxDepth: raw.limits.expressionMaxDepth, maxSequence: raw.limits.expressionMaxSequence };
   const compiler = new Compiler(source, limits, baseDir);
   compiler.functions(raw.functions);
-  const system = compiler.system(raw.system);
+  const target = compileSystem(compiler, raw.system, 'system');
+  const system = target.spec;
   const inbound = compileInbound(compiler, raw.inbound);
   const operations = new Map<string, Operation>();
   for (const [operationId, rawOperation] of Object.entries(raw.operations)) {
-    const compiled = compiler.operation(operationId, rawOperation ?? { delivery: 'direct' }, system, raw.system.timeoutMs);
+    const compiled = compiler.operation(operationId, rawOperation ?? { delivery: 'direct' }, target);
     if (compiled) operations.set(operationId, deepFreeze(compiled));
   }
-  if (compiler.issues.length > 0 || !system || !inbound) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
-  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations };
+  const platform = raw.platform && compileSystem(compiler, raw.platform, 'platform');
+  const pushes = compilePushes(compiler, raw.push, platform);
+  if (compiler.issues.length > 0 || !system || !inbound || !pushes || (platform && !platform.spec)) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
+  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations, platform: platform?.spec, pushes };
   deepFreeze(mapping);
   return { mapping, issues: [], warnings: compiler.warnings };
 }

@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../contract/routes';
+import type { Validator } from '../contract/schema-registry';
 import type { SourcePosition } from '../errors';
 import type { CompiledExpression, ExpressionLimits } from '../expressions/compile';
 import type { CellConverter } from './column-types';
@@ -201,6 +202,47 @@ export type InboundAuthSpec =
   | { readonly type: 'apiKey'; readonly header: string; readonly keys: readonly Secret[] }
   | { readonly type: 'basic'; readonly users: readonly { readonly username: string; readonly password: Secret }[] };
 
+/** How the ERP must authenticate a push: the platform's kinds, or an HMAC signature of the raw body. */
+export type PushAuthSpec =
+  | Exclude<InboundAuthSpec, { readonly type: 'none' }>
+  | {
+      readonly type: 'hmac';
+      readonly header: string;
+      readonly algorithm: 'sha256' | 'sha512';
+      readonly encoding: 'hex' | 'base64';
+      readonly prefix: string;
+      readonly secrets: readonly Secret[];
+      /** Signed in front of the body ("<timestamp>.<body>") and checked against the clock; undefined signs the body alone. */
+      readonly timestampHeader?: string;
+      readonly toleranceSeconds: number;
+    };
+
+/** One check of a pushed payload, with what the ERP is told when it fails. */
+export interface PushRule {
+  readonly expect: LocatedExpression;
+  readonly message: Template;
+}
+
+/**
+ * One push endpoint (`POST /push/<name>`): checked, turned into records for the platform, stored in the
+ * outbox (one event per record or per batch) and delivered through `calls` to the mapping's platform.
+ */
+export interface PushSpec {
+  readonly name: string;
+  readonly auth: PushAuthSpec;
+  /** The mapping's JSON Schema for the payload, compiled at load. */
+  readonly schema?: Validator;
+  readonly rules: readonly PushRule[];
+  readonly idempotencyKey: LocatedExpression;
+  readonly records?: LocatedExpression;
+  readonly batch?: number;
+  readonly transform?: LocatedExpression;
+  readonly calls: readonly CallSpec[];
+  readonly deadlineMs?: number;
+  readonly outbox: OutboxSpec;
+  readonly origin: Origin;
+}
+
 export interface InboundSpec {
   readonly auth: InboundAuthSpec;
 }
@@ -243,4 +285,8 @@ export interface Mapping {
   readonly limits: ExpressionLimits;
   /** Keyed by operation id; a route absent here is unmapped. */
   readonly operations: ReadonlyMap<string, Operation>;
+  /** The platform's integration interface, which push endpoints deliver to. */
+  readonly platform?: SystemSpec;
+  /** Push endpoints by name (empty without push:). */
+  readonly pushes: ReadonlyMap<string, PushSpec>;
 }

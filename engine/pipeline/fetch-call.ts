@@ -5,7 +5,7 @@ import type { Deadline } from '../http/deadline';
 import type { AttemptReport } from '../http/with-retry';
 import { DeadlinePassed, RequestAbandoned, TokenUnavailable } from '../http/faults';
 import type { Logger } from '../log';
-import type { CallSpec, Mapping } from '../mapping/model';
+import type { CallSpec, SystemSpec } from '../mapping/model';
 export type { Answer } from './answer';
 import { buildRequest } from './build-request';
 import type { Answer, SendPage } from './answer';
@@ -24,7 +24,7 @@ export interface CallReport {
 
 /** What one call needs from the request it serves. */
 export interface CallEnv {
-  readonly mapping: Mapping;
+  /** The system called (the ERP, or the platform for a push) with its limits, credentials and caches. */
   readonly connection: ErpConnection;
   readonly deadline: Deadline;
   readonly observer?: TraceObserver;
@@ -77,7 +77,7 @@ function sender(call: CallSpec, label: string, env: CallEnv): SendPage {
  * The request id (and an outbox event's idempotency key) travel to the ERP unless the mapping turned the
  * header off or a call sets that header itself.
  */
-function withEngineHeaders(request: OutboundRequest, system: Mapping['system'], env: CallEnv): OutboundRequest {
+function withEngineHeaders(request: OutboundRequest, system: SystemSpec, env: CallEnv): OutboundRequest {
   const added: Record<string, string> = {};
   const present = (name: string) => Object.keys(request.headers).some((key) => key.toLowerCase() === name.toLowerCase());
   if (system.requestIdHeader && env.requestId !== undefined && !present(system.requestIdHeader)) added[system.requestIdHeader] = env.requestId;
@@ -87,9 +87,10 @@ function withEngineHeaders(request: OutboundRequest, system: Mapping['system'], 
 
 /** Builds and sends one call (every page of it, when paginated). Transport failures throw. */
 export async function fetchAnswer(call: CallSpec, context: ExpressionContext, label: string, env: CallEnv): Promise<Answer> {
-  const request = withEngineHeaders(await buildRequest(call, env.mapping.system, context), env.mapping.system, env);
+  const { system } = env.connection;
+  const request = withEngineHeaders(await buildRequest(call, system, context), system, env);
   const send = sender(call, label, env);
-  if (call.paginate) return fetchPages(call.paginate, request, context, label, env.mapping.system.baseUrl, send);
+  if (call.paginate) return fetchPages(call.paginate, request, context, label, system.baseUrl, send);
   const response = await send(request);
   return { record: { status: response.status, headers: response.headers, body: response.body }, target: targetOf(request), bodyError: response.bodyError };
 }

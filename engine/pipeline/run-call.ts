@@ -1,6 +1,6 @@
 import { OperationFailure, type FailureKind } from '../errors';
 import { EMPTY_BODY } from '../http/client';
-import type { AuthSpec, CallSpec, FlowOperation, OutcomeRule } from '../mapping/model';
+import type { AuthSpec, CallSpec, OutcomeRule } from '../mapping/model';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { runInOrder, unitsOf, type Unit } from './fan-out';
@@ -15,6 +15,14 @@ import { fetchAnswer, type Answer, type CallEnv } from './fetch-call';
 export interface Decision {
   readonly rule: OutcomeRule;
   readonly message: string | null;
+}
+
+/** What judges a call's answers: the outcome rules, and the result that means success. */
+export interface CallRules {
+  readonly outcomes: readonly OutcomeRule[];
+  readonly successResult: string;
+  /** An event or a push needs no answer: an empty body is fine. */
+  readonly emptyAnswerOk: boolean;
 }
 
 type Verdict = { readonly decision?: Decision; readonly failure?: OperationFailure };
@@ -53,8 +61,8 @@ function bodyText(body: unknown): string | undefined {
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
 }
 
-async function judge(operation: FlowOperation, label: string, answer: Answer, context: ExpressionContext, env: CallEnv): Promise<Verdict> {
-  const rule = await firstMatchingRule(operation.outcomes, context, label, env);
+async function judge(rules: CallRules, label: string, answer: Answer, context: ExpressionContext, env: CallEnv): Promise<Verdict> {
+  const rule = await firstMatchingRule(rules.outcomes, context, label, env);
   if (rule) {
     env.observer?.rule?.(label, rule);
     return { decision: { rule, message: await messageOf(rule, context) } };
@@ -63,14 +71,14 @@ async function judge(operation: FlowOperation, label: string, answer: Answer, co
   const summary = { status, retryAfterMs: retryAfterMs(headers['retry-after']), body: bodyText(body) };
   // `logged` (the failure's message) keeps the ERP's path, redirect target and body preview for the log,
   // with the mapping's credentials masked; `told` (validationStatus) names only the call and the status.
-  const fail = (kind: FailureKind, logged: string, told: string) => ({ failure: new OperationFailure(kind, maskCredentials(logged, env.mapping.system.auth), [{ path: `calls.${label}`, message: told }], summary) });
+  const fail = (kind: FailureKind, logged: string, told: string) => ({ failure: new OperationFailure(kind, maskCredentials(logged, env.connection.system.auth), [{ path: `calls.${label}`, message: told }], summary) });
   // Redirects are never followed (see http/client.ts), so a 3xx is not the answer either: without this
   // an empty 302 would pass as a successful empty list.
   if (status >= 300) {
     const redirect = (to: string) => (status < 400 ? ` (a redirect${to}; redirects are not followed, check system.baseUrl)` : '');
     return fail('ERP_ERROR_STATUS', `the external system answered ${status} to ${answer.target}${redirect(headers.location ? ` to ${headers.location}` : '')}`, `the external system answered ${status}${redirect('')}`);
   }
-  if (answer.bodyError === EMPTY_BODY && operation.route.kind === 'event') return {}; // an event needs no answer
+  if (answer.bodyError === EMPTY_BODY && rules.emptyAnswerOk) return {};
   if (answer.bodyError !== undefined) {
     const told = answer.bodyError === EMPTY_BODY
       ? `the external system answered ${status} with an empty body; a JSON body was expected`
@@ -107,9 +115,9 @@ export interface CallResult {
   readonly decision?: Decision;
 }
 
-async function runPlain(call: CallSpec, operation: FlowOperation, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
+async function runPlain(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
   const answer = await fetchAnswer(call, base, call.name, env);
-  const verdict = await judge(operation, call.name, answer, { ...base, response: answer.record, call: call.name }, env);
+  const verdict = await judge(rules, call.name, answer, { ...base, response: answer.record, call: call.name }, env);
   if (verdict.failure) throw verdict.failure;
   return { record: answer.record, decision: verdict.decision };
 }
@@ -119,10 +127,10 @@ function named(unit: Unit, callName: string, failure: OperationFailure): Operati
   return new OperationFailure(failure.kind, message, [{ path: `calls.${callName}[${unit.index}]`, message }]);
 }
 
-async function runFanOut(call: CallSpec, operation: FlowOperation, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
+async function runFanOut(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
   const forEach = call.forEach!;
   const units = unitsOf(await evaluateAt(forEach.list, base, `calls.${call.name}.forEach.list`), forEach);
-  const successName = operation.route.successResult;
+  const successName = rules.successResult;
   const results = await runInOrder(units, forEach.maxConcurrency, async (unit) => {
     const label = `${call.name}[${unit.index}]`;
     const context: ExpressionContext = { ...base, item: unit.item, chunk: unit.chunk, index: unit.index };
@@ -134,7 +142,7 @@ async function runFanOut(call: CallSpec, operation: FlowOperation, base: Express
       throw error;
     }
     const record: CallRecord = { ...answer.record, ...(unit.chunk ? { chunk: unit.chunk } : { item: unit.item }), index: unit.index };
-    const verdict = await judge(operation, label, answer, { ...context, response: record, call: call.name }, env);
+    const verdict = await judge(rules, label, answer, { ...context, response: record, call: call.name }, env);
     return { unit, label, record, verdict: verdict.failure ? { failure: named(unit, call.name, verdict.failure) } : verdict };
   }, (r) => (r.verdict.decision !== undefined && r.verdict.decision.rule.result !== successName) || (r.verdict.failure !== undefined && forEach.onError === 'fail'));
 
@@ -156,6 +164,6 @@ async function runFanOut(call: CallSpec, operation: FlowOperation, base: Express
   return { record: records, decision: success };
 }
 
-export function runCall(call: CallSpec, operation: FlowOperation, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
-  return call.forEach ? runFanOut(call, operation, base, env) : runPlain(call, operation, base, env);
+export function runCall(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
+  return call.forEach ? runFanOut(call, rules, base, env) : runPlain(call, rules, base, env);
 }

@@ -4,10 +4,10 @@ import { OperationFailure } from '../errors';
 import type { ErpConnection } from '../http/connection';
 import { Deadline } from '../http/deadline';
 import type { Logger } from '../log';
-import type { FlowOperation, Mapping } from '../mapping/model';
+import type { FlowOperation } from '../mapping/model';
 import type { CallRecord } from './context';
 import { evaluateAt } from '../mapping/evaluate';
-import { runCall } from './run-call';
+import { runCall, type CallRules } from './run-call';
 import type { CallEnv, CallReport } from './fetch-call';
 import type { TraceObserver } from './trace';
 
@@ -43,7 +43,6 @@ function asDeclaredShape(data: unknown, expectsList: boolean): unknown {
 }
 
 export async function runFlow(
-  mapping: Mapping,
   operation: FlowOperation,
   input: unknown,
   checkData: Validator | undefined,
@@ -51,11 +50,12 @@ export async function runFlow(
 ): Promise<Outcome> {
   const { route } = operation;
   const calls: Record<string, CallRecord | readonly CallRecord[]> = {};
-  const env: CallEnv = { mapping, connection: deps.connection, deadline: new Deadline(deps.deadlineMs ?? operation.deadlineMs, undefined, deps.abandoned), observer: deps.observer, log: deps.log, requestId: deps.requestId, idempotencyKey: deps.idempotencyKey, onCall: deps.onCall };
+  const rules: CallRules = { outcomes: operation.outcomes, successResult: route.successResult, emptyAnswerOk: route.kind === 'event' };
+  const env: CallEnv = { connection: deps.connection, deadline: new Deadline(deps.deadlineMs ?? operation.deadlineMs, undefined, deps.abandoned), observer: deps.observer, log: deps.log, requestId: deps.requestId, idempotencyKey: deps.idempotencyKey, onCall: deps.onCall };
   let successMessage: string | null = null;
 
   for (const call of operation.calls) {
-    const { record, decision } = await runCall(call, operation, { input, calls }, env);
+    const { record, decision } = await runCall(call, rules, { input, calls }, env);
     calls[call.name] = record;
     if (decision) {
       if (decision.rule.result !== route.successResult) return { resultName: decision.rule.result, externalMessage: decision.message };

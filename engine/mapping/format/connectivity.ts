@@ -27,14 +27,14 @@ export const auth = variants('type', [
     audience: optional(text('Audience to request (some identity providers need it).')),
     clientAuth: withDefault(oneOfWords(['basic', 'body'], 'Send the client credentials as an HTTP Basic header or as form fields.'), 'basic'),
   }),
-], 'How the engine authenticates toward the ERP. Secrets come from environment variables and never appear in logs or messages.');
+], 'How the engine authenticates toward the system (the ERP, or the platform under platform:). Secrets come from environment variables and never appear in logs or messages.');
 
 export const tls = block({
-  caFile: optional(text('PEM file with the CA certificates that sign the ERP certificate (added to the system CAs). Relative to the mapping file.')),
+  caFile: optional(text("PEM file with the CA certificates that sign the system's certificate (added to the machine's CAs). Relative to the mapping file.")),
   certFile: optional(text('PEM client certificate for mutual TLS; needs keyFile.')),
   keyFile: optional(text('PEM private key of the client certificate; needs certFile.')),
   insecureSkipVerify: withDefault(boolean('true turns certificate checking OFF (testing only). Logged as a warning at load and at start.'), false),
-}, { description: 'TLS toward an https:// ERP: a custom CA bundle, a client certificate for mutual TLS.' });
+}, { description: 'TLS toward an https:// system (the ERP, or the platform): a custom CA bundle, a client certificate for mutual TLS.' });
 
 const retryFields = {
   attempts: integer(1, 10, 'Total tries including the first (1 = no retry).'),

@@ -5,6 +5,7 @@ import { auth, cache, callRetry, forEach, paginate, systemRetry, tls } from './c
 import { block, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
 import { buildFileBlock } from './file';
 import { inbound } from './inbound';
+import { buildPushBlock, PUSH_NAME_PATTERN } from './push';
 
 /**
  * Mapping format v1, declared once. Every later addition stays an optional key of an existing block, so
@@ -39,8 +40,8 @@ const outcome = block({
 }, { description: 'Checked in order after every call; the first rule whose condition is true decides the result.' });
 
 const outbox = block({
-  orderingKey: optional(expression('Events with the same key reach the ERP one after another, in the order they were accepted, e.g. input.workOrderNumber. Default: one key for the whole operation.')),
-  maxAgeMs: withDefault(integer(60_000, 30 * 86_400_000, 'How long an event that the ERP cannot take (unreachable, 408, 429, 5xx) is retried, in milliseconds, before it goes to the dead letters.'), 86_400_000),
+  orderingKey: optional(expression('Events with the same key are delivered one after another, in the order they were accepted, e.g. input.workOrderNumber. Default: one key for the whole operation (or push).')),
+  maxAgeMs: withDefault(integer(60_000, 30 * 86_400_000, 'How long an event that the receiving system cannot take (unreachable, 408, 429, 5xx) is retried, in milliseconds, before it goes to the dead letters.'), 86_400_000),
   onDeadLetter: withDefault(oneOfWords(['block', 'skip'], 'What a dead event does to later events of its key: block holds them until support staff retry or drop it (a cancellation must not overtake the placement it cancels); skip lets them go.'), 'block'),
 }, { description: 'How outbox delivery orders and retries the events of this operation.' });
 
@@ -65,7 +66,8 @@ const healthCheck = block({
   timeoutMs: withDefault(milliseconds('How long the check waits for an answer, in milliseconds.'), 2000),
 }, { description: "Ask the ERP in the engine's readiness check (/health/ready on the admin port): the engine is not ready while the ERP does not answer. Checked at most every few seconds, whatever the probe rate." });
 
-const system = block({
+/** The connectivity of a system the engine calls: the ERP under system:, the platform under platform:. */
+const connectivity = {
   baseUrl: text('Absolute http(s) URL every call path is appended to. ${VAR} reads an environment variable.'),
   headers: optional(Type.Record(Type.String(), Type.String(), { description: 'Headers sent with every call.' })),
   timeoutMs: withDefault(milliseconds('Default timeout of a call, in milliseconds.'), 10_000),
@@ -73,15 +75,19 @@ const system = block({
   auth: withDefault(auth, { type: 'none' }),
   tls: optional(tls),
   retry: withDefault(systemRetry, {} as Static<typeof systemRetry>),
-  maxConcurrency: withDefault(integer(1, 1024, 'Most requests in flight to the ERP at once, over all contract requests.'), 16),
+  maxConcurrency: withDefault(integer(1, 1024, 'Most requests in flight to the system at once, over all requests.'), 16),
   idempotencyHeader: withDefault(Type.Union([text('Header name.'), Type.Literal(false)], {
-    description: 'The header that carries the event id on every delivery attempt of an outbox event, so an ERP that supports idempotency keys drops a repeated delivery; false sends none.',
+    description: 'The header that carries the event id on every delivery attempt of an outbox event, so a system that supports idempotency keys drops a repeated delivery; false sends none.',
   }), 'Idempotency-Key'),
   requestIdHeader: withDefault(Type.Union([text('Header name.'), Type.Literal(false)], {
-    description: "The header that carries the platform request's id on every call to the ERP, so one request can be followed across both logs; false sends none.",
+    description: "The header that carries the request's id on every call, so one request can be followed across both logs; false sends none.",
   }), 'X-Request-Id'),
-  healthCheck: optional(healthCheck),
-}, { description: 'The external system (ERP).' });
+};
+
+const system = block({ ...connectivity, healthCheck: optional(healthCheck) }, { description: 'The external system (ERP).' });
+
+/** The same settings, read by the same code; no health check: pushes are stored while the platform is away. */
+const platform = block(connectivity, { description: "The warehouse platform's integration interface, which push endpoints deliver to: the same settings as system:." });
 
 const limits = block({
   expressionTimeoutMs: withDefault(milliseconds('Longest time one expression may run, in milliseconds.'), DEFAULT_EXPRESSION_LIMITS.timeoutMs),
@@ -103,6 +109,8 @@ export function buildMappingFormat() {
       description: 'Reusable JSONata functions of this mapping (no JavaScript). A function may call the functions defined above it.',
     })),
     operations: block(operations, { description: 'One entry per contract route the mapping answers.' }),
+    platform: optional(platform),
+    push: optional(Type.Record(Type.String({ pattern: PUSH_NAME_PATTERN }), buildPushBlock(call, outbox), { description: 'Push endpoints: the ERP pushes to POST /push/<name>, the engine delivers to the platform. Needs platform:.' })),
   }, { description: 'Adapter engine mapping file, format v1.' });
 }
 
@@ -110,6 +118,8 @@ export type OperationDocument = Static<ReturnType<typeof buildOperation>>;
 export type CallDocument = Static<typeof call>;
 export type OutcomeDocument = Static<typeof outcome>;
 export type SystemDocument = Static<typeof system>;
+export type PlatformDocument = Static<typeof platform>;
+export type PushDocument = Static<ReturnType<typeof buildPushBlock<typeof call, typeof outbox>>>;
 export type AuthDocument = Static<typeof auth>;
 export type InboundDocument = Static<typeof inbound>;
 export type TlsDocument = Static<typeof tls>;

@@ -17,6 +17,7 @@ interface Schema {
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: Schema | boolean;
+  patternProperties?: Record<string, Schema>;
   items?: Schema;
   oneOf?: Schema[];
   anyOf?: Schema[];
@@ -62,8 +63,17 @@ function table(title: string, schema: Schema, skip: readonly string[] = []): str
   return [`### ${title}`, '', schema.description ?? '', '', '| setting | type | default | description |', '|---|---|---|---|', ...rows, ''].join('\n');
 }
 
+/** The settings every entry of a `names to values` block takes (push.<name>), when they are a block. */
+function entryOf(schema: Schema): Schema | undefined {
+  const [entry] = typeof schema.additionalProperties === 'object' ? [schema.additionalProperties] : Object.values(schema.patternProperties ?? {});
+  return entry?.properties ? entry : undefined;
+}
+
+/** Blocks a push shares with the operations: listed once, under operations. */
+const SHARED_WITH_OPERATIONS = ['calls', 'outbox'];
+
 /** Every block under `schema`, depth first, each with the dotted path an integrator writes. */
-function blocks(title: string, schema: Schema, out: string[], skip: readonly string[] = []): void {
+function blocks(title: string, schema: Schema, out: string[], skip: readonly string[] = [], shared: readonly string[] = []): void {
   if (schema.oneOf && schema.discriminator) {
     const key = schema.discriminator.propertyName;
     out.push(`### ${title}`, '', schema.description ?? '', '');
@@ -76,7 +86,12 @@ function blocks(title: string, schema: Schema, out: string[], skip: readonly str
   if (!schema.properties) return;
   out.push(table(title, schema, skip));
   for (const [name, property] of Object.entries(schema.properties)) {
-    if (skip.includes(name)) continue;
+    if (skip.includes(name) || shared.includes(name)) continue;
+    const entry = entryOf(property);
+    if (entry) {
+      blocks(`${title === TOP ? '' : `${title}.`}${name}.&lt;name&gt;`, entry, out, [], SHARED_WITH_OPERATIONS);
+      continue;
+    }
     const child = property.type === 'array' && property.items ? property.items : property;
     const at = `${title === TOP ? '' : `${title}.`}${name}${property.type === 'array' ? '[]' : ''}`;
     if (child.properties || (child.oneOf && child.discriminator)) blocks(at, child, out);

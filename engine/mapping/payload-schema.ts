@@ -1,0 +1,38 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Validator } from '../contract/schema-registry';
+import type { Problem } from '../errors';
+
+/**
+ * The JSON Schema a mapping declares for a push's payload. Not the contract's validators: the schema is
+ * the integrator's (often copied from the ERP's documentation, with annotations AJV's strict mode would
+ * refuse), and the messages speak of the push, not of the contract. Every problem is listed, up to 100.
+ */
+const PROBLEM_LIMIT = 100;
+
+function problemOf(error: ErrorObject): Problem {
+  const at = error.instancePath;
+  switch (error.keyword) {
+    case 'required':
+      return { path: `${at}/${(error.params as { missingProperty: string }).missingProperty}`, message: 'is required' };
+    case 'additionalProperties':
+      return { path: `${at}/${(error.params as { additionalProperty: string }).additionalProperty}`, message: 'is not allowed here' };
+    case 'enum':
+      return { path: at || '/', message: `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}` };
+    default:
+      return { path: at || '/', message: error.message ?? 'is invalid' };
+  }
+}
+
+/** Throws (with AJV's reason) when `schema` is not a JSON Schema. */
+export function compilePayloadSchema(schema: Record<string, unknown>): Validator {
+  const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
+  addFormats(ajv);
+  const validate = ajv.compile(structuredClone(schema));
+  return (value, limit = PROBLEM_LIMIT) => {
+    if (validate(value)) return [];
+    const problems = (validate.errors ?? []).map(problemOf);
+    if (problems.length <= limit) return problems;
+    return [...problems.slice(0, limit), { path: '', message: `and ${problems.length - limit} more problems` }];
+  };
+}
