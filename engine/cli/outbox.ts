@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../errors';
-import type { EventStatus, OutboxStore, StoredEvent } from '../outbox/store';
+import type { EventKind, EventStatus, OutboxStore, StoredEvent } from '../outbox/store';
 import { openOutboxStore } from '../server/outbox-store';
 import { out, prettyJson, table } from './output';
 import { usageError } from './usage';
@@ -16,6 +16,7 @@ interface StoreOptions {
 }
 
 const STATUSES: readonly EventStatus[] = ['pending', 'dead', 'delivered', 'dropped'];
+const KINDS: readonly EventKind[] = ['event', 'push'];
 const DEFAULT_STATE_DIR = '.adapter-state';
 
 async function withStore<T>(options: StoreOptions, work: (store: OutboxStore) => Promise<T>): Promise<T> {
@@ -43,11 +44,12 @@ function parseAge(text: string): number {
 
 function summary(event: StoredEvent, now: number): string[] {
   const last = event.last ? `${event.last.status ?? ''} ${event.last.error}`.trim() : '';
-  return [event.id, event.status, event.mapping, event.operation, event.orderingKey, age(now - event.acceptedAt), String(event.attempts), last.length > 80 ? `${last.slice(0, 79)}…` : last];
+  return [event.id, event.status, event.kind, event.mapping, event.operation, event.orderingKey, age(now - event.acceptedAt), String(event.attempts), last.length > 80 ? `${last.slice(0, 79)}…` : last];
 }
 
 interface ListOptions extends StoreOptions {
   status: string;
+  kind?: string;
   mapping?: string;
   operation?: string;
   key?: string;
@@ -59,11 +61,12 @@ async function list(options: ListOptions): Promise<number> {
   const status = options.status.split(',').map((word) => word.trim()) as EventStatus[];
   const unknown = status.filter((word) => !STATUSES.includes(word));
   if (unknown.length > 0) usageError(`--status takes ${STATUSES.join(', ')}; got ${unknown.join(', ')}`);
+  if (options.kind !== undefined && !KINDS.includes(options.kind as EventKind)) usageError(`--kind takes ${KINDS.join(' or ')}; got ${options.kind}`);
   const limit = Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1) usageError(`--limit must be a whole number above 0, got "${options.limit}"`);
   const now = Date.now();
   const events = await withStore(options, (store) => store.list({
-    status, mapping: options.mapping, operation: options.operation, orderingKey: options.key, limit,
+    status, kind: options.kind as EventKind | undefined, mapping: options.mapping, operation: options.operation, orderingKey: options.key, limit,
     acceptedBefore: options.olderThan === undefined ? undefined : now - parseAge(options.olderThan),
   }));
   if (options.json) {
@@ -74,7 +77,7 @@ async function list(options: ListOptions): Promise<number> {
     out.line(`no ${status.join(' or ')} events`);
     return EXIT_CODES.OK;
   }
-  for (const line of table([['id', 'status', 'mapping', 'operation', 'key', 'age', 'attempts', 'last answer'], ...events.map((event) => summary(event, now))])) out.line(line);
+  for (const line of table([['id', 'status', 'kind', 'mapping', 'operation', 'key', 'age', 'attempts', 'last answer'], ...events.map((event) => summary(event, now))])) out.line(line);
   return EXIT_CODES.OK;
 }
 
@@ -120,19 +123,20 @@ export function registerOutbox(program: Command, run: (work: Promise<number>) =>
   const outbox = program
     .command('outbox')
     .summary('look at and decide about the events waiting for delivery')
-    .description('Events of operations with delivery: outbox, as `serve` keeps them: in PostgreSQL when DATABASE_URL is set, else in SQLite under --state-dir.\n\nA dead event blocks the later events of its key (onDeadLetter: block) until it is retried after a fix, or dropped with a reason.');
+    .description('Events of operations with delivery: outbox (kind event, to the ERP) and of push endpoints (kind push, to the platform; the operation is the push\'s name), as `serve` keeps them: in PostgreSQL when DATABASE_URL is set, else in SQLite under --state-dir.\n\nA dead event blocks the later events of its key (onDeadLetter: block) until it is retried after a fix, or dropped with a reason.');
   const storeOptions = (command: Command) => command
     .option('--state-dir <dir>', 'the state directory serve uses', process.env.ADAPTER_STATE_DIR ?? DEFAULT_STATE_DIR)
     .option('--json', 'print JSON');
   storeOptions(outbox.command('list').description('list events, oldest first')
     .option('--status <list>', `comma-separated: ${STATUSES.join(', ')}`, 'pending,dead')
+    .option('--kind <kind>', 'only events (the platform\'s, to the ERP) or pushes (the ERP\'s, to the platform): event or push')
     .option('--mapping <name>', 'only this mapping')
-    .option('--operation <id>', 'only this operation, e.g. ConfirmPutWallPlacement')
+    .option('--operation <id>', 'only this operation, e.g. ConfirmPutWallPlacement, or push name')
     .option('--key <key>', 'only this ordering key')
     .option('--older-than <age>', 'only events accepted before this long ago: 30m, 2h, 3d')
     .option('--limit <n>', 'at most this many', '100'))
     .action((options: ListOptions) => run(list(options)));
-  storeOptions(outbox.command('show').description('one event: its input, attempts and the ERP\'s last answer').argument('<id>', 'event id'))
+  storeOptions(outbox.command('show').description('one event: its input, attempts and the receiver\'s last answer').argument('<id>', 'event id'))
     .action((id: string, options: StoreOptions) => run(show(id, options)));
   storeOptions(outbox.command('retry').description('make dead events pending again (after fixing the cause)').argument('<ids...>', 'event ids'))
     .action((ids: string[], options: StoreOptions) => run(retry(ids, options)));

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { OperationFailure } from '../errors';
 import type { Logger } from '../log';
-import type { FlowOperation, Mapping } from '../mapping/model';
+import type { CallSpec, FlowOperation, Mapping, OutboxSpec, PushSpec } from '../mapping/model';
 import type { AttemptOutcome, OutboxStore, StoredEvent } from '../outbox/store';
 
 /**
- * Delivers the outbox's events to the ERP in the background, through each operation's normal calls.
+ * Delivers the outbox's events in the background: the platform's events to the ERP through each
+ * operation's normal calls, the ERP's pushes to the platform through each push's calls.
  * An answer that says "not now" (no answer, 408, 429, 5xx, a deadline, a token endpoint down) is retried
  * with backoff until the operation's maxAgeMs; an answer that says "never" (400, 409, 422, an input the
  * mapping cannot send) goes to the dead letters at once, with the ERP's answer kept for support staff.
@@ -40,8 +41,13 @@ export function backoffMs(attempts: number, random: () => number = Math.random):
   return Math.round(base * (0.5 + random() / 2));
 }
 
-/** How long a claim lasts: the longest one delivery of the operation can take, and a margin. */
-export function leaseFor(operation: FlowOperation): number {
+/** What one stored event is delivered by: an outbox operation (to the ERP) or a push (to the platform). */
+export type DeliveryTarget =
+  | { readonly kind: 'event'; readonly operation: FlowOperation }
+  | { readonly kind: 'push'; readonly push: PushSpec };
+
+/** How long a claim lasts: the longest one delivery of the operation (or push) can take, and a margin. */
+export function leaseFor(operation: { readonly calls: readonly CallSpec[]; readonly deadlineMs?: number }): number {
   const calls = operation.calls.reduce((sum, call) => sum + call.timeoutMs * call.retry.attempts + (call.retry.attempts - 1) * call.retry.maxDelayMs, 0);
   return Math.min(operation.deadlineMs ?? calls, calls) + LEASE_MARGIN_MS;
 }
@@ -55,8 +61,8 @@ export interface DeliveryDeps {
   readonly store: OutboxStore;
   /** The mappings served now (a reload changes them). */
   readonly mappings: () => readonly Mapping[];
-  /** Sends one event through its operation's calls; throws OperationFailure as a request would. */
-  readonly deliver: (mapping: Mapping, operation: FlowOperation, event: StoredEvent, deadlineMs: number) => Promise<void>;
+  /** Sends one event through its operation's (or push's) calls; throws OperationFailure as a request would. */
+  readonly deliver: (mapping: Mapping, target: DeliveryTarget, event: StoredEvent, deadlineMs: number) => Promise<void>;
   readonly log: Logger;
   readonly now?: () => number;
   readonly onSettled?: (event: StoredEvent, verdict: Verdict['kind']) => void;
@@ -74,10 +80,29 @@ export interface Deliverer {
   stop(): Promise<void>;
 }
 
-function findOperation(mappings: readonly Mapping[], event: StoredEvent): { mapping: Mapping; operation: FlowOperation } | undefined {
+interface Found {
+  readonly mapping: Mapping;
+  readonly target: DeliveryTarget;
+  readonly outbox: OutboxSpec;
+}
+
+function findTarget(mappings: readonly Mapping[], event: StoredEvent): Found | undefined {
   const mapping = mappings.find((candidate) => candidate.name === event.mapping);
-  const operation = mapping?.operations.get(event.operation);
-  return mapping && operation?.mode === 'flow' && operation.outbox ? { mapping, operation } : undefined;
+  if (!mapping) return undefined;
+  if (event.kind === 'push') {
+    const push = mapping.pushes.get(event.operation);
+    return push && mapping.platform ? { mapping, target: { kind: 'push', push }, outbox: push.outbox } : undefined;
+  }
+  const operation = mapping.operations.get(event.operation);
+  return operation?.mode === 'flow' && operation.outbox ? { mapping, target: { kind: 'event', operation }, outbox: operation.outbox } : undefined;
+}
+
+/** Everything the served mappings deliver through the outbox, for the lease of a claim. */
+function deliverables(mappings: readonly Mapping[]): { readonly calls: readonly CallSpec[]; readonly deadlineMs?: number }[] {
+  return mappings.flatMap((mapping) => [
+    ...[...mapping.operations.values()].filter((operation): operation is FlowOperation => operation.mode === 'flow' && operation.outbox !== undefined),
+    ...mapping.pushes.values(),
+  ]);
 }
 
 export function createDeliverer(deps: DeliveryDeps): Deliverer {
@@ -97,36 +122,36 @@ export function createDeliverer(deps: DeliveryDeps): Deliverer {
     } else if (verdict.kind === 'retry' && at - event.acceptedAt + backoffMs(event.attempts) < maxAgeMs) {
       const wait = Math.max(verdict.retryAfterMs ?? 0, backoffMs(event.attempts));
       await deps.store.retryLater(event.id, owner, at + wait, verdict.outcome);
-      deps.log.warn({ event: event.id, requestId: event.requestId, mapping: event.mapping, operation: event.operation, attempts: event.attempts, retryInMs: wait, error: verdict.outcome.error }, 'outbox delivery failed; retrying later');
+      deps.log.warn({ event: event.id, kind: event.kind, requestId: event.requestId, mapping: event.mapping, operation: event.operation, attempts: event.attempts, retryInMs: wait, error: verdict.outcome.error }, 'outbox delivery failed; retrying later');
     } else {
       const why = verdict.kind === 'retry' ? { ...verdict.outcome, error: `not delivered within maxAgeMs (${maxAgeMs} ms): ${verdict.outcome.error}` } : verdict.outcome;
       await deps.store.dead(event.id, owner, at, why);
-      deps.log.error({ event: event.id, requestId: event.requestId, mapping: event.mapping, operation: event.operation, attempts: event.attempts, status: why.status, error: why.error }, 'outbox event is dead: it waits for support staff (adapter-engine outbox show/retry/drop)');
+      deps.log.error({ event: event.id, kind: event.kind, requestId: event.requestId, mapping: event.mapping, operation: event.operation, attempts: event.attempts, status: why.status, error: why.error }, 'outbox event is dead: it waits for support staff (adapter-engine outbox show/retry/drop)');
     }
     deps.onSettled?.(event, verdict.kind === 'retry' && at - event.acceptedAt + backoffMs(event.attempts) >= maxAgeMs ? 'dead' : verdict.kind);
   }
 
   async function deliverOne(event: StoredEvent, leaseMs: number): Promise<void> {
-    const found = findOperation(deps.mappings(), event);
+    const found = findTarget(deps.mappings(), event);
     if (!found) {
       // A reload removed the mapping or changed the operation: keep the event until it is back, or support staff decide.
-      await deps.store.retryLater(event.id, owner, now() + 60_000, { error: `mapping "${event.mapping}" no longer delivers ${event.operation} through the outbox` });
+      const what = event.kind === 'push' ? `the push ${event.operation} to the platform` : `${event.operation} through the outbox`;
+      await deps.store.retryLater(event.id, owner, now() + 60_000, { error: `mapping "${event.mapping}" no longer delivers ${what}` });
       return;
     }
     let verdict: Verdict;
     try {
-      await deps.deliver(found.mapping, found.operation, event, leaseMs - LEASE_MARGIN_MS);
+      await deps.deliver(found.mapping, found.target, event, leaseMs - LEASE_MARGIN_MS);
       verdict = { kind: 'delivered' };
     } catch (error) {
       verdict = verdictOf(error);
       if (!(error instanceof OperationFailure)) deps.log.error({ err: error, event: event.id }, 'engine fault while delivering an outbox event');
     }
-    await settle(event, verdict, found.operation.outbox?.maxAgeMs ?? 86_400_000);
+    await settle(event, verdict, found.outbox.maxAgeMs);
   }
 
   async function runOnce(): Promise<number> {
-    const operations = deps.mappings().flatMap((mapping) => [...mapping.operations.values()]).filter((operation): operation is FlowOperation => operation.mode === 'flow' && operation.outbox !== undefined);
-    const leaseMs = Math.max(LEASE_MARGIN_MS * 2, ...operations.map(leaseFor));
+    const leaseMs = Math.max(LEASE_MARGIN_MS * 2, ...deliverables(deps.mappings()).map(leaseFor));
     const events = await deps.store.claimDue({ now: now(), limit: batch, leaseMs, owner });
     await Promise.all(events.map((event) => {
       const work = deliverOne(event, leaseMs).catch((error: unknown) => deps.log.error({ err: error, event: event.id }, 'the outbox store failed while settling a delivery; the event is delivered again after its lease'));

@@ -15,15 +15,18 @@ import { dispatch, failureOutcome, type PreparedRoute } from './dispatch';
 import { createErpProber, type ErpProbe } from './erp-probe';
 import { createDeliverer, verdictOf, type Deliverer, type Verdict } from './delivery';
 import { evaluateAt } from '../mapping/evaluate';
-import type { FlowOperation, OutboxSpec } from '../mapping/model';
+import type { FlowOperation, OutboxSpec, PushSpec, SystemSpec } from '../mapping/model';
 import type { OutboxStore } from '../outbox/store';
 import { runFlow } from '../pipeline/run-operation';
+import { deliverPush } from '../pipeline/run-push';
 import { addExpressionStats, type ExpressionTotals } from './expression-stats';
 import { checkInbound } from './inbound-auth';
 import { createMappingSet, type MappingSet } from './mapping-set';
 import { NO_METER, type Meter } from './meter';
 import { readInput, type EngineRequest } from './request';
 import { createRouteTable } from './routing';
+import { pushNameOf } from './push';
+import { createPushServer, type PushBody } from './push-request';
 import type { CallReport } from '../pipeline/fetch-call';
 
 /**
@@ -76,17 +79,19 @@ export interface EngineAnswer {
   readonly requestId: string;
   /** 200 with an envelope for every contract route; 404 or 405 with `{ error }` for anything else. */
   readonly status: number;
-  readonly body: Envelope | { readonly error: string };
+  readonly body: Envelope | { readonly error: string } | PushBody;
   readonly headers: Readonly<Record<string, string>>;
   readonly mapping?: Mapping;
   readonly route?: RouteSpec;
+  /** A push endpoint's request (POST /push/<name>): the push it reached. */
+  readonly push?: PushSpec;
   readonly outcome?: Outcome;
   readonly envelope?: Envelope;
   /** Why the outcome is a failure, in the engine's words (also in validationStatus). */
   readonly failure?: { readonly kind: FailureKind; readonly message: string; readonly problems: readonly Problem[] };
   /** A fault inside the engine itself (a bug): logged, answered as the route's failure, kept for the CLI's bug report. */
   readonly fault?: unknown;
-  /** `outbox: 'inline'` only: what the background delivery of an outbox event would do. */
+  /** `outbox: 'inline'` only: what the background delivery of an outbox event (or a push's events) would do. */
   readonly delivery?: { readonly verdict: Verdict['kind']; readonly message?: string };
   readonly durationMs: number;
 }
@@ -120,6 +125,8 @@ export interface Engine {
   /** Background delivery of the outbox's events; undefined without a store. close() stops it. */
   readonly deliverer?: Deliverer;
   handle(request: EngineRequest, options?: RunOptions): Promise<EngineAnswer>;
+  /** Whether the path is a push endpoint's, whose raw body the server keeps (a signature covers the bytes). */
+  isPushPath(path: string): boolean;
   /** The request whose code is running now, if any. */
   currentRequest(): RequestContext | undefined;
   /** Connections to ERPs held now (one per distinct `system:`). */
@@ -151,6 +158,7 @@ export function createEngine(deps: EngineDeps): Engine {
       for (const operation of mapping.operations.values()) {
         if (operation.mode === 'flow' && operation.outbox) throw new Error(`mapping "${mapping.name}" delivers ${operation.route.operationId} through the outbox, but the engine has no outbox store (serve: --state-dir or DATABASE_URL)`);
       }
+      if (mapping.pushes.size > 0) throw new Error(`mapping "${mapping.name}" has push endpoints, delivered through the outbox, but the engine has no outbox store (serve: --state-dir or DATABASE_URL)`);
     }
   };
   requireStore(deps.mappings);
@@ -169,15 +177,18 @@ export function createEngine(deps: EngineDeps): Engine {
     mappings: () => served.mappings,
     log,
     now: wallClock,
-    deliver: async (mapping, operation, event, deadlineMs) => {
+    deliver: async (mapping, target, event, deadlineMs) => {
       const eventLog = log.child({ requestId: event.requestId, mapping: mapping.name, event: event.id });
-      await runFlow(operation, event.input, undefined, {
-        connection: pool.connectionFor(mapping.system), log: eventLog, requestId: event.requestId, idempotencyKey: event.id,
-        deadlineMs: Math.min(deadlineMs, operation.deadlineMs ?? deadlineMs),
-        onCall: (report) => meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds }),
-      });
+      const onCall = (report: CallReport) => meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds });
+      const common = { log: eventLog, requestId: event.requestId, idempotencyKey: event.id, onCall };
+      if (target.kind === 'push') {
+        await deliverPush(target.push, event.input, { ...common, connection: pool.connectionFor(mapping.platform as SystemSpec), deadlineMs: Math.min(deadlineMs, target.push.deadlineMs ?? deadlineMs) });
+        return;
+      }
+      const { operation } = target;
+      await runFlow(operation, event.input, undefined, { ...common, connection: pool.connectionFor(mapping.system), deadlineMs: Math.min(deadlineMs, operation.deadlineMs ?? deadlineMs) });
     },
-    onSettled: (event, verdict) => meter.outboxSettled({ mapping: event.mapping, operation: event.operation, verdict }),
+    onSettled: (event, verdict) => meter.outboxSettled({ mapping: event.mapping, kind: event.kind, operation: event.operation, verdict }),
   });
 
   /** Stores an outbox event; the platform's answer waits for this and only this. */
@@ -198,6 +209,9 @@ export function createEngine(deps: EngineDeps): Engine {
     }
     deliverer?.wake();
   }
+  const servePush = createPushServer({
+    store, checkAuth: checkInboundAuth, now: wallClock, log, meter, connection: (system) => pool.connectionFor(system), stored: () => deliverer?.wake(),
+  });
   const prepared = new Map<RouteSpec, PreparedRoute>(
     ROUTES.map((route) => [route, {
       route,
@@ -211,6 +225,9 @@ export function createEngine(deps: EngineDeps): Engine {
     for (const mapping of mappings) {
       if (mapping.system.tls?.insecureSkipVerify) {
         log.warn({ mapping: mapping.name, setting: 'system.tls.insecureSkipVerify' }, 'TLS certificate checking toward the ERP is OFF: anyone on the network path can read and change the traffic, credentials included');
+      }
+      if (mapping.platform?.tls?.insecureSkipVerify) {
+        log.warn({ mapping: mapping.name, setting: 'platform.tls.insecureSkipVerify' }, 'TLS certificate checking toward the platform is OFF: anyone on the network path can read and change the traffic, credentials included');
       }
     }
   };
@@ -226,6 +243,12 @@ export function createEngine(deps: EngineDeps): Engine {
     const located = served.locate(request.path);
     if ('error' in located) return notFound(located.error);
     const { mapping } = located;
+    const pushName = pushNameOf(located.rest);
+    if (pushName !== undefined) {
+      // The ERP's door: the push's own credentials, not the platform's (inbound.auth).
+      const served = await servePush(mapping, pushName, request, requestId, seconds, options.observer);
+      return { requestId, ...served, mapping, durationMs: clock.now() - started };
+    }
     if (checkInboundAuth) {
       const verdict = checkInbound(mapping.inbound.auth, request.headers ?? {}, `adapter-engine/${mapping.name}`);
       if (!verdict.ok) {
@@ -308,7 +331,7 @@ export function createEngine(deps: EngineDeps): Engine {
       addExpressionStats(served.mappings.filter((mapping) => !mappings.includes(mapping)), retired);
       served = next;
       bodyLimitBytes = requestBodyLimit(mappings);
-      pool.keepOnly(mappings.map((mapping) => mapping.system));
+      pool.keepOnly(mappings.flatMap((mapping) => (mapping.platform ? [mapping.system, mapping.platform] : [mapping.system])));
     },
     expressionStats: () => addExpressionStats(served.mappings, { ...retired }),
     probeErp,
@@ -326,6 +349,10 @@ export function createEngine(deps: EngineDeps): Engine {
       } finally {
         meter.inFlight(-1);
       }
+    },
+    isPushPath(path) {
+      const located = served.locate(path);
+      return !('error' in located) && pushNameOf(located.rest) !== undefined;
     },
     currentRequest: () => context.getStore(),
     get connectionCount() {

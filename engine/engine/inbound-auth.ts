@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { InboundAuthSpec } from '../mapping/model';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { InboundAuthSpec, PushAuthSpec } from '../mapping/model';
 
 /**
  * Checks the platform's credentials before a request reaches a mapping. Every comparison runs over
@@ -7,7 +7,8 @@ import type { InboundAuthSpec } from '../mapping/model';
  * neither a key's length nor its position in the list shows in the response time.
  */
 
-export type RefusalReason = 'missing' | 'invalid';
+/** stale: a signed push whose timestamp is outside the tolerance (a replay, or a clock far off). */
+export type RefusalReason = 'missing' | 'invalid' | 'stale';
 
 export type InboundVerdict =
   | { readonly ok: true }
@@ -64,4 +65,40 @@ export function checkInbound(auth: InboundAuthSpec, headers: RequestHeaders, rea
       return accepted ? { ok: true } : { ok: false, reason: 'invalid', challenge, message: 'the user name or password is not accepted' };
     }
   }
+}
+
+type HmacSpec = Extract<PushAuthSpec, { type: 'hmac' }>;
+
+/**
+ * An HMAC signature of the raw body, with the timestamp in front ("<timestamp>.<body>") when the mapping
+ * names a timestamp header: a captured request replayed after the tolerance is refused, and changing its
+ * timestamp breaks the signature. Every secret is tried (no early exit), over digests, in constant time.
+ */
+function checkSignature(auth: HmacSpec, headers: RequestHeaders, rawBody: Buffer, nowMs: number): InboundVerdict {
+  const challenge = `Signature header="${auth.header}", algorithm="hmac-${auth.algorithm}"`;
+  const refuse = (reason: RefusalReason, message: string): InboundVerdict => ({ ok: false, reason, challenge, message });
+  const given = headerValue(headers, auth.header);
+  if (given === undefined || given === '') return refuse('missing', `sign the body and send the signature in the ${auth.header} header`);
+  let signed = rawBody;
+  if (auth.timestampHeader !== undefined) {
+    const stamp = headerValue(headers, auth.timestampHeader);
+    if (stamp === undefined || !/^\d{1,12}$/.test(stamp)) return refuse('missing', `send the signing time (Unix seconds) in the ${auth.timestampHeader} header`);
+    if (Math.abs(nowMs / 1000 - Number(stamp)) > auth.toleranceSeconds) {
+      return refuse('stale', `the ${auth.timestampHeader} time is more than ${auth.toleranceSeconds} seconds from the engine's clock; sign again when sending (a replayed request is refused)`);
+    }
+    signed = Buffer.concat([Buffer.from(`${stamp}.`, 'utf8'), rawBody]);
+  }
+  const text = given.startsWith(auth.prefix) ? given.slice(auth.prefix.length).trim() : '';
+  const givenDigest = digest(auth.encoding === 'hex' ? text.toLowerCase() : text);
+  let accepted = false;
+  for (const secret of auth.secrets) {
+    const expected = createHmac(auth.algorithm, secret.reveal()).update(signed).digest(auth.encoding);
+    accepted = sameText(givenDigest, expected) || accepted;
+  }
+  return accepted ? { ok: true } : refuse('invalid', `the signature in the ${auth.header} header does not match the body`);
+}
+
+/** A push's credentials: the platform's kinds (API key, Basic) or a signature of the raw body. */
+export function checkPush(auth: PushAuthSpec, headers: RequestHeaders, rawBody: Buffer, nowMs: number, realm: string): InboundVerdict {
+  return auth.type === 'hmac' ? checkSignature(auth, headers, rawBody, nowMs) : checkInbound(auth, headers, realm);
 }

@@ -13,6 +13,8 @@ export interface EngineRequest {
   readonly query?: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** The parsed JSON body; `undefined` when there was none. */
   readonly body?: unknown;
+  /** The body's bytes as they came, kept for push endpoints only (a signature covers them); contract routes get `body`. */
+  readonly rawBody?: Buffer;
   /** Why the body could not be read (not JSON, too large); the route answers its input failure. */
   readonly bodyError?: BodyError;
   /** The caller's request id (`X-Request-Id`); the engine makes one when absent. */

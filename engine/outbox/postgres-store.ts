@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type {
-  AttemptOutcome, ClaimOptions, EventStatus, ListFilter, NewEvent, OutboxStats, OutboxStore, StoredEvent,
+  AttemptOutcome, ClaimOptions, EventKind, EventStatus, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
 
 /**
@@ -24,7 +24,7 @@ import type {
  *   nothing and needs no locks, by the argument above.
  */
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 /** Each step brings the schema from version i to i + 1; `$S` is the quoted schema. */
 const MIGRATIONS: readonly string[] = [
@@ -50,11 +50,22 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX outbox_events_pending ON $S.outbox_events (seq) WHERE status = 'pending';
    CREATE INDEX outbox_events_key_seq ON $S.outbox_events (mapping, ordering_key, seq);
    CREATE INDEX outbox_events_settled ON $S.outbox_events (settled_at) WHERE status IN ('delivered', 'dropped');`,
+  // 2: the ERP's pushes, delivered to the platform, share the table; a push's idempotency key is kept with its event ids.
+  `ALTER TABLE $S.outbox_events ADD COLUMN kind text NOT NULL DEFAULT 'event' CHECK (kind IN ('event', 'push'));
+   CREATE TABLE $S.outbox_push_receipts (
+     mapping text NOT NULL,
+     push text NOT NULL,
+     idempotency_key text NOT NULL,
+     event_ids json NOT NULL,
+     accepted_at bigint NOT NULL,
+     PRIMARY KEY (mapping, push, idempotency_key)
+   );
+   CREATE INDEX outbox_push_receipts_accepted ON $S.outbox_push_receipts (accepted_at);`,
 ];
 
 type Int8 = string | number;
 interface EventRow {
-  seq: Int8; id: string; mapping: string; operation: string; ordering_key: string; input: unknown;
+  seq: Int8; id: string; kind: EventKind; mapping: string; operation: string; ordering_key: string; input: unknown;
   request_id: string; accepted_at: Int8; blocks_key_when_dead: boolean; status: EventStatus; attempts: number;
   next_attempt_at: Int8; last: AttemptOutcome | null; settled_at: Int8 | null; drop_reason: string | null;
 }
@@ -62,6 +73,7 @@ interface EventRow {
 function toEvent(row: EventRow): StoredEvent {
   return {
     id: row.id,
+    kind: row.kind,
     mapping: row.mapping,
     operation: row.operation,
     orderingKey: row.ordering_key,
@@ -93,7 +105,7 @@ function redact(url: string): string {
   }
 }
 
-const COLUMNS = `seq, id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
+const COLUMNS = `seq, id, kind, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
   status, attempts, next_attempt_at, last, settled_at, drop_reason`;
 const SETTLE = `lease_owner = NULL, lease_until = NULL`;
 
@@ -134,6 +146,17 @@ export async function openPostgresStore(url: string, options: { schema?: string 
   await migrate(pool, schema, S, location).catch(async (err: unknown) => { await pool.end(); throw err; });
   let closed = false;
 
+  const R = `${S}.outbox_push_receipts`;
+  // The key's lock is taken (materialized CTE) before the row, and its seq, is made; it is held to commit.
+  const INSERT_EVENT = `WITH key_lock AS MATERIALIZED (
+      SELECT pg_advisory_xact_lock(hashtext('outbox-key:' || $10::text), hashtext($2::text || '/' || $4::text)))
+    INSERT INTO ${T} (id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
+      status, attempts, next_attempt_at, kind)
+    SELECT $1::text, $2::text, $3::text, $4::text, $5::json, $6::text, $7::bigint, $8::boolean, 'pending', 0, $9::bigint, $11::text
+    FROM key_lock RETURNING ${COLUMNS}`;
+  const insertParams = (event: NewEvent) => [event.id, event.mapping, event.operation, event.orderingKey,
+    event.input === undefined ? null : JSON.stringify(event.input), event.requestId, event.acceptedAt,
+    event.blocksKeyWhenDead, event.acceptedAt, schema, event.kind ?? 'event'];
   const run = async <R extends pg.QueryResultRow = EventRow>(sql: string, params: unknown[] = []) => pool.query<R>(sql, params);
   const changed = async (sql: string, params: unknown[]) => (await run(sql, params)).rowCount === 1;
 
@@ -141,17 +164,34 @@ export async function openPostgresStore(url: string, options: { schema?: string 
     location: schema === 'public' ? location : `${location} (schema ${schema})`,
 
     async enqueue(event: NewEvent): Promise<StoredEvent> {
-      const input = event.input === undefined ? null : JSON.stringify(event.input);
-      // The lock is taken (materialized CTE) before the row, and its seq, is made; it is held to commit.
-      const { rows } = await run(`WITH key_lock AS MATERIALIZED (
-          SELECT pg_advisory_xact_lock(hashtext('outbox-key:' || $10::text), hashtext($2::text || '/' || $4::text)))
-        INSERT INTO ${T} (id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
-          status, attempts, next_attempt_at)
-        SELECT $1::text, $2::text, $3::text, $4::text, $5::json, $6::text, $7::bigint, $8::boolean, 'pending', 0, $9::bigint
-        FROM key_lock RETURNING ${COLUMNS}`,
-      [event.id, event.mapping, event.operation, event.orderingKey, input, event.requestId, event.acceptedAt,
-        event.blocksKeyWhenDead, event.acceptedAt, schema]);
+      const { rows } = await run(INSERT_EVENT, insertParams(event));
       return toEvent(rows[0]);
+    },
+
+    async enqueuePush(push: NewPush): Promise<PushReceipt> {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        // Two resends of one push at once: the second waits here and then finds the first one's receipt.
+        await client.query(`SELECT pg_advisory_xact_lock(hashtext('outbox-push:' || $1::text), hashtext($2::text || '/' || $3::text || '/' || $4::text))`, [schema, push.mapping, push.push, push.idempotencyKey]);
+        const earlier = await client.query<{ event_ids: string[] }>(`SELECT event_ids FROM ${R} WHERE mapping = $1 AND push = $2 AND idempotency_key = $3`, [push.mapping, push.push, push.idempotencyKey]);
+        if (earlier.rows.length > 0) {
+          await client.query('COMMIT');
+          return { eventIds: earlier.rows[0].event_ids, duplicate: true };
+        }
+        // Each insert takes its key's lock (held to commit), so the push's events commit in seq order with the key's others.
+        for (const event of push.events) await client.query(INSERT_EVENT, insertParams(event));
+        const eventIds = push.events.map((event) => event.id);
+        await client.query(`INSERT INTO ${R} (mapping, push, idempotency_key, event_ids, accepted_at) VALUES ($1, $2, $3, $4::json, $5)`,
+          [push.mapping, push.push, push.idempotencyKey, JSON.stringify(eventIds), push.acceptedAt]);
+        await client.query('COMMIT');
+        return { eventIds, duplicate: false };
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
     },
 
     async claimDue(claim: ClaimOptions): Promise<StoredEvent[]> {
@@ -208,6 +248,7 @@ export async function openPostgresStore(url: string, options: { schema?: string 
         if (filter.status.length === 0) return [];
         add('status = ANY(?::text[])', filter.status);
       }
+      if (filter.kind !== undefined) add('kind = ?', filter.kind);
       if (filter.mapping !== undefined) add('mapping = ?', filter.mapping);
       if (filter.operation !== undefined) add('operation = ?', filter.operation);
       if (filter.orderingKey !== undefined) add('ordering_key = ?', filter.orderingKey);
@@ -230,6 +271,8 @@ export async function openPostgresStore(url: string, options: { schema?: string 
 
     async purge(before: number): Promise<number> {
       const result = await run(`DELETE FROM ${T} WHERE status IN ('delivered', 'dropped') AND settled_at < $1`, [before]);
+      await run(`DELETE FROM ${R} r WHERE r.accepted_at < $1 AND NOT EXISTS (
+        SELECT 1 FROM json_array_elements_text(r.event_ids) j JOIN ${T} e ON e.id = j.value)`, [before]);
       return result.rowCount ?? 0;
     },
 

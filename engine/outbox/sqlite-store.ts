@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type {
-  AttemptOutcome, ClaimOptions, EventStatus, ListFilter, NewEvent, OutboxStats, OutboxStore, StoredEvent,
+  AttemptOutcome, ClaimOptions, EventKind, EventStatus, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
 
 /**
@@ -15,7 +15,7 @@ import type {
  * every SQLite error (SQLITE_FULL, SQLITE_BUSY after the timeout, ...) rejects the returned promise.
  */
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 const BUSY_TIMEOUT_MS = 5000;
 
 /** Each step brings the schema from version i to i + 1. */
@@ -41,10 +41,21 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX events_status_seq ON events (status, seq);
    CREATE INDEX events_key_seq ON events (mapping, ordering_key, seq);`,
+  // 2: the ERP's pushes, delivered to the platform, share the table; a push's idempotency key is kept with its event ids.
+  `ALTER TABLE events ADD COLUMN kind TEXT NOT NULL DEFAULT 'event' CHECK (kind IN ('event', 'push'));
+   CREATE TABLE push_receipts (
+     mapping TEXT NOT NULL,
+     push TEXT NOT NULL,
+     idempotency_key TEXT NOT NULL,
+     event_ids TEXT NOT NULL,
+     accepted_at INTEGER NOT NULL,
+     PRIMARY KEY (mapping, push, idempotency_key)
+   );
+   CREATE INDEX push_receipts_accepted ON push_receipts (accepted_at);`,
 ];
 
 interface EventRow {
-  seq: number; id: string; mapping: string; operation: string; ordering_key: string; input: string | null;
+  seq: number; id: string; kind: EventKind; mapping: string; operation: string; ordering_key: string; input: string | null;
   request_id: string; accepted_at: number; blocks_key_when_dead: number; status: EventStatus; attempts: number;
   next_attempt_at: number; last: string | null; settled_at: number | null; drop_reason: string | null;
 }
@@ -52,6 +63,7 @@ interface EventRow {
 function toEvent(row: EventRow): StoredEvent {
   return {
     id: row.id,
+    kind: row.kind,
     mapping: row.mapping,
     operation: row.operation,
     orderingKey: row.ordering_key,
@@ -84,7 +96,7 @@ function migrate(db: Database.Database, file: string): void {
   }).immediate();
 }
 
-const COLUMNS = `seq, id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
+const COLUMNS = `seq, id, kind, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
   status, attempts, next_attempt_at, last, settled_at, drop_reason`;
 
 /** The connection settings a SQLite store actually runs with, read back from its connection (for tests, diagnostics). */
@@ -125,8 +137,13 @@ export function openSqliteStore(dir: string): OutboxStore {
     throw err;
   }
 
-  const insert = db.prepare(`INSERT INTO events (id, mapping, operation, ordering_key, input, request_id, accepted_at,
-    blocks_key_when_dead, status, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)`);
+  const insert = db.prepare(`INSERT INTO events (id, kind, mapping, operation, ordering_key, input, request_id, accepted_at,
+    blocks_key_when_dead, status, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)`);
+  const receiptOf = db.prepare<[string, string, string], { event_ids: string }>(`SELECT event_ids FROM push_receipts
+    WHERE mapping = ? AND push = ? AND idempotency_key = ?`);
+  const insertReceipt = db.prepare(`INSERT INTO push_receipts (mapping, push, idempotency_key, event_ids, accepted_at) VALUES (?, ?, ?, ?, ?)`);
+  const purgeReceipts = db.prepare(`DELETE FROM push_receipts WHERE accepted_at < ? AND NOT EXISTS (
+    SELECT 1 FROM json_each(push_receipts.event_ids) j JOIN events e ON e.id = j.value)`);
   const byId = db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE id = ?`);
   const due = db.prepare<[number, number, number], EventRow>(`SELECT ${COLUMNS} FROM events e
     WHERE e.status = 'pending' AND e.next_attempt_at <= ? AND (e.lease_until IS NULL OR e.lease_until < ?)
@@ -164,11 +181,19 @@ export function openSqliteStore(dir: string): OutboxStore {
   let waiting: Waiting[] = [];
   const insertOne = (event: NewEvent) => {
     const input = event.input === undefined ? null : JSON.stringify(event.input);
-    insert.run(event.id, event.mapping, event.operation, event.orderingKey, input, event.requestId,
+    insert.run(event.id, event.kind ?? 'event', event.mapping, event.operation, event.orderingKey, input, event.requestId,
       event.acceptedAt, event.blocksKeyWhenDead ? 1 : 0, event.acceptedAt);
   };
   const insertAll = db.transaction((events: readonly NewEvent[]) => {
     for (const event of events) insertOne(event);
+  });
+  const storePush = db.transaction((push: NewPush): PushReceipt => {
+    const earlier = receiptOf.get(push.mapping, push.push, push.idempotencyKey);
+    if (earlier) return { eventIds: JSON.parse(earlier.event_ids) as string[], duplicate: true };
+    for (const event of push.events) insertOne(event);
+    const eventIds = push.events.map((event) => event.id);
+    insertReceipt.run(push.mapping, push.push, push.idempotencyKey, JSON.stringify(eventIds), push.acceptedAt);
+    return { eventIds, duplicate: false };
   });
   const stored = (entry: Waiting) => {
     const row = byId.get(entry.event.id);
@@ -219,6 +244,10 @@ export function openSqliteStore(dir: string): OutboxStore {
       });
     },
 
+    async enqueuePush(push: NewPush): Promise<PushReceipt> {
+      return storePush.immediate(push);
+    },
+
     async claimDue(options: ClaimOptions): Promise<StoredEvent[]> {
       if (options.limit <= 0) return [];
       return relaxed(() => claim.immediate(options));
@@ -249,6 +278,7 @@ export function openSqliteStore(dir: string): OutboxStore {
         where.push(`status IN (${filter.status.map(() => '?').join(', ')})`);
         params.push(...filter.status);
       }
+      if (filter.kind !== undefined) { where.push('kind = ?'); params.push(filter.kind); }
       if (filter.mapping !== undefined) { where.push('mapping = ?'); params.push(filter.mapping); }
       if (filter.operation !== undefined) { where.push('operation = ?'); params.push(filter.operation); }
       if (filter.orderingKey !== undefined) { where.push('ordering_key = ?'); params.push(filter.orderingKey); }
@@ -267,7 +297,11 @@ export function openSqliteStore(dir: string): OutboxStore {
     },
 
     async purge(before: number): Promise<number> {
-      return purgeSettled.run(before).changes;
+      return db.transaction(() => {
+        const removed = purgeSettled.run(before).changes;
+        purgeReceipts.run(before);
+        return removed;
+      }).immediate();
     },
 
     async stats(): Promise<OutboxStats> {

@@ -13,11 +13,16 @@
 
 export type EventStatus = 'pending' | 'delivered' | 'dead' | 'dropped';
 
+/** event: the platform's, delivered to the ERP; push: the ERP's, delivered to the platform (`operation` is the push's name). */
+export type EventKind = 'event' | 'push';
+
 export interface NewEvent {
-  /** A UUID; also the idempotency key sent to the ERP. */
+  /** A UUID; also the idempotency key sent to the receiving system. */
   readonly id: string;
+  /** Absent: event. */
+  readonly kind?: EventKind;
   readonly mapping: string;
-  /** The contract operation id, e.g. ConfirmPutWallPlacement. */
+  /** The contract operation id, e.g. ConfirmPutWallPlacement; for a push, the push's name. */
   readonly operation: string;
   readonly orderingKey: string;
   /** The platform's input as the engine read it (JSON). */
@@ -38,6 +43,7 @@ export interface AttemptOutcome {
 }
 
 export interface StoredEvent extends NewEvent {
+  readonly kind: EventKind;
   /** Acceptance order, assigned by the store; increasing. */
   readonly seq: number;
   readonly status: EventStatus;
@@ -61,6 +67,7 @@ export interface ClaimOptions {
 
 export interface ListFilter {
   readonly status?: readonly EventStatus[];
+  readonly kind?: EventKind;
   readonly mapping?: string;
   readonly operation?: string;
   readonly orderingKey?: string;
@@ -79,11 +86,31 @@ export interface OutboxStats {
   readonly oldestPendingAt?: number;
 }
 
+/** One push of the ERP: its events (one per record or batch) are stored together, or not at all. */
+export interface NewPush {
+  readonly mapping: string;
+  readonly push: string;
+  /** What makes two pushes the same one; a push whose key was stored before stores nothing. */
+  readonly idempotencyKey: string;
+  readonly acceptedAt: number;
+  /** kind push, in delivery order, all with the same ordering key. */
+  readonly events: readonly NewEvent[];
+}
+
+export interface PushReceipt {
+  /** The push's event ids; for a resend, those of the push first stored with its key. */
+  readonly eventIds: readonly string[];
+  /** True when an earlier push had the key: nothing was stored. */
+  readonly duplicate: boolean;
+}
+
 export interface OutboxStore {
   /** Where the events are kept, for messages (a file path, or the database without its password). */
   readonly location: string;
   /** Durable when it resolves; rejects (disk full, database down) otherwise, and the platform must then get a failure. */
   enqueue(event: NewEvent): Promise<StoredEvent>;
+  /** Durable when it resolves, like enqueue: every event of the push, and its idempotency key. */
+  enqueuePush(push: NewPush): Promise<PushReceipt>;
   /** Due pending events (nextAttemptAt ≤ now, no live lease) that are first of their key, oldest first; each gets a lease and one more attempt. */
   claimDue(options: ClaimOptions): Promise<StoredEvent[]>;
   /** The ERP took it. False when `owner` no longer holds the lease (another process has it now). */
@@ -98,7 +125,10 @@ export interface OutboxStore {
   retry(id: string, now: number): Promise<boolean>;
   /** A pending or dead event is given up, with the reason kept. False when it is neither. */
   drop(id: string, reason: string, now: number): Promise<boolean>;
-  /** Deletes delivered and dropped events settled before `before`; returns how many. */
+  /**
+   * Deletes delivered and dropped events settled before `before`; returns how many. A push's idempotency
+   * key is forgotten with the last of its events (older than `before`), so a resend after that is a new push.
+   */
   purge(before: number): Promise<number>;
   stats(): Promise<OutboxStats>;
   close(): Promise<void>;

@@ -3,6 +3,7 @@ import os from 'node:os';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import pLimit from 'p-limit';
+import getRawBody from 'raw-body';
 import type { Engine } from '../engine/engine';
 import type { BodyError } from '../engine/request';
 
@@ -89,6 +90,15 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
       await drained(ctx.req);
       return next();
     }
+    if (engine.isPushPath(ctx.path)) {
+      // A push's signature covers the bytes as sent: they are kept as they came, and the engine parses them.
+      try {
+        ctx.state.rawBody = await getRawBody(ctx.req, { limit: options.bodyLimit ?? engine.bodyLimitBytes });
+      } catch (error) {
+        ctx.state.bodyError = error;
+      }
+      return next();
+    }
     await parseBody(ctx, next);
   });
   koa.use(async (ctx) => {
@@ -112,6 +122,7 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
       path: ctx.path,
       query: ctx.query,
       body: bodyError || empty ? undefined : (ctx.request.body as unknown),
+      rawBody: ctx.state.rawBody as Buffer | undefined,
       bodyError,
       requestId,
       headers: ctx.headers,

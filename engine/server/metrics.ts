@@ -41,7 +41,7 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   const tokens = new Counter({ name: 'adapter_oauth2_token_fetches_total', help: 'OAuth2 token fetches, by token endpoint and outcome (ok, failed).', labelNames: ['erp', 'outcome'], registers });
   const reloads = new Counter({ name: 'adapter_mapping_reloads_total', help: 'Mapping loads after start (SIGHUP, --watch), by outcome (ok, failed).', labelNames: ['mapping', 'outcome'], registers });
   const lastReload = new Gauge({ name: 'adapter_mapping_last_reload_ok', help: '1 when the last load of the mapping file succeeded, 0 when it failed and the last good mapping is still served.', labelNames: ['mapping'], registers });
-  const outboxSettled = new Counter({ name: 'adapter_outbox_deliveries_total', help: 'Outbox delivery attempts by how they ended: delivered, retry (the ERP could not take it now), dead (not retried any more).', labelNames: ['mapping', 'operation', 'outcome'], registers });
+  const outboxSettled = new Counter({ name: 'adapter_outbox_deliveries_total', help: 'Outbox delivery attempts by kind (event: the platform\'s, to the ERP; push: the ERP\'s, to the platform; operation is then the push\'s name) and how they ended: delivered, retry (the receiver could not take it now), dead (not retried any more).', labelNames: ['mapping', 'kind', 'operation', 'outcome'], registers });
   let outboxStats: (() => Promise<OutboxStats>) | undefined;
   const outboxGauge = (name: string, help: string, read: (stats: OutboxStats) => number) => new Gauge({
     name, help, registers,
@@ -107,8 +107,8 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     watchOutbox(stats) {
       outboxStats = stats;
     },
-    outboxSettled({ mapping, operation, verdict }) {
-      outboxSettled.inc({ mapping, operation, outcome: verdict });
+    outboxSettled({ mapping, kind, operation, verdict }) {
+      outboxSettled.inc({ mapping, kind, operation, outcome: verdict });
     },
     text: () => registry.metrics(),
   };

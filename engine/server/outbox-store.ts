@@ -18,8 +18,8 @@ export async function openOutboxStore(location: OutboxLocation): Promise<OutboxS
   return openSqliteStore(path.resolve(location.stateDir));
 }
 
-export function usesOutbox(mappings: readonly { readonly operations: ReadonlyMap<string, { readonly mode: string; readonly outbox?: unknown }> }[]): boolean {
-  return mappings.some((mapping) => [...mapping.operations.values()].some((operation) => operation.mode === 'flow' && operation.outbox !== undefined));
+export function usesOutbox(mappings: readonly { readonly operations: ReadonlyMap<string, { readonly mode: string; readonly outbox?: unknown }>; readonly pushes: ReadonlyMap<string, unknown> }[]): boolean {
+  return mappings.some((mapping) => mapping.pushes.size > 0 || [...mapping.operations.values()].some((operation) => operation.mode === 'flow' && operation.outbox !== undefined));
 }
 
 /** The store a serving process opens: only when a mapping uses the outbox, or the operator named one. */

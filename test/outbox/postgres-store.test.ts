@@ -66,19 +66,19 @@ describeWithPostgres('PostgreSQL outbox store', (server) => {
     const event = await store.enqueue(newEvent());
     const { rows } = await sql(server().url, 'SELECT id FROM public.outbox_events');
     expect(rows).toEqual([{ id: event.id }]);
-    await sql(server().url, 'DROP TABLE public.outbox_events, public.outbox_schema_version');
+    await sql(server().url, 'DROP TABLE public.outbox_events, public.outbox_push_receipts, public.outbox_schema_version');
   });
 
   it('migrates once when several processes open the same schema at once, and again is a no-op', async () => {
     const schema = freshSchema();
     const stores = await Promise.all(Array.from({ length: 5 }, () => open(schema)));
     const { rows } = await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`);
-    expect(rows).toEqual([{ version: 1 }]);
+    expect(rows).toEqual([{ version: 2 }]);
     const event = await stores[0].enqueue(newEvent());
     const again = await open(schema);
     expect(await again.get(event.id)).toEqual(event);
     expect(await stores[4].get(event.id)).toEqual(event);
-    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 1 }]);
+    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 2 }]);
   });
 
   it('refuses a schema from a newer engine', async () => {

@@ -77,12 +77,12 @@ describe('SQLite outbox store', () => {
 
   it('writes with WAL, synchronous FULL and a busy timeout, and records the schema version', async () => {
     const store = open(dir());
-    expect(readSqliteSettings(store)).toEqual({ journalMode: 'wal', synchronous: 2, busyTimeoutMs: 5000, schemaVersion: 1 });
+    expect(readSqliteSettings(store)).toEqual({ journalMode: 'wal', synchronous: 2, busyTimeoutMs: 5000, schemaVersion: 2 });
     // WAL is a property of the file: another connection sees it too.
     const db = new Database(store.location, { readonly: true });
     cleanups.push(() => { db.close(); });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
     await store.close();
     expect(readSqliteSettings(store)).toBeUndefined();
   });

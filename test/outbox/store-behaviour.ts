@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewEvent, OutboxStore, StoredEvent } from '../../engine/outbox/store';
+import type { NewEvent, NewPush, OutboxStore, StoredEvent } from '../../engine/outbox/store';
 
 /**
  * The behaviour every outbox store must have (the spec is the doc comments in engine/outbox/store.ts).
@@ -293,6 +293,53 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
       }
       expect(seen.size).toBe(events.length);
       expect(await store.stats()).toMatchObject({ pending: 0, delivered: events.length });
+    });
+
+    const newPush = (key: string, records: number, overrides: Partial<NewPush> = {}): NewPush => ({
+      mapping: 'm1', push: 'NewOrder', idempotencyKey: key, acceptedAt: T0,
+      events: Array.from({ length: records }, (_, index) => newEvent({ kind: 'push', operation: 'NewOrder', orderingKey: 'NewOrder', input: { index } })),
+      ...overrides,
+    });
+
+    it('stores every event of a push in order, as kind push, and lists them by kind', async () => {
+      const before = await store.enqueue(newEvent());
+      const push = newPush('SO-1/1', 3);
+      const receipt = await store.enqueuePush(push);
+      expect(receipt).toEqual({ eventIds: push.events.map((event) => event.id), duplicate: false });
+      const listed = await store.list({ kind: 'push' });
+      expect(ids(listed)).toEqual(receipt.eventIds);
+      expect(listed.map((event) => [event.kind, event.input])).toEqual([['push', { index: 0 }], ['push', { index: 1 }], ['push', { index: 2 }]]);
+      expect(listed[0].seq).toBeGreaterThan(before.seq);
+      expect(ids(await store.list({ kind: 'event' }))).toEqual([before.id]);
+      expect((await store.get(before.id))?.kind).toBe('event');
+    });
+
+    it('a push with a key seen before stores nothing and gets the first push\'s event ids', async () => {
+      const first = await store.enqueuePush(newPush('SO-1/1', 2));
+      const again = await store.enqueuePush(newPush('SO-1/1', 2));
+      expect(again).toEqual({ eventIds: first.eventIds, duplicate: true });
+      expect(await store.list({})).toHaveLength(2);
+      // The key is per mapping and push: another push may use the same one.
+      expect((await store.enqueuePush(newPush('SO-1/1', 1, { push: 'StockChange' }))).duplicate).toBe(false);
+      expect((await store.enqueuePush(newPush('SO-1/1', 1, { mapping: 'm2' }))).duplicate).toBe(false);
+    });
+
+    it('resends at the same moment store the push once', async () => {
+      const receipts = await Promise.all(Array.from({ length: 5 }, () => store.enqueuePush(newPush('same', 2))));
+      expect(receipts.filter((receipt) => !receipt.duplicate)).toHaveLength(1);
+      expect(new Set(receipts.map((receipt) => receipt.eventIds.join()))).toEqual(new Set([receipts[0].eventIds.join()]));
+      expect(await store.list({})).toHaveLength(2);
+    });
+
+    it('forgets a push\'s key once its events are purged, not before', async () => {
+      const receipt = await store.enqueuePush(newPush('k', 1));
+      const [event] = await claim(T0);
+      expect(event.id).toBe(receipt.eventIds[0]);
+      await store.delivered(event.id, 'w1', T0 + 10);
+      expect(await store.purge(T0 + 5)).toBe(0);
+      expect((await store.enqueuePush(newPush('k', 1))).duplicate).toBe(true);
+      expect(await store.purge(T0 + 11)).toBe(1);
+      expect((await store.enqueuePush(newPush('k', 1))).duplicate).toBe(false);
     });
   });
 }

@@ -37,7 +37,11 @@ function withSharedOperation(schema: Record<string, unknown>): Record<string, un
 
 /** A document that passed the structure check, with every default the format declares filled in. */
 export function withDefaults(document: unknown): MappingDocument {
-  return Value.Default(mappingFormat(), structuredClone(document)) as MappingDocument;
+  const filled = Value.Default(mappingFormat(), structuredClone(document)) as MappingDocument;
+  // TypeBox fills no defaults inside a record's values (push.<name>): done here, with the entry's own declaration.
+  const [entry] = Object.values(mappingFormat().properties.push.patternProperties);
+  for (const [name, push] of Object.entries(filled.push ?? {})) (filled.push as Record<string, unknown>)[name] = Value.Default(entry, push);
+  return filled;
 }
 
 export type { CallDocument, MappingDocument, OperationDocument, OperationMode } from './mapping';
