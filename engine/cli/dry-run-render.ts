@@ -1,4 +1,4 @@
-import type { CaseRun, TraceStep } from './run-case';
+import type { CaseRun, PushRun, TraceStep } from './run-case';
 import { out, prettyJson, type Colors } from './output';
 
 /** The dry-run trace for people: each step in the order it happened, then the envelope. */
@@ -95,4 +95,21 @@ export function renderDryRun(run: CaseRun, header: { mapping: string; file: stri
     .map((line) => (/^\s*"result": \d+,?$/.test(line) ? `${line}  ${run.envelope.isResultSuccess ? c.green(`← ${resultTag}`) : c.red(`← ${resultTag}`)}` : line))
     .join('\n');
   out.line(envelope);
+}
+
+/** The dry-run trace of a push: the platform calls its events make, then the answer the ERP gets. */
+export function renderPushRun(run: PushRun, header: { mapping: string; file: string; input: unknown; answers: string }): void {
+  const c = out.colors;
+  out.line(`${c.bold('dry run')}  push ${run.push}  ${c.dim(`POST /push/${run.push}`)}  mapping ${header.mapping} ${c.dim(`(${header.file})`)}`);
+  out.line(`${c.bold('answers')}  ${header.answers}`);
+  out.line(`${c.bold('auth')}     not checked: a dry run acts for whoever holds the mapping file`);
+  out.line('');
+  out.line(c.bold('input'));
+  out.line(prettyJson(header.input, INDENT));
+  let count = 0;
+  for (const step of run.steps) for (const line of stepLines(step, c, () => ++count)) out.line(line);
+  out.line('');
+  const status = run.status === 202 ? c.green(String(run.status)) : c.red(String(run.status));
+  out.line(`${c.bold('answer to the ERP')}  ${status}`);
+  out.line(prettyJson(run.body, INDENT));
 }

@@ -4,13 +4,13 @@ import { parse as parseYaml } from 'yaml';
 import { EXIT_CODES } from '../errors';
 import { createHttpClient } from '../http/client';
 import { checkAnswers, createAnsweringClient, readAnswersFile, type RecordedAnswers } from './answers';
-import { renderDryRun } from './dry-run-render';
+import { renderDryRun, renderPushRun } from './dry-run-render';
 import { withExampleErp } from './example-erp';
 import { createMasker } from './mask';
 import { loadOrReport } from './mapping-file';
 import { err, issueLine, out } from './output';
 import { operationList, resolveOperation } from './resolve-operation';
-import { runCase } from './run-case';
+import { runCase, runPushCase } from './run-case';
 import { collectEnv, envWith, usageError } from './usage';
 import { displayName } from './yaml-file';
 
@@ -49,7 +49,38 @@ function readInput(options: DryRunOptions, fromTarget: Record<string, string> | 
   return fromTarget;
 }
 
+/** `POST /push/<name>` (or `/push/<name>`): a push endpoint of the mapping rather than a contract route. */
+const PUSH_TARGET = /^(?:POST\s+)?\/push\/([^\s/?]+)\/?$/i;
+
+async function dryRunPush(mappingFile: string, name: string, options: DryRunOptions): Promise<number> {
+  if (options.answers) usageError('--answers is for contract routes; a push\'s platform calls are not sent without --live (a synthetic 200 stands in)');
+  const input = readInput(options, undefined);
+  if (input === undefined) usageError(`a push takes a JSON body; give it with --input '<json>' or --input-file <file>`);
+  const erp = await withExampleErp(options.exampleErp, envWith(options.env), 0);
+  try {
+    const mapping = loadOrReport(mappingFile, erp.env);
+    if (!mapping) return EXIT_CODES.FAILED;
+    if (!mapping.pushes.has(name)) usageError(`${mapping.name} has no push endpoint "${name}"; it has ${[...mapping.pushes.keys()].join(', ') || 'none'}`);
+    const client = createAnsweringClient({ live: options.live ? createHttpClient() : undefined, notSent: !options.live });
+    const mask = createMasker(mappingFile, erp.env);
+    let run;
+    try {
+      run = await runPushCase(mapping, name, input, client, mask);
+    } finally {
+      client.close();
+    }
+    const answers = options.live ? `live, from ${mask.text(mapping.platform?.baseUrl.href ?? '')}` : 'none: the platform calls are not sent without --live (a synthetic 200 answer stands in)';
+    if (options.json) out.json({ mapping: { name: mapping.name, file: mapping.file }, push: name, answers: options.live ? 'live' : 'not sent', input: mask.deep(input), steps: run.steps, status: run.status, answer: run.body });
+    else renderPushRun(run, { mapping: mapping.name, file: mapping.file, input: mask.deep(input), answers });
+    return run.status === 202 && (run.delivery === undefined || run.delivery.verdict === 'delivered') ? EXIT_CODES.OK : EXIT_CODES.FAILED;
+  } finally {
+    await erp.close();
+  }
+}
+
 async function dryRun(mappingFile: string, target: string, options: DryRunOptions): Promise<number> {
+  const push = PUSH_TARGET.exec(target.trim());
+  if (push) return dryRunPush(mappingFile, push[1], options);
   const resolved = resolveOperation(target);
   if (!resolved) usageError(`"${target}" is not a contract operation or route; use one of:\n${operationList().join('\n')}`);
   const { route } = resolved;
@@ -113,7 +144,7 @@ export function registerDryRun(program: Command, run: (work: Promise<number>) =>
     .summary('run one operation and show every step')
     .description('Run one operation of a mapping and show, in order, each request to the external system (secrets masked), each answer, the outcome rules, the output, the contract check and the final envelope.\n\nData routes call the external system unless --answers is given; event routes are sent only with --live.\nExit code 0 when the envelope is a success, 1 when it is a failure (or the mapping has errors), 2 for usage errors.')
     .argument('<mapping>', 'mapping file (YAML)')
-    .argument('<operation>', 'operation id (GetWorkOrderByCode), route ("GET /WorkOrders/Code") or request line ("GET /Items/A-100")')
+    .argument('<operation>', 'operation id (GetWorkOrderByCode), route ("GET /WorkOrders/Code"), request line ("GET /Items/A-100"), or a push endpoint ("POST /push/NewOrder")')
     .option('-i, --input <json>', 'the input as JSON: query or path parameters as an object, or the request body')
     .option('-f, --input-file <file>', 'the input from a JSON or YAML file')
     .option('-a, --answers <file>', 'recorded answers of the external system by call name (YAML or JSON); nothing is sent')

@@ -53,13 +53,31 @@ function detail(row: RouteRow): string {
   return row.calls.length === 0 ? 'no calls (output only)' : `calls: ${row.calls.join(', ')}`;
 }
 
+interface PushRow {
+  push: string;
+  method: 'POST';
+  path: string;
+  auth: string;
+  records: string;
+  calls: string[];
+}
+
+/** The push endpoints (the ERP's door): where they are, how the ERP authenticates, what the platform gets. */
+function pushRows(mapping: Mapping): PushRow[] {
+  return [...mapping.pushes.values()].map((push) => ({
+    push: push.name, method: 'POST', path: `/push/${push.name}`, auth: push.auth.type,
+    records: push.records ? (push.batch ? `records in batches of ${push.batch}` : 'one call per record') : 'one record',
+    calls: push.calls.map((call) => `${call.method} ${call.path.source}`),
+  }));
+}
+
 function routes(mappingFile: string, options: RoutesOptions): number {
   const mapping = loadOrReport(mappingFile, envWith(options.env));
   if (!mapping) return EXIT_CODES.FAILED;
   const rows = ROUTES.map((route) => rowOf(mapping, route));
   const counts = Object.fromEntries((['mapped', 'static', 'acknowledged', 'unmapped'] as const).map((status) => [status, rows.filter((row) => row.status === status).length]));
   if (options.json) {
-    out.json({ mapping: { name: mapping.name, file: mapping.file }, counts, routes: rows });
+    out.json({ mapping: { name: mapping.name, file: mapping.file }, counts, routes: rows, pushes: pushRows(mapping) });
     return EXIT_CODES.OK;
   }
   const c = out.colors;
@@ -67,6 +85,13 @@ function routes(mappingFile: string, options: RoutesOptions): number {
   out.line('');
   const header = ['METHOD', 'PATH', 'OPERATION', 'STATUS', 'DETAIL'].map((title) => c.bold(title));
   for (const line of table([header, ...rows.map((row) => [row.method, row.path, row.operation, statusText(row, c), c.dim(detail(row))])])) out.line(line);
+  const pushes = pushRows(mapping);
+  if (pushes.length > 0) {
+    out.line('');
+    out.line(`${c.bold('push endpoints')} (the ERP pushes, the engine delivers to the platform through the outbox):`);
+    const pushHeader = ['METHOD', 'PATH', 'AUTH', 'RECORDS', 'PLATFORM CALLS'].map((title) => c.bold(title));
+    for (const line of table([pushHeader, ...pushes.map((row) => [row.method, row.path, row.auth, row.records, c.dim(row.calls.join(', '))])])) out.line(line);
+  }
   return EXIT_CODES.OK;
 }
 
@@ -74,7 +99,7 @@ export function registerRoutes(program: Command, run: (work: Promise<number>) =>
   program
     .command('routes')
     .summary('list the contract routes and how a mapping answers each')
-    .description(`List the ${ROUTES.length} contract routes and whether the mapping maps them (calls to the external system), answers them statically, acknowledges them (events) or leaves them unmapped.\n\nExit code 0 when the mapping loads, 1 when it has errors, 2 for usage errors.`)
+    .description(`List the ${ROUTES.length} contract routes and whether the mapping maps them (calls to the external system), answers them statically, acknowledges them (events) or leaves them unmapped; then the mapping's push endpoints, if any.\n\nExit code 0 when the mapping loads, 1 when it has errors, 2 for usage errors.`)
     .argument('<mapping>', 'mapping file (YAML)')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mapping (repeatable)', collectEnv)
     .option('--json', 'print the routes as one JSON document')

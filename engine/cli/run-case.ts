@@ -2,13 +2,13 @@ import { toEnvelope, type Envelope, type Outcome } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
 import type { SchemaRegistry } from '../contract/schema-registry';
 import { failureOutcome } from '../engine/dispatch';
-import { createEngine, type Engine } from '../engine/engine';
+import { createEngine, type Engine, type EngineAnswer } from '../engine/engine';
 import { requestFor } from '../engine/request';
 import { OperationFailure, type Problem } from '../errors';
 import { outgoingHeaders } from '../http/client';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { Logger } from '../log';
-import type { Mapping, Operation } from '../mapping/model';
+import type { Mapping, Operation, Origin } from '../mapping/model';
 import type { TraceObserver } from '../pipeline/run-operation';
 import type { AnsweringClient, AnswerSource } from './answers';
 import type { Masker } from './mask';
@@ -52,9 +52,9 @@ export interface CaseOptions {
   readonly engine?: Engine;
 }
 
-export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unknown, client: AnsweringClient, mask: Masker, options: CaseOptions = {}): Promise<CaseRun> {
-  const steps: TraceStep[] = [];
-  const observer: TraceObserver = {
+/** Records every step of a run for the trace; `base` is the URL call paths are shown under (the ERP's, or the platform's for a push). */
+function recordingObserver(mapping: Mapping, base: URL, client: AnsweringClient, mask: Masker, steps: TraceStep[], outputOrigin: () => Origin | undefined): TraceObserver {
+  return {
     request(request) {
       const query: Record<string, string | string[]> = {};
       for (const name of new Set(request.url.searchParams.keys())) {
@@ -63,7 +63,7 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
       }
       steps.push({
         step: 'request', call: request.callName, method: request.method, url: mask.url(request.url),
-        path: mask.text(relativePath(request.url, mapping.system.baseUrl)), query,
+        path: mask.text(relativePath(request.url, base)), query,
         headers: mask.headers(outgoingHeaders(request)), body: mask.deep(request.body), source: 'live',
       });
     },
@@ -78,8 +78,7 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
       steps.push({ step: 'rule', call, index, when: rule.when.source, result: rule.result, matched, at: `${rule.origin.file}:${rule.origin.line}:${rule.origin.col}` });
     },
     output(data) {
-      const operation = mapping.operations.get(route.operationId);
-      const origin = operation?.mode === 'flow' ? operation.output?.origin : undefined;
+      const origin = outputOrigin();
       steps.push({ step: 'output', data: mask.deep(data), at: origin && `${origin.file}:${origin.line}:${origin.col}` });
     },
     check(problems) {
@@ -89,6 +88,22 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
       steps.push({ step: 'note', text });
     },
   };
+}
+
+/** Where each request's answer came from is known only once it was sent; token requests are no step of the trace. */
+function markSources(steps: TraceStep[], client: AnsweringClient): void {
+  const sent = client.log.filter((entry) => entry.callName !== OAUTH2_TOKEN_CALL);
+  steps.filter((step) => step.step === 'request').forEach((step, index) => {
+    if (step.step === 'request') step.source = sent[index]?.source ?? step.source;
+  });
+}
+
+export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unknown, client: AnsweringClient, mask: Masker, options: CaseOptions = {}): Promise<CaseRun> {
+  const steps: TraceStep[] = [];
+  const observer = recordingObserver(mapping, mapping.system.baseUrl, client, mask, steps, () => {
+    const operation = mapping.operations.get(route.operationId);
+    return operation?.mode === 'flow' ? operation.output?.origin : undefined;
+  });
   const operation = mapping.operations.get(route.operationId);
   let outcome: Outcome;
   let failure: CaseRun['failure'];
@@ -113,12 +128,32 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     if (answer.failure) failure = { kind: answer.failure.kind, message: mask.text(answer.failure.message) };
     if (answer.delivery) steps.push({ step: 'delivery', verdict: answer.delivery.verdict, message: answer.delivery.message && mask.text(answer.delivery.message) });
   }
-  // Where each request's answer came from is known only once it was sent.
-  // Token requests reach the client but are no step of the trace (credentials are added below it).
-  const sent = client.log.filter((entry) => entry.callName !== OAUTH2_TOKEN_CALL);
-  steps.filter((step) => step.step === 'request').forEach((step, index) => {
-    if (step.step === 'request') step.source = sent[index]?.source ?? step.source;
-  });
+  markSources(steps, client);
   const envelope = mask.deep(toEnvelope(route, outcome)) as Envelope;
   return { route, mode: operation?.mode ?? 'unmapped', steps, outcome, failure, envelope, resultName: outcome.resultName };
+}
+
+/** A push run outside the server, through Engine.handle as the server would: checks, stored events, platform calls. */
+export interface PushRun {
+  readonly push: string;
+  readonly steps: TraceStep[];
+  readonly status: number;
+  readonly body: unknown;
+  readonly delivery?: EngineAnswer['delivery'];
+}
+
+export async function runPushCase(mapping: Mapping, push: string, input: unknown, client: AnsweringClient, mask: Masker, options: CaseOptions = {}): Promise<PushRun> {
+  const steps: TraceStep[] = [];
+  const observer = recordingObserver(mapping, mapping.platform?.baseUrl ?? mapping.system.baseUrl, client, mask, steps, () => undefined);
+  const engine = options.engine ?? createEngine({ mappings: [mapping], http: client, schemas: options.schemas, log: options.log, checkInboundAuth: false, outbox: 'inline' });
+  let answer;
+  try {
+    answer = await engine.handle({ method: 'POST', path: `/push/${push}`, body: input }, { observer });
+  } finally {
+    if (!options.engine) await engine.close();
+  }
+  if (answer.fault !== undefined) throw answer.fault;
+  if (answer.delivery) steps.push({ step: 'delivery', verdict: answer.delivery.verdict, message: answer.delivery.message && mask.text(answer.delivery.message) });
+  markSources(steps, client);
+  return { push, steps, status: answer.status, body: mask.deep(answer.body), delivery: answer.delivery };
 }

@@ -29,6 +29,8 @@ interface FileReport {
   found: boolean;
   ok: boolean;
   mapped: number;
+  /** The push endpoints' paths (POST /push/<name>). */
+  pushes: string[];
   issues: readonly MappingIssue[];
 }
 
@@ -40,10 +42,10 @@ function validate(files: string[], options: ValidateOptions): number {
   const env = envWith(options.env);
   const reports: FileReport[] = files.map((filePath) => {
     const file = displayName(filePath);
-    if (!fs.existsSync(filePath)) return { file, found: false, ok: false, mapped: 0, issues: [] };
+    if (!fs.existsSync(filePath)) return { file, found: false, ok: false, mapped: 0, pushes: [], issues: [] };
     if (options.fix) fix(filePath, file, options.json === true);
     const result = checkMappingFile(filePath, { env, displayName: file });
-    return { file, found: true, ok: result.mapping !== undefined, mapped: result.mapping?.operations.size ?? 0, issues: result.issues };
+    return { file, found: true, ok: result.mapping !== undefined, mapped: result.mapping?.operations.size ?? 0, pushes: [...(result.mapping?.pushes.keys() ?? [])].map((name) => `/push/${name}`), issues: result.issues };
   });
   const missing = reports.filter((report) => !report.found);
   if (options.json) {
@@ -59,7 +61,7 @@ function validate(files: string[], options: ValidateOptions): number {
       const errors = report.issues.filter((issue) => issue.severity === 'error').length;
       const warnings = report.issues.length - errors;
       const summary = report.ok
-        ? `${c.green('ok')}  ${report.mapped} of ${ROUTES.length} routes mapped${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`
+        ? `${c.green('ok')}  ${report.mapped} of ${ROUTES.length} routes mapped${report.pushes.length > 0 ? `, ${plural(report.pushes.length, 'push endpoint')} (POST ${report.pushes.join(', ')})` : ''}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`
         : c.red(`${plural(errors, 'error')}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`);
       out.line(`${c.bold(report.file)}  ${summary}`);
     }
