@@ -14,8 +14,8 @@ import { anchorsOf, blocksOf, docFiles, linksOf, ROOT } from './markdown';
  * example loads, every command example that can run does run, every relative link resolves.
  */
 const BINARY = path.join(ROOT, 'dist', 'engine', 'cli', 'main.js');
-const ENV = { ERP_URL: 'http://erp.test/api/v1', ERP_USER: 'u', ERP_PASSWORD: 'p', ERP_TOKEN: 't', ERP_API_KEY: 'k', ERP_CLIENT_ID: 'id', ERP_CLIENT_SECRET: 's', PLATFORM_API_KEY: 'k1', PLATFORM_API_KEY_NEXT: 'k2' };
-const MAPPING_KEYS = ['version', 'name', 'description', 'system', 'inbound', 'limits', 'functions', 'operations'];
+const ENV = { ERP_URL: 'http://erp.test/api/v1', ERP_USER: 'u', ERP_PASSWORD: 'p', ERP_TOKEN: 't', ERP_API_KEY: 'k', ERP_CLIENT_ID: 'id', ERP_CLIENT_SECRET: 's', PLATFORM_API_KEY: 'k1', PLATFORM_API_KEY_NEXT: 'k2', PLATFORM_URL: 'http://platform.test', PLATFORM_CLIENT_SECRET: 's', ERP_PUSH_SECRET: 's', ERP_PUSH_KEY: 'k' };
+const MAPPING_KEYS = ['version', 'name', 'description', 'system', 'inbound', 'limits', 'functions', 'operations', 'platform', 'push'];
 const example = parse(fs.readFileSync(path.join(ROOT, 'mappings', 'example.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
 
 /** YAML examples for the operator's tools, not mappings: checked by their own test below. */
@@ -120,6 +120,12 @@ describe('documentation', () => {
       expect((error as { status: number }).status).toBe(1);
     }
     expect(output).toBe(shown);
+  });
+
+  it('the push endpoints guide shows examples/push.yaml, which its commands run', () => {
+    const guide = fs.readFileSync(path.join(ROOT, 'docs', 'push-endpoints.md'), 'utf8');
+    const shown = /```yaml\n(version: 1\n[\s\S]*?)```/.exec(guide)?.[1];
+    expect(fs.readFileSync(path.join(ROOT, 'examples', 'push.yaml'), 'utf8')).toBe(`# The push endpoints example of docs/push-endpoints.md (a test keeps the two equal).\n${shown}`);
   });
 
   it('every relative link and anchor resolves', () => {
