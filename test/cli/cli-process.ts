@@ -115,6 +115,36 @@ export async function startRecordingErp(answer: unknown = {}): Promise<{ url: st
   };
 }
 
+/**
+ * A receiver (an ERP, the platform) that answers 503 until `up()` and then records what reaches it and
+ * answers 200: what the crash tests deliver to. `cleanups` gets its stop.
+ */
+export async function startSwitchableReceiver(cleanups: (() => Promise<void>)[]): Promise<{ url: string; up(): void; received: ReceivedRequest[] }> {
+  let isUp = false;
+  const received: ReceivedRequest[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+    req.on('end', () => {
+      if (!isUp) return res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"maintenance"}');
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`, up: () => { isUp = true; }, received };
+}
+
+/** Waits until `check` holds, polling every 100 ms, at most `tries` times. */
+export async function eventually(check: () => boolean, what: string, tries = 300): Promise<void> {
+  for (let attempt = 0; attempt < tries; attempt += 1) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
 /** A stack trace line of Node: must never appear for a bad mapping or a usage error. */
 export const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 

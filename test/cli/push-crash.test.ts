@@ -1,9 +1,7 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, startServe, tempDir, stoppedAfterEach } from './cli-process';
+import { eventually, runCli, startServe, startSwitchableReceiver, tempDir, stoppedAfterEach } from './cli-process';
 
 /**
  * A push accepted (202) while the platform is down survives a SIGKILL of the engine and reaches the
@@ -11,23 +9,6 @@ import { runCli, startServe, tempDir, stoppedAfterEach } from './cli-process';
  */
 
 const { running, cleanups } = stoppedAfterEach(afterEach);
-
-async function switchablePlatform(): Promise<{ url: string; up: () => void; received: { url: string; body: unknown; key: string }[] }> {
-  let isUp = false;
-  const received: { url: string; body: unknown; key: string }[] = [];
-  const server = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => { text += chunk.toString(); });
-    req.on('end', () => {
-      if (!isUp) return res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"maintenance"}');
-      received.push({ url: req.url ?? '', body: JSON.parse(text) as unknown, key: String(req.headers['idempotency-key']) });
-      res.writeHead(201, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/integration`, up: () => { isUp = true; }, received };
-}
 
 const MAPPING = `version: 1
 name: pushes
@@ -50,17 +31,10 @@ push:
         body: '{ "quantity": input.quantity }'
 `;
 
-async function eventually(check: () => boolean, what: string, tries = 300): Promise<void> {
-  for (let attempt = 0; attempt < tries; attempt += 1) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`never happened: ${what}`);
-}
-
 describe('push endpoints across a crash', () => {
   it('pushes accepted while the platform is down are delivered after kill -9 and a restart, each once, in order per item', async () => {
-    const platform = await switchablePlatform();
+    const platform = await startSwitchableReceiver(cleanups);
+    const received = () => platform.received.map((request) => ({ url: request.url, body: JSON.parse(request.body) as unknown, key: String(request.headers['idempotency-key']) }));
     const stateDir = tempDir();
     const file = path.join(tempDir(), 'pushes.yaml');
     fs.writeFileSync(file, MAPPING);
@@ -89,9 +63,9 @@ describe('push endpoints across a crash', () => {
     await eventually(() => platform.received.length >= 12, 'all 12 pushes delivered');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(platform.received).toHaveLength(12);
-    expect(new Set(platform.received.map((request) => request.key)).size).toBe(12);
+    expect(new Set(received().map((request) => request.key)).size).toBe(12);
     for (const item of ['A-0', 'A-1', 'A-2']) {
-      expect(platform.received.filter((request) => request.url === `/integration/items/${item}/stock`).map((request) => request.body)).toEqual(sent.filter((change) => change.item === item).map((change) => ({ quantity: change.quantity })));
+      expect(received().filter((request) => request.url === `/api/v1/items/${item}/stock`).map((request) => request.body)).toEqual(sent.filter((change) => change.item === item).map((change) => ({ quantity: change.quantity })));
     }
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
