@@ -1,6 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
 import { Command } from 'commander';
 import { engineVersion } from '../paths';
+import { addEnvFileOption } from './env-file';
 import { exitCodeFor } from './fatal';
 import { registerDryRun } from './dry-run';
 import { registerOutbox } from './outbox';
@@ -9,6 +10,9 @@ import { registerServe } from './serve';
 import { registerTest } from './test';
 import { registerValidate } from './validate';
 import { EXIT_CODES } from '../errors';
+
+// `node --`: Node 20 reads a `--env-file` anywhere in its arguments as its own option (nodejs/node#54232)
+// and exits 9 when the file is missing; after `--` the arguments are the command's, and ours reads them.
 
 /**
  * `adapter-engine`: serve, validate, dry-run, test and routes. Exit codes scripts rely on: 0 ok,
@@ -36,6 +40,7 @@ export function buildProgram(): Command {
   registerTest(program, run);
   registerRoutes(program, run);
   registerOutbox(program, run);
+  addEnvFileOption(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -42,7 +42,7 @@ function validate(files: string[], options: ValidateOptions): number {
     const file = displayName(filePath);
     if (!fs.existsSync(filePath)) return { file, found: false, ok: false, mapped: 0, issues: [] };
     if (options.fix) fix(filePath, file, options.json === true);
-    const result = checkMappingFile(filePath, { env, displayName: file });
+    const result = checkMappingFile(filePath, { env, displayName: file, unsetVariables: 'warning' });
     return { file, found: true, ok: result.mapping !== undefined, mapped: result.mapping?.operations.size ?? 0, issues: result.issues };
   });
   const missing = reports.filter((report) => !report.found);
