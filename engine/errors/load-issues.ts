@@ -37,6 +37,8 @@ export const MAPPING_ISSUE_CODES = {
   RESERVED_NAME: { stage: 'compile', meaning: 'a mapping function would hide a built-in function of the same name' },
   EXPRESSION_SYNTAX: { stage: 'compile', meaning: 'a JSONata expression does not compile' },
   REGEX_UNSUPPORTED: { stage: 'compile', meaning: 'a regular expression needs backtracking (a backreference, lookahead or lookbehind) or repeats more than 1000 times: mappings run regular expressions in linear time (RE2)' },
+  DATE_FORMAT_UNKNOWN: { stage: 'compile', meaning: "$isoDateTime is given a format it does not know, e.g. $isoDateTime(d, 'DD-MM-YY')" },
+  TIME_ZONE_UNKNOWN: { stage: 'compile', meaning: "$isoDateTime is given a time zone that is not an IANA name, e.g. $isoDateTime(d, null, 'CET+1')" },
   TEMPLATE_SYNTAX: { stage: 'compile', meaning: 'a text template has an unclosed or empty {placeholder}' },
   UNSAFE_PATH: { stage: 'compile', meaning: 'a call path could leave the configured base URL' },
   DUPLICATE_CALL_NAME: { stage: 'compile', meaning: 'two calls of one operation have the same name' },
