@@ -4,6 +4,7 @@ import { engineVersion } from '../paths';
 import { addEnvFileOption } from './env-file';
 import { exitCodeFor } from './fatal';
 import { registerDryRun } from './dry-run';
+import { registerInit } from './init';
 import { registerOutbox } from './outbox';
 import { registerRoutes } from './routes';
 import { registerServe } from './serve';
@@ -15,7 +16,7 @@ import { EXIT_CODES } from '../errors';
 // and exits 9 when the file is missing; after `--` the arguments are the command's, and ours reads them.
 
 /**
- * `adapter-engine`: serve, validate, dry-run, test and routes. Exit codes scripts rely on: 0 ok,
+ * `adapter-engine`: init, serve, validate, dry-run, test, routes and outbox. Exit codes scripts rely on: 0 ok,
  * 1 the mapping or test failed, 2 usage error, 3 a bug in the engine (with its stack trace).
  */
 
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
     });
     return finished;
   };
+  registerInit(program, run);
   registerServe(program, run);
   registerValidate(program, run);
   registerDryRun(program, run);

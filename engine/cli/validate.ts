@@ -8,7 +8,7 @@ import { err, issueLine, out } from './output';
 import { collectEnv, envWith } from './usage';
 import { displayName } from './yaml-file';
 
-interface ValidateOptions {
+export interface ValidateOptions {
   env?: Record<string, string>;
   json?: boolean;
   fix?: boolean;
@@ -36,7 +36,8 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-function validate(files: string[], options: ValidateOptions): number {
+/** Checks and prints each file as the validate command does; the exit code. */
+export function validate(files: string[], options: ValidateOptions): number {
   const env = envWith(options.env);
   const reports: FileReport[] = files.map((filePath) => {
     const file = displayName(filePath);
