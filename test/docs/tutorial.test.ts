@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli, tempDir } from '../cli/cli-process';
-import { blocksOf, type Block } from './markdown';
+import { blocksOf, commandOf, type Block } from './markdown';
 
 /**
  * The tutorial, followed as a reader does in a fresh directory: its commands in order, the edits it
@@ -20,15 +20,8 @@ interface Step {
 }
 
 function stepsOf(block: Block, next: Block | undefined): Step[] {
-  return block.text.split('\n').map((line) => line.trim()).filter((line) => /^([A-Z_]+=\S+\s+)*npx adapter-engine /.test(line)).map((line) => {
-    const words = line.replace(/\s+#.*$/, '').match(/'[^']*'|"[^"]*"|\S+/g)!.map((word) => word.replace(/^(['"])(.*)\1$/, '$2'));
-    const env: Record<string, string> = {};
-    while (/^[A-Z_]+=/.test(words[0])) {
-      const [name, ...value] = words.shift()!.split('=');
-      env[name] = value.join('=');
-    }
-    return { args: words.slice(2), env, line: block.line, shown: next?.lang === 'text' ? next.text : undefined };
-  });
+  return block.text.split('\n').map((line) => line.trim()).filter((line) => /^([A-Z_]+=\S+\s+)*npx adapter-engine /.test(line))
+    .map((line) => ({ ...commandOf(line), line: block.line, shown: next?.lang === 'text' ? next.text : undefined }));
 }
 
 const runnable = blocks.flatMap((block, index) => (block.lang === 'sh' && !/^# (needs a running engine|long-running)/.test(block.text) ? stepsOf(block, blocks[index + 1]) : []));
