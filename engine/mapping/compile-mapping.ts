@@ -4,6 +4,7 @@ import type { MappingIssue, MappingIssueCode } from '../errors';
 import { compileExpression, ExpressionSyntaxError, expressionKind, isReservedFunctionName, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
 import { callReferences } from './call-references';
 import { closest } from './check-structure';
+import { dateArgumentProblems } from './date-arguments';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
 import { compileInbound } from './compile-inbound';
 import { compilePushes, type PushCompileContext } from './compile-push';
@@ -93,6 +94,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     try {
       const compiled = Object.freeze({ ...compileExpression(text, this.limits, this.preludeFor(text)), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
       if (this.scope) this.callsRead(text, path, offsetInString, this.scope);
+      for (const problem of dateArgumentProblems(text)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
       return compiled;
     } catch (error) {
       if (!(error instanceof ExpressionSyntaxError)) throw error;

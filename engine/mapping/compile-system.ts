@@ -1,4 +1,4 @@
-import { compileAuth, compileSystemRetry, compileTls, type CompileHelpers, type SystemBlock } from './compile-connectivity';
+import { compileAuth, compileSystemRetry, compileTls, unsetUrl, type CompileHelpers, type SystemBlock } from './compile-connectivity';
 import type { PlatformDocument, SystemDocument } from './format/mapping';
 import type { RetryPolicy, SystemSpec } from './model';
 
@@ -14,9 +14,10 @@ export function compileSystem(h: CompileHelpers, raw: SystemDocument | PlatformD
   const retry = compileSystemRetry(raw.retry);
   // Without a usable system its calls are still compiled (every problem of the file is reported at once).
   const failed: CallTarget = { timeoutMs: raw.timeoutMs, retry };
-  let baseUrl: URL | undefined;
+  // A ${VAR} left unset (validate and routes work without the customer's secrets) is warned about where it is.
+  let baseUrl = unsetUrl(h, [block, 'baseUrl']);
   try {
-    baseUrl = new URL(raw.baseUrl);
+    baseUrl ??= new URL(raw.baseUrl);
   } catch {
     baseUrl = undefined;
   }
@@ -25,7 +26,7 @@ export function compileSystem(h: CompileHelpers, raw: SystemDocument | PlatformD
     return failed;
   }
   for (const name of Object.keys(raw.headers ?? {})) {
-    if (/^(authorization|proxy-authorization)$|api[-_]?key|token|secret|password/i.test(name) && h.source.usesEnv([block, 'headers', name])) {
+    if (/^(authorization|proxy-authorization)$|api[-_]?key|token|secret|password/i.test(name) && h.source.envAt([block, 'headers', name])) {
       h.warn('CREDENTIAL_IN_HEADERS', [block, 'headers', name], `${block}.headers.${name} looks like a credential; declare it under ${block}.auth instead, which keeps it out of logs and dry-run output`);
     }
   }
