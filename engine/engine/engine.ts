@@ -25,6 +25,7 @@ import { NO_METER, type Meter } from './meter';
 import { readInput, type EngineRequest } from './request';
 import { createRouteTable } from './routing';
 import type { CallReport } from '../pipeline/fetch-call';
+import type { SkippedRecord } from '../pipeline/skip-invalid';
 
 /**
  * The one way a request runs. The Koa server, `dry-run`, `test`, the bench and the tests all hand a
@@ -86,6 +87,11 @@ export interface EngineAnswer {
   readonly failure?: { readonly kind: FailureKind; readonly message: string; readonly problems: readonly Problem[] };
   /** A fault inside the engine itself (a bug): logged, answered as the route's failure, kept for the CLI's bug report. */
   readonly fault?: unknown;
+  /**
+   * Records left out of a list answer (onInvalidRecord: skip), each with its number and problems; they
+   * are logged and counted already. Here for whoever keeps a record of requests (a request journal).
+   */
+  readonly skipped?: readonly SkippedRecord[];
   /** `outbox: 'inline'` only: what the background delivery of an outbox event would do. */
   readonly delivery?: { readonly verdict: Verdict['kind']; readonly message?: string };
   readonly durationMs: number;
@@ -256,6 +262,7 @@ export function createEngine(deps: EngineDeps): Engine {
       let failure: EngineAnswer['failure'];
       let fault: unknown;
       let delivery: EngineAnswer['delivery'];
+      const skipped: SkippedRecord[] = [];
       try {
         const { input, problems } = readInput(route, request, match.params);
         outcome = await dispatch(mapping, prepared.get(route) as PreparedRoute, input, problems, {
@@ -264,6 +271,10 @@ export function createEngine(deps: EngineDeps): Engine {
           log: requestLog,
           requestId,
           onCall,
+          onSkipped: (record) => {
+            skipped.push(record);
+            meter.recordSkipped({ mapping: mapping.name, operation: route.operationId });
+          },
           abandoned: request.signal,
           accept: store ? (operation, input) => accept(mapping, operation, input, requestId) : undefined,
           delivered: (error) => {
@@ -289,7 +300,7 @@ export function createEngine(deps: EngineDeps): Engine {
       const durationMs = clock.now() - started;
       requestLog.info({ operation: route.operationId, method: route.method, path: request.path, result: outcome.resultName, ms: Math.round(durationMs) }, 'request');
       meter.request({ mapping: mapping.name, operation: route.operationId, result: outcome.resultName, seconds: durationMs / 1000 });
-      return { requestId, status: 200, body: envelope, headers: idHeader, mapping, route, outcome, envelope, failure, fault, delivery, durationMs };
+      return { requestId, status: 200, body: envelope, headers: idHeader, mapping, route, outcome, envelope, failure, fault, delivery, ...(skipped.length > 0 ? { skipped } : {}), durationMs };
     });
   }
 

@@ -26,6 +26,7 @@ export const MAPPING_ISSUE_CODES = {
   MODES_MIXED: { stage: 'compile', meaning: 'an operation has settings of two ways of answering (for example static together with calls)' },
   MODE_MISMATCH: { stage: 'compile', meaning: 'the mode an operation states does not match the settings it has' },
   MODE_NOT_FOR_ROUTE: { stage: 'compile', meaning: 'a way of answering the route cannot use (acknowledge on a data route, static or output on an event route, file on a route without files)' },
+  SETTING_NOT_FOR_ROUTE: { stage: 'compile', meaning: 'a setting the route cannot use (onInvalidRecord: skip on a route that answers no list of records, or that is not answered by calls + output)' },
   OPERATION_INCOMPLETE: { stage: 'compile', meaning: 'an operation lacks what its route needs (a data route without output, an event route without calls)' },
   OUTBOX_NOT_ALLOWED: { stage: 'compile', meaning: 'delivery: outbox on an operation whose answer depends on the ERP (a data route, or an outcome rule giving a result other than success)' },
   RETRY_NOT_SAFE: { stage: 'compile', meaning: 'retries asked for on a request that is not marked safe to repeat' },

@@ -275,6 +275,9 @@ class Compiler implements CompileContext, CompileHelpers {
     const origin = this.origin(path);
     const mode = this.modeOf(operationId, raw, path);
     if (!mode) return undefined;
+    if (raw.onInvalidRecord === 'skip' && (mode !== 'flow' || (route.dataSchema as { type?: string } | null)?.type !== 'array')) {
+      return this.refuse('SETTING_NOT_FOR_ROUTE', [...path, 'onInvalidRecord'], `onInvalidRecord: skip leaves records out of a list answered by calls + output; ${operationId} ${mode === 'flow' ? 'answers no list' : `is answered by ${mode}`}`);
+    }
 
     if (mode === 'file' && raw.file) {
       if (!FILE_ROUTES[operationId]) {
@@ -322,7 +325,7 @@ class Compiler implements CompileContext, CompileHelpers {
     const beforeAnyCall: CallScope = { operationId, defined, readable: [], notYet: (name) => `calls.${name}: outbox.orderingKey is worked out when the event is accepted, before any call is made; it can read only input` };
     const outbox = this.scoped(beforeAnyCall, () => this.outbox(raw, path, route, outcomes as OutcomeRule[]));
     if (outbox === false) return undefined;
-    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs, outbox };
+    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs, onInvalidRecord: raw.onInvalidRecord, outbox };
   }
 
   /**
@@ -379,7 +382,7 @@ export function compileMapping(source: YamlSource, baseDir = process.cwd()): { m
   const inbound = compileInbound(compiler, raw.inbound);
   const operations = new Map<string, Operation>();
   for (const [operationId, rawOperation] of Object.entries(raw.operations)) {
-    const compiled = compiler.operation(operationId, rawOperation ?? { delivery: 'direct' }, system, raw.system.timeoutMs);
+    const compiled = compiler.operation(operationId, rawOperation ?? { delivery: 'direct', onInvalidRecord: 'fail' }, system, raw.system.timeoutMs);
     if (compiled) operations.set(operationId, deepFreeze(compiled));
   }
   if (compiler.issues.length > 0 || !system || !inbound) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };

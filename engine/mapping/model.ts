@@ -106,6 +106,8 @@ export interface FlowOperation extends OperationBase {
   readonly output?: LocatedExpression;
   /** Overall time budget of one contract request, over all its calls and retries. */
   readonly deadlineMs?: number;
+  /** List routes: a record that fails the contract check fails the answer, or is left out of the list. */
+  readonly onInvalidRecord: 'fail' | 'skip';
   /** Event routes with delivery: outbox: stored, answered at once, delivered in the background. */
   readonly outbox?: OutboxSpec;
 }

@@ -55,6 +55,7 @@ function buildOperation() {
     acknowledge: optional(Type.Literal(true, { description: 'Event routes only: answer success without forwarding anything.' })),
     file: optional(buildFileBlock()),
     deadlineMs: optional(milliseconds('Overall time budget of one contract request over all its calls, retries and pages; past it the answer is AdapterApiClientFailed.')),
+    onInvalidRecord: withDefault(oneOfWords(['fail', 'skip'], 'List routes answered by calls + output: what a record (a work order, an item) that does not match the contract does to the answer. fail: the whole answer is a failure (WorkOrderInvalid, or OperationFailed where the route has no such result), so nothing wrong reaches the warehouse and someone must fix the mapping or the ERP data. skip: that record is left out of the list, with a warning in the log naming it and why, and counted in adapter_records_skipped_total; the other records are answered.'), 'fail'),
     delivery: withDefault(oneOfWords(['direct', 'outbox'], 'Event routes: direct forwards the event while the platform waits and answers what the ERP said; outbox stores it durably, answers success at once, and delivers it in the background, retrying while the ERP is down.'), 'direct'),
     outbox: optional(outbox),
   }, { description: 'How one contract route is answered: calls (+ outcomes + output), output alone, static, acknowledge, or file.' });
