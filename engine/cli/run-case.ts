@@ -6,6 +6,7 @@ import { createEngine, type Engine } from '../engine/engine';
 import { requestFor } from '../engine/request';
 import { OperationFailure, type Problem } from '../errors';
 import { outgoingHeaders } from '../http/client';
+import { CSRF_TOKEN_CALL } from '../http/csrf';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { Logger } from '../log';
 import type { Mapping, Operation } from '../mapping/model';
@@ -114,8 +115,8 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     if (answer.delivery) steps.push({ step: 'delivery', verdict: answer.delivery.verdict, message: answer.delivery.message && mask.text(answer.delivery.message) });
   }
   // Where each request's answer came from is known only once it was sent.
-  // Token requests reach the client but are no step of the trace (credentials are added below it).
-  const sent = client.log.filter((entry) => entry.callName !== OAUTH2_TOKEN_CALL);
+  // Token requests (OAuth2, CSRF) reach the client but are no step of the trace (credentials are added below it).
+  const sent = client.log.filter((entry) => entry.callName !== OAUTH2_TOKEN_CALL && entry.callName !== CSRF_TOKEN_CALL);
   steps.filter((step) => step.step === 'request').forEach((step, index) => {
     if (step.step === 'request') step.source = sent[index]?.source ?? step.source;
   });

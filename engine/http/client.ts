@@ -27,7 +27,7 @@ export interface OutboundRequest {
 
 export interface OutboundResponse {
   readonly status: number;
-  /** Lower-cased header names. */
+  /** Lower-cased header names; repeated headers joined by ", ", except set-cookie by "\n" (cookie dates hold commas). */
   readonly headers: Readonly<Record<string, string>>;
   /** Parsed as the call declared: JSON value, text, or Base64 of the bytes. Undefined when unreadable. */
   readonly body: unknown;
@@ -114,7 +114,8 @@ function flattenHeaders(headers: Record<string, unknown>): Record<string, string
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || value === null) continue;
-    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    const lower = name.toLowerCase();
+    flat[lower] = Array.isArray(value) ? value.join(lower === 'set-cookie' ? '\n' : ', ') : String(value);
   }
   return flat;
 }

@@ -11,7 +11,7 @@ export class DeadlinePassed extends Error {
   }
 }
 
-/** The OAuth2 token endpoint could not give a token (unreachable, an error status, no access_token). */
+/** The OAuth2 token endpoint could not give a token (unreachable, an error status, no access_token), or the ERP gave no CSRF token. */
 export class TokenUnavailable extends Error {
   constructor(message: string) {
     super(message);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { MappingIssueCode } from '../errors';
 import type { AuthDocument, CacheDocument, CallRetryDocument, ForEachDocument, PaginateDocument, SystemDocument, TlsDocument } from './format/mapping';
 import { Secret } from './secret';
-import type { AuthSpec, CacheSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RetryPolicy, TlsSpec } from './model';
+import type { AuthSpec, CacheSpec, CsrfSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RetryPolicy, TlsSpec } from './model';
 import type { PathSegment, YamlSource } from './yaml-source';
 
 /**
@@ -99,6 +99,16 @@ export function compileTls(h: CompileHelpers, raw: TlsDocument | undefined): Tls
     h.warn('TLS_VERIFY_OFF', [...where, 'insecureSkipVerify'], 'system.tls.insecureSkipVerify is true: the ERP certificate is NOT checked, so anyone on the network path can read and change the traffic, credentials included. Use caFile instead outside of a test setup');
   }
   return { ca, cert, key: key === undefined ? undefined : new Secret(key), caFile: raw.caFile, certFile: raw.certFile, keyFile: raw.keyFile, insecureSkipVerify };
+}
+
+/** The CSRF token belongs to the ERP's session: without the session cookie every write would be refused. */
+export function compileCsrf(h: CompileHelpers, raw: SystemDocument): CsrfSpec | undefined | false {
+  if (!raw.csrf) return undefined;
+  if (raw.cookies !== 'session') {
+    h.report('SETTINGS_DISAGREE', ['system', 'csrf'], 'system.csrf needs system.cookies: session: SAP Gateway binds the CSRF token to the session cookie it sets, so without the cookie every write is refused', h.source.keyAt(['system', 'csrf']));
+    return false;
+  }
+  return { header: raw.csrf.header, fetchPath: raw.csrf.fetchPath };
 }
 
 export function compileSystemRetry(raw: SystemDocument['retry']): RetryPolicy {

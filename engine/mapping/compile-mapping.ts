@@ -6,7 +6,7 @@ import { callReferences } from './call-references';
 import { closest } from './check-structure';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
 import { compileInbound } from './compile-inbound';
-import { compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
+import { compileAuth, compileCache, compileCallRetry, compileCsrf, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
 import { withDefaults, type CallDocument, type MappingDocument, type OperationDocument, type OperationMode } from './format';
 import type { OutcomeDocument, SystemDocument } from './format/mapping';
 import type { CallSpec, OutboxSpec, LocatedExpression, Mapping, Operation, OutcomeRule, RetryPolicy, SystemSpec, Template } from './model';
@@ -195,9 +195,11 @@ class Compiler implements CompileContext, CompileHelpers {
     this.retryDefaults = compileSystemRetry(raw.retry);
     const auth = compileAuth(this, raw.auth);
     const tls = compileTls(this, raw.tls);
-    if (!auth || tls === false) return undefined;
+    const csrf = compileCsrf(this, raw);
+    if (!auth || tls === false || csrf === false) return undefined;
     return {
       baseUrl, headers: Object.entries(raw.headers ?? {}), timeoutMs: raw.timeoutMs, maxResponseBytes: raw.maxResponseBytes, auth, tls, maxConcurrency: raw.maxConcurrency,
+      cookies: raw.cookies, csrf,
       requestIdHeader: raw.requestIdHeader === false ? undefined : raw.requestIdHeader,
       idempotencyHeader: raw.idempotencyHeader === false ? undefined : raw.idempotencyHeader,
       healthCheck: raw.healthCheck,

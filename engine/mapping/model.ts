@@ -187,6 +187,10 @@ export interface SystemSpec {
   readonly maxResponseBytes: number;
   readonly auth: AuthSpec;
   readonly tls?: TlsSpec;
+  /** session: cookies the ERP sets are kept per connection and sent back. */
+  readonly cookies: 'none' | 'session';
+  /** SAP Gateway's CSRF token protocol; needs cookies: session. */
+  readonly csrf?: CsrfSpec;
   /** Most requests in flight to this ERP at once, over all contract requests. */
   readonly maxConcurrency: number;
   /** The header carrying an outbox event's id on each delivery attempt; undefined sends none. */
@@ -223,6 +227,12 @@ export type AuthSpec =
       /** How the client authenticates at the token endpoint: HTTP Basic header (default) or form fields. */
       readonly clientAuth: 'basic' | 'body';
     };
+
+export interface CsrfSpec {
+  readonly header: string;
+  /** Under baseUrl: where a token is fetched (GET) when a write comes before any read. */
+  readonly fetchPath: string;
+}
 
 /** TLS toward the ERP; the files are read at load so a missing file is a load error. */
 export interface TlsSpec {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ROUTES } from '../../contract/routes';
 import { DEFAULT_EXPRESSION_LIMITS } from '../../expressions/compile';
-import { auth, cache, callRetry, forEach, paginate, systemRetry, tls } from './connectivity';
+import { auth, cache, callRetry, csrf, forEach, paginate, systemRetry, tls } from './connectivity';
 import { block, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
 import { buildFileBlock } from './file';
 import { inbound } from './inbound';
@@ -73,6 +73,8 @@ const system = block({
   maxResponseBytes: withDefault(integer(1024, undefined, 'Largest response body accepted, in bytes.'), 52_428_800),
   auth: withDefault(auth, { type: 'none' }),
   tls: optional(tls),
+  cookies: withDefault(oneOfWords(['none', 'session'], 'none: cookies the ERP sets are ignored. session: they are kept per ERP connection (in memory, by domain and path, until they expire) and sent back with every call, as a browser would; for ERPs that keep a login or a CSRF token in a session cookie (SAP Gateway).'), 'none'),
+  csrf: optional(csrf),
   retry: withDefault(systemRetry, {} as Static<typeof systemRetry>),
   maxConcurrency: withDefault(integer(1, 1024, 'Most requests in flight to the ERP at once, over all contract requests.'), 16),
   idempotencyHeader: withDefault(Type.Union([text('Header name.'), Type.Literal(false)], {
@@ -114,6 +116,7 @@ export type SystemDocument = Static<typeof system>;
 export type AuthDocument = Static<typeof auth>;
 export type InboundDocument = Static<typeof inbound>;
 export type TlsDocument = Static<typeof tls>;
+export type CsrfDocument = Static<typeof csrf>;
 export type CallRetryDocument = Static<typeof callRetry>;
 export type PaginateDocument = Static<typeof paginate>;
 export type ForEachDocument = Static<typeof forEach>;
