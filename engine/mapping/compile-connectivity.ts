@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MappingIssueCode } from '../errors';
-import type { AuthDocument, CacheDocument, CallRetryDocument, ForEachDocument, PaginateDocument, SystemDocument, TlsDocument } from './format/mapping';
+import type { AuthDocument, CacheDocument, CallDocument, CallRetryDocument, ForEachDocument, PaginateDocument, SystemDocument, TlsDocument } from './format/mapping';
 import { Secret } from './secret';
 import type { AuthSpec, CacheSpec, CsrfSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RetryPolicy, TlsSpec } from './model';
 import type { PathSegment, YamlSource } from './yaml-source';
@@ -109,6 +109,18 @@ export function compileCsrf(h: CompileHelpers, raw: SystemDocument): CsrfSpec | 
     return false;
   }
   return { header: raw.csrf.header, fetchPath: raw.csrf.fetchPath };
+}
+
+/** rawQuery names parameters of the call's query: a name that is not there is a typo that would send the value encoded. */
+export function compileRawQuery(h: CompileHelpers, raw: CallDocument, where: readonly PathSegment[]): readonly string[] | undefined {
+  const names = raw.rawQuery ?? [];
+  const unknown = names.findIndex((name) => !Object.hasOwn(raw.query ?? {}, name));
+  if (unknown >= 0) {
+    const known = Object.keys(raw.query ?? {});
+    h.report('SETTINGS_DISAGREE', [...where, 'rawQuery', unknown], `${named(where)}.rawQuery names "${names[unknown]}", which is not a parameter under query${known.length ? ` (it has ${known.join(', ')})` : ''}`);
+    return undefined;
+  }
+  return names;
 }
 
 export function compileSystemRetry(raw: SystemDocument['retry']): RetryPolicy {

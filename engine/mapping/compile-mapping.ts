@@ -6,7 +6,7 @@ import { callReferences } from './call-references';
 import { closest } from './check-structure';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
 import { compileInbound } from './compile-inbound';
-import { compileAuth, compileCache, compileCallRetry, compileCsrf, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
+import { compileAuth, compileCache, compileCallRetry, compileCsrf, compileRawQuery, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
 import { withDefaults, type CallDocument, type MappingDocument, type OperationDocument, type OperationMode } from './format';
 import type { OutcomeDocument, SystemDocument } from './format/mapping';
 import type { CallSpec, OutboxSpec, LocatedExpression, Mapping, Operation, OutcomeRule, RetryPolicy, SystemSpec, Template } from './model';
@@ -199,7 +199,7 @@ class Compiler implements CompileContext, CompileHelpers {
     if (!auth || tls === false || csrf === false) return undefined;
     return {
       baseUrl, headers: Object.entries(raw.headers ?? {}), timeoutMs: raw.timeoutMs, maxResponseBytes: raw.maxResponseBytes, auth, tls, maxConcurrency: raw.maxConcurrency,
-      cookies: raw.cookies, csrf,
+      queryEncoding: raw.queryEncoding, cookies: raw.cookies, csrf,
       requestIdHeader: raw.requestIdHeader === false ? undefined : raw.requestIdHeader,
       idempotencyHeader: raw.idempotencyHeader === false ? undefined : raw.idempotencyHeader,
       healthCheck: raw.healthCheck,
@@ -214,12 +214,15 @@ class Compiler implements CompileContext, CompileHelpers {
     const retry = this.retryDefaults && compileCallRetry(this, raw.retry, raw.method, this.retryDefaults, path);
     const paginate = compilePaginate(this, raw.paginate, path);
     const forEach = compileForEach(this, raw.forEach, path);
-    if (!pathTemplate || (raw.body !== undefined && !body) || !retry || paginate === false || forEach === false) return undefined;
+    const rawQuery = compileRawQuery(this, raw, path);
+    if (!pathTemplate || (raw.body !== undefined && !body) || !retry || paginate === false || forEach === false || !rawQuery) return undefined;
     return {
       name: raw.name,
       method: raw.method,
       path: pathTemplate,
       query,
+      queryEncoding: raw.queryEncoding ?? system?.queryEncoding ?? 'percent',
+      rawQuery,
       headers,
       body,
       responseType: raw.responseType,

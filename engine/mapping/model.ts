@@ -33,6 +33,10 @@ export interface CallSpec {
   /** Path under the system's base URL; placeholder values are URI-encoded. */
   readonly path: Template;
   readonly query: readonly (readonly [string, Template])[];
+  /** How query values are written: percent (RFC 3986, space as %20) or form (space as +). */
+  readonly queryEncoding: 'percent' | 'form';
+  /** Query parameters sent raw (OData's $filter): see engine/http/query-encoding.ts. */
+  readonly rawQuery: readonly string[];
   readonly headers: readonly (readonly [string, Template])[];
   readonly body?: LocatedExpression;
   readonly responseType: ResponseType;
@@ -187,6 +191,8 @@ export interface SystemSpec {
   readonly maxResponseBytes: number;
   readonly auth: AuthSpec;
   readonly tls?: TlsSpec;
+  /** The default query encoding of the calls. */
+  readonly queryEncoding: 'percent' | 'form';
   /** session: cookies the ERP sets are kept per connection and sent back. */
   readonly cookies: 'none' | 'session';
   /** SAP Gateway's CSRF token protocol; needs cookies: session. */

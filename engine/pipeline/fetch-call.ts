@@ -89,7 +89,7 @@ function withEngineHeaders(request: OutboundRequest, system: Mapping['system'], 
 export async function fetchAnswer(call: CallSpec, context: ExpressionContext, label: string, env: CallEnv): Promise<Answer> {
   const request = withEngineHeaders(await buildRequest(call, env.mapping.system, context), env.mapping.system, env);
   const send = sender(call, label, env);
-  if (call.paginate) return fetchPages(call.paginate, request, context, label, env.mapping.system.baseUrl, send);
+  if (call.paginate) return fetchPages(call.paginate, request, context, label, env.mapping.system.baseUrl, send, call.queryEncoding);
   const response = await send(request);
   return { record: { status: response.status, headers: response.headers, body: response.body }, target: targetOf(request), bodyError: response.bodyError };
 }

@@ -17,11 +17,15 @@ const milliseconds = (description: string) => integer(1, 600_000, description);
 export const OPERATION_MODES = ['flow', 'static', 'acknowledge', 'file'] as const;
 export type OperationMode = (typeof OPERATION_MODES)[number];
 
+const queryEncoding = (description: string) => oneOfWords(['percent', 'form'], `percent: RFC 3986, every character but letters, digits and -._~ percent-encoded, a space as %20. form: as HTML forms, a space as +. ${description}`);
+
 const call = block({
   name: Type.String({ pattern: NAME_PATTERN, description: 'Name of the call (letters, digits, _): later expressions read calls.<name>.status, .headers, .body.' }),
   method: oneOfWords(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], 'HTTP method.'),
   path: template('Path under system.baseUrl, e.g. /sales-orders/{input.Code}. Placeholder values are URI-encoded, so they can never change the path.'),
   query: optional(Type.Record(Type.String(), template('Query parameter value.'), { description: 'Query parameters: name to value template. A placeholder giving nothing leaves the parameter out.' })),
+  queryEncoding: optional(queryEncoding('How this call writes its query values. Default: system.queryEncoding.')),
+  rawQuery: optional(Type.Array(text('A parameter name under query.'), { description: "Query parameters sent raw: the characters of OData's syntax ($ ( ) , : / = @ ; ! * ?) as they are, only spaces, &, #, +, % and characters a URL cannot hold encoded, e.g. [$filter, $orderby]. A placeholder's value can still never add a parameter; quote OData literals with $odataLiteral." })),
   headers: optional(Type.Record(Type.String(), template('Header value.'), { description: 'Extra headers for this call, on top of system.headers.' })),
   body: optional(expression('Builds the JSON request body from input and earlier calls.')),
   responseType: withDefault(oneOfWords(['json', 'text', 'binary'], 'How to read the response body: json, text, or binary (given to expressions as Base64).'), 'json'),
@@ -73,6 +77,7 @@ const system = block({
   maxResponseBytes: withDefault(integer(1024, undefined, 'Largest response body accepted, in bytes.'), 52_428_800),
   auth: withDefault(auth, { type: 'none' }),
   tls: optional(tls),
+  queryEncoding: withDefault(queryEncoding('The default of every call.'), 'percent'),
   cookies: withDefault(oneOfWords(['none', 'session'], 'none: cookies the ERP sets are ignored. session: they are kept per ERP connection (in memory, by domain and path, until they expire) and sent back with every call, as a browser would; for ERPs that keep a login or a CSRF token in a session cookie (SAP Gateway).'), 'none'),
   csrf: optional(csrf),
   retry: withDefault(systemRetry, {} as Static<typeof systemRetry>),
