@@ -4,6 +4,7 @@ import https from 'node:https';
 import tls from 'node:tls';
 import axios, { AxiosError, type AxiosInstance } from 'axios';
 import type { ResponseType, TlsSpec } from '../mapping/model';
+import { decodeErrorBody } from './error-body';
 
 /**
  * The one module that talks to external systems. Everything outbound goes through `HttpClient.send`,
@@ -89,6 +90,7 @@ function preview(text: string): string {
 export const EMPTY_BODY = 'the answer has an empty body; a JSON body was expected';
 
 export function decodeBody(data: Buffer, responseType: ResponseType, contentType: string, status?: number): { body: unknown; bodyError?: string } {
+  if (responseType === 'binary' && status !== undefined && status >= 400) return decodeErrorBody(data, contentType);
   if (responseType === 'binary') {
     // An ERP that cannot deliver the file usually answers an HTML page or a JSON error, often with status
     // 200: passed on as Base64 it would be "the image". An image/* type (SVG is XML) is always bytes.

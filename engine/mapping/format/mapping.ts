@@ -28,7 +28,7 @@ const call = block({
   rawQuery: optional(Type.Array(text('A parameter name under query.'), { description: "Query parameters sent raw: the characters of OData's syntax ($ ( ) , : / = @ ; ! * ?) as they are, only spaces, &, #, +, % and characters a URL cannot hold encoded, e.g. [$filter, $orderby]. A placeholder's value can still never add a parameter; quote OData literals with $odataLiteral." })),
   headers: optional(Type.Record(Type.String(), template('Header value.'), { description: 'Extra headers for this call, on top of system.headers.' })),
   body: optional(expression('Builds the JSON request body from input and earlier calls.')),
-  responseType: withDefault(oneOfWords(['json', 'text', 'binary'], 'How to read the response body: json, text, or binary (given to expressions as Base64).'), 'json'),
+  responseType: withDefault(oneOfWords(['json', 'text', 'binary'], 'How to read the response body: json, text, or binary (given to expressions as Base64). An error answer (status 400 or more) of a binary call is read by its content type instead: JSON as JSON, text and XML as text, so outcome rules can read the ERP\'s error.'), 'json'),
   timeoutMs: optional(milliseconds('Timeout of each attempt of this call, in milliseconds. Default: system.timeoutMs.')),
   retry: optional(callRetry),
   paginate: optional(paginate),
