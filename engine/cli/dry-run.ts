@@ -74,7 +74,7 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
     }
     const sendsLive = !answers && (route.kind === 'data' || options.live === true);
     const client = createAnsweringClient({ answers, live: sendsLive ? createHttpClient() : undefined, notSent: route.kind === 'event' && !options.live });
-    const mask = createMasker(mappingFile, erp.env);
+    const mask = createMasker(mapping, erp.env, mappingFile);
     let run;
     try {
       run = await runCase(mapping, route, input, client, mask);

@@ -1,17 +1,21 @@
 import fs from 'node:fs';
+import type { Mapping } from '../mapping/model';
+import { Secret } from '../mapping/secret';
 
 /**
- * Secrets never reach the terminal: a dry run is pasted into tickets. Masked are the values of headers
- * and query parameters whose name says they hold a credential, and anywhere (URL, headers, bodies) the value of an
- * environment variable the mapping uses whose name says it is secret.
+ * Secrets never reach the terminal: a dry run is pasted into tickets. Masked are
+ * - anywhere (URL, headers, bodies): the value of every credential the mapping declares (the secret
+ *   settings of system.auth, inbound.auth, the TLS key) and of every environment variable the mapping
+ *   reads whose name says it is a secret (`${SAP_PASSWORD}`, `${ERP_TOKEN}`);
+ * - by name: the headers that carry credentials by their protocol (Authorization, Cookie, Set-Cookie),
+ *   the API key's header or query parameter as system.auth names it, and the CSRF token's header.
+ * Other names are not judged: OData's `$skiptoken` holds the position of the next page, and a dry run
+ * that hides it cannot show the pages.
  */
 export const MASK = '***';
 
-const SECRET_NAME = /authorization|token|key|secret|passw|pwd|credential|cookie|session/i;
-
-export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
+const SECRET_VARIABLE = /authorization|token|key|secret|passw|pwd|credential|cookie|session/i;
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie'];
 
 /** `${NAME}` references of the mapping file, read from its text (the loaded model keeps only values). */
 export function envNamesOf(mappingFile: string): string[] {
@@ -24,6 +28,29 @@ export function envNamesOf(mappingFile: string): string[] {
   return [...new Set([...text.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((match) => match[1]))];
 }
 
+function decodedOrAsIs(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a malformed %-sequence in an ERP's next link
+  }
+}
+
+/** Every Secret of the model (auth credentials, inbound keys, TLS key), revealed for matching. */
+function declaredSecrets(mapping: Mapping): string[] {
+  const found: string[] = [];
+  const seen = new Set<object>();
+  const visit = (node: unknown): void => {
+    if (node instanceof Secret) found.push(node.reveal());
+    if (typeof node !== 'object' || node === null || seen.has(node) || node instanceof URL) return;
+    seen.add(node);
+    for (const value of node instanceof Map ? node.values() : Object.values(node)) visit(value);
+  };
+  visit(mapping.system);
+  visit(mapping.inbound);
+  return found;
+}
+
 export interface Masker {
   text(value: string): string;
   headers(headers: Readonly<Record<string, string>>): Record<string, string>;
@@ -31,13 +58,14 @@ export interface Masker {
   deep(value: unknown): unknown;
 }
 
-export function createMasker(mappingFile: string, env: NodeJS.ProcessEnv): Masker {
+export function createMasker(mapping: Mapping, env: NodeJS.ProcessEnv, mappingFile: string = mapping.file): Masker {
   // Short values would mask innocent text everywhere; a credential is longer than three characters.
-  const secrets = envNamesOf(mappingFile)
-    .filter(isSecretName)
-    .map((name) => env[name])
+  const secrets = [...declaredSecrets(mapping), ...envNamesOf(mappingFile).filter((name) => SECRET_VARIABLE.test(name)).map((name) => env[name])]
     .filter((value): value is string => typeof value === 'string' && value.length > 3)
     .sort((a, b) => b.length - a.length);
+  const { auth, csrf } = mapping.system;
+  const headerNames = new Set([...CREDENTIAL_HEADERS, ...(auth.type === 'apiKey' && auth.in === 'header' ? [auth.name] : []), ...(csrf ? [csrf.header] : [])].map((name) => name.toLowerCase()));
+  const queryNames = new Set(auth.type === 'apiKey' && auth.in === 'query' ? [auth.name] : []);
   const text = (value: string) => secrets.reduce((masked, secret) => masked.split(secret).join(MASK), value);
   const deep = (value: unknown): unknown => {
     if (typeof value === 'string') return text(value);
@@ -51,11 +79,15 @@ export function createMasker(mappingFile: string, env: NodeJS.ProcessEnv): Maske
     deep,
     url: (url) => {
       const copy = new URL(url.href);
-      for (const name of [...new Set(copy.searchParams.keys())]) if (isSecretName(name)) copy.searchParams.set(name, MASK);
+      // Pair by pair, so the rest of the query shows as it is sent (URLSearchParams would re-encode it).
+      copy.search = copy.search.slice(1).split('&').map((pair) => {
+        const name = pair.split('=')[0];
+        return queryNames.has(decodedOrAsIs(name)) ? `${name}=${MASK}` : pair;
+      }).join('&');
       if (copy.password) copy.password = MASK;
       return text(copy.href);
     },
-    headers: (headers) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, isSecretName(name) ? MASK : text(value)])),
+    headers: (headers) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, headerNames.has(name.toLowerCase()) ? MASK : text(value)])),
   };
 }
 

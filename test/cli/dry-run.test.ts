@@ -19,6 +19,7 @@ system:
   baseUrl: \${ERP_URL}
   headers:
     Authorization: Bearer \${ERP_API_TOKEN}
+  auth: { type: apiKey, in: query, name: api_key, value: "\${ERP_KEY}" }
 operations:
   GetItem:
     calls:
@@ -27,7 +28,7 @@ operations:
         path: /articles/{input.number}
         query:
           tenant: \${ERP_API_TOKEN}
-          api_key: plain-key-value
+          $skiptoken: page-2-position
     output: '{ "number": calls.article.body.articleNo }'
 `;
 
@@ -92,7 +93,7 @@ describe('adapter-engine dry-run against a live external system', () => {
     stop = erp.close;
     const mapping = writeFile(tempDir(), 'secretive.yaml', SECRET_MAPPING);
     const token = 's3cr3t-token-value';
-    const result = await runCli(['dry-run', mapping, 'GetItem', '-i', '{"number":"A-100"}'], { env: { ERP_URL: erp.url, ERP_API_TOKEN: token } });
+    const result = await runCli(['dry-run', mapping, 'GetItem', '-i', '{"number":"A-100"}'], { env: { ERP_URL: erp.url, ERP_API_TOKEN: token, ERP_KEY: 'plain-key-value' } });
     expect(result.code).toBe(0);
     expect(erp.received).toHaveLength(1);
     expect(erp.received[0].headers.authorization).toBe(`Bearer ${token}`);
@@ -100,7 +101,7 @@ describe('adapter-engine dry-run against a live external system', () => {
     expect(result.stdout).not.toContain('plain-key-value');
     expect(result.stdout).toContain('Authorization: ***');
     expect(result.stdout).toContain('tenant=***');
-    expect(result.stdout).toContain('api_key=***');
+    expect(result.stdout).toContain('$skiptoken=page-2-position'); // a page's position, not a credential
     expect(result.stdout).toContain('(sent)');
   });
 

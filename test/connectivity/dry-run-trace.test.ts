@@ -16,7 +16,7 @@ const mapping = mappingFromText(head('http://erp.test/api', 'retry: { attempts: 
     output: '{ "number": calls.article.body.no }'
 `);
 const route = findRoute('GetItem')!;
-const mask = createMasker('/nonexistent/mapping.yaml', {});
+const mask = createMasker(mapping, {}, '/nonexistent/mapping.yaml');
 
 describe('dry-run trace of connectivity', () => {
   it('shows how many attempts an answer took, and a cache hit', async () => {
