@@ -5,6 +5,7 @@ import { EXIT_CODES } from '../errors';
 import { createHttpClient } from '../http/client';
 import { checkAnswers, createAnsweringClient, readAnswersFile, type RecordedAnswers } from './answers';
 import { renderDryRun } from './dry-run-render';
+import { fileUploadInput, isFileRoute } from './file-input';
 import { withExampleErp } from './example-erp';
 import { createMasker } from './mask';
 import { loadOrReport } from './mapping-file';
@@ -17,6 +18,7 @@ import { displayName } from './yaml-file';
 interface DryRunOptions {
   input?: string;
   inputFile?: string;
+  file?: string;
   answers?: string;
   live?: boolean;
   exampleErp?: boolean;
@@ -54,8 +56,9 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
   if (!resolved) usageError(`"${target}" is not a contract operation or route; use one of:\n${operationList().join('\n')}`);
   const { route } = resolved;
   if (options.live && options.answers) usageError('--live and --answers exclude each other: answers come either from the external system or from the file');
-  const input = readInput(options, resolved.input);
-  if (input === undefined && route.inputSource === 'body') usageError(`${route.operationId} takes a JSON body; give it with --input '<json>' or --input-file <file>`);
+  const given = readInput(options, resolved.input);
+  const input = options.file === undefined ? given : fileUploadInput(route, options.file, given);
+  if (input === undefined && route.inputSource === 'body') usageError(`${route.operationId} takes a JSON body; give it with --input '<json>' or --input-file <file>${isFileRoute(route) ? ', or the file itself with --file <path>' : ''}`);
 
   let answers: RecordedAnswers | undefined;
   const erp = await withExampleErp(options.exampleErp, envWith(options.env), 0);
@@ -116,6 +119,7 @@ export function registerDryRun(program: Command, run: (work: Promise<number>) =>
     .argument('<operation>', 'operation id (GetWorkOrderByCode), route ("GET /WorkOrders/Code") or request line ("GET /Items/A-100")')
     .option('-i, --input <json>', 'the input as JSON: query or path parameters as an object, or the request body')
     .option('-f, --input-file <file>', 'the input from a JSON or YAML file')
+    .option('--file <path>', 'file routes (POST /WorkOrders/File, POST /Items/File): the file to upload; sent Base64 in fileContent, fileType from the extension (.csv, .json) unless --input gives it')
     .option('-a, --answers <file>', 'recorded answers of the external system by call name (YAML or JSON); nothing is sent')
     .option('--live', 'send event routes to the external system too')
     .option('--example-erp', 'start the bundled example ERP and point ERP_URL at it (only when ERP_URL is not set)')

@@ -1,10 +1,10 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import os from 'node:os';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { ROUTES } from '../contract/routes';
 import { EXIT_CODES } from '../errors';
-import { createLogger } from '../log';
+import { createLogger, LOG_LEVELS } from '../log';
 import { servePrimary, serveWorker } from '../server/cluster';
 import { ListenError } from '../server/instance';
 import { createMappingSource } from '../server/mapping-source';
@@ -31,6 +31,7 @@ interface ServeOptions {
   stateDir: string;
   exampleErp?: boolean;
   env?: Record<string, string>;
+  logLevel?: string;
 }
 
 function parsePort(text: string, flag: string): number {
@@ -94,7 +95,7 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
       }
     }
 
-    const log = createLogger();
+    const log = createLogger({ level: options.logLevel });
     const outbox = { stateDir: options.stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: options.stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
     const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, log, print: (line) => out.line(line) };
     try {
@@ -138,5 +139,6 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
     .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)
+    .addOption(new Option('--log-level <level>', 'least severe log lines written; overrides LOG_LEVEL (default info: one line per request and per ERP call)').choices(LOG_LEVELS))
     .action((mappings: string[], options: ServeOptions) => run(serve(mappings, options)));
 }

@@ -226,6 +226,8 @@ export function createEngine(deps: EngineDeps): Engine {
     const seconds = () => (clock.now() - started) / 1000;
     const idHeader = { 'x-request-id': requestId };
     const notFound = (error: string, mapping = ''): EngineAnswer => {
+      // Every request gets its one line at info, also one that is no contract route.
+      log.info({ requestId, ...(mapping ? { mapping } : {}), method: request.method, path: request.path, result: 'NotFound', ms: Math.round(clock.now() - started) }, 'request');
       meter.request({ mapping, operation: '', result: 'NotFound', seconds: seconds() });
       return { requestId, status: 404, body: { error }, headers: idHeader, durationMs: clock.now() - started };
     };
@@ -246,6 +248,7 @@ export function createEngine(deps: EngineDeps): Engine {
     if (match.kind === 'bad-path') return notFound(match.message, mapping.name);
     if (match.kind === 'method-not-allowed') {
       const allow = match.allowed.join(', ');
+      log.info({ requestId, mapping: mapping.name, method: request.method, path: request.path, result: 'MethodNotAllowed', ms: Math.round(clock.now() - started) }, 'request');
       meter.request({ mapping: mapping.name, operation: '', result: 'MethodNotAllowed', seconds: seconds() });
       return { requestId, status: 405, body: { error: `${request.method} is not allowed on ${request.path}; allowed: ${allow}` }, headers: { ...idHeader, allow }, durationMs: clock.now() - started };
     }

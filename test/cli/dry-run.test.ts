@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, STACK_LINE, startRecordingErp, tempDir, writeFile } from './cli-process';
 
@@ -154,5 +155,30 @@ describe('adapter-engine dry-run usage errors (exit 2)', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/mappings\/example\.yaml:\d+:\d+ {2}environment variable ERP_URL is not set/);
     expect(result.stderr).not.toMatch(STACK_LINE);
+  });
+});
+
+describe('adapter-engine dry-run --file (issue 17)', () => {
+  it('reads the file, sends it Base64 in fileContent with the type from its extension', async () => {
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'ParseItemFile', '--file', 'examples/files/items.csv', '--json'], { env: ERP });
+    expect(result.code).toBe(0);
+    const trace = JSON.parse(result.stdout) as { input: { fileType: number; fileContent: string }; envelope: { isResultSuccess: boolean; data: { number: string }[] } };
+    expect(trace.input.fileType).toBe(1);
+    expect(Buffer.from(trace.input.fileContent, 'base64').toString('latin1')).toBe(fs.readFileSync('examples/files/items.csv', 'latin1'));
+    expect(trace.envelope.isResultSuccess).toBe(true);
+    expect(trace.envelope.data.length).toBeGreaterThan(0);
+  });
+
+  it('--input gives the type of a file whose extension does not say it; other routes refuse --file', async () => {
+    const dir = tempDir();
+    const file = writeFile(dir, 'export.txt', fs.readFileSync('examples/files/items.json', 'utf8'));
+    const typed = await runCli(['dry-run', 'mappings/example.yaml', 'ParseItemFile', '--file', file, '--input', '{"fileType": 0}'], { env: ERP });
+    expect(typed.code).toBe(0);
+    const untyped = await runCli(['dry-run', 'mappings/example.yaml', 'ParseItemFile', '--file', file], { env: ERP });
+    expect(untyped.code).toBe(2);
+    expect(untyped.stderr).toContain('cannot tell the file type');
+    const wrongRoute = await runCli(['dry-run', 'mappings/example.yaml', 'GetItem', '--file', file], { env: ERP });
+    expect(wrongRoute.code).toBe(2);
+    expect(wrongRoute.stderr).toContain('--file is for the file routes');
   });
 });
