@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { envReferences, resolveReference, type EnvReference } from '../mapping/env-references';
 import type { Mapping } from '../mapping/model';
 import { Secret } from '../mapping/secret';
 
@@ -18,14 +19,14 @@ const SECRET_VARIABLE = /authorization|token|key|secret|passw|pwd|credential|coo
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie'];
 
 /** `${NAME}` references of the mapping file, read from its text (the loaded model keeps only values). */
-export function envNamesOf(mappingFile: string): string[] {
+function variablesOf(mappingFile: string): Extract<EnvReference, { kind: 'variable' }>[] {
   let text: string;
   try {
     text = fs.readFileSync(mappingFile, 'utf8');
   } catch {
     return [];
   }
-  return [...new Set([...text.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((match) => match[1]))];
+  return envReferences(text).filter((reference) => reference.kind === 'variable');
 }
 
 function decodedOrAsIs(text: string): string {
@@ -60,7 +61,12 @@ export interface Masker {
 
 export function createMasker(mapping: Mapping, env: NodeJS.ProcessEnv, mappingFile: string = mapping.file): Masker {
   // Short values would mask innocent text everywhere; a credential is longer than three characters.
-  const secrets = [...declaredSecrets(mapping), ...envNamesOf(mappingFile).filter((name) => SECRET_VARIABLE.test(name)).map((name) => env[name])]
+  // What each secret-named reference stands for: the variable's value, or the default it falls back to.
+  const variables = variablesOf(mappingFile).filter((reference) => SECRET_VARIABLE.test(reference.name)).map((reference) => {
+    const resolved = resolveReference(reference, env);
+    return 'value' in resolved ? resolved.value : undefined;
+  });
+  const secrets = [...declaredSecrets(mapping), ...variables]
     .filter((value): value is string => typeof value === 'string' && value.length > 3)
     .sort((a, b) => b.length - a.length);
   const { auth, csrf } = mapping.system;

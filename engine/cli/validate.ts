@@ -9,7 +9,7 @@ import { strictIssues } from './strict';
 import { collectEnv, envWith, usageError } from './usage';
 import { displayName } from './yaml-file';
 
-interface ValidateOptions {
+export interface ValidateOptions {
   env?: Record<string, string>;
   json?: boolean;
   fix?: boolean;
@@ -39,7 +39,8 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-async function validate(files: string[], options: ValidateOptions): Promise<number> {
+/** Checks and prints each file as the validate command does (with --strict, runs its tests too); the exit code. */
+export async function validate(files: string[], options: ValidateOptions): Promise<number> {
   const env = envWith(options.env);
   if (options.tests !== undefined && !options.strict) return usageError('--tests names the test file of --strict; add --strict');
   if (options.tests !== undefined && files.length > 1) return usageError('--tests names the test file of one mapping; validate one file with it');
@@ -51,7 +52,7 @@ async function validate(files: string[], options: ValidateOptions): Promise<numb
       continue;
     }
     if (options.fix) fix(filePath, file, options.json === true);
-    const result = checkMappingFile(filePath, { env, displayName: file });
+    const result = checkMappingFile(filePath, { env, displayName: file, unsetVariables: 'warning' });
     const strict = options.strict && result.mapping ? await strictIssues(filePath, options.tests, options.env ?? {}) : [];
     const issues = [...result.issues, ...strict];
     reports.push({ file, found: true, ok: result.mapping !== undefined && strict.length === 0, mapped: result.mapping?.operations.size ?? 0, issues });
