@@ -2,36 +2,28 @@
  * Relative next links are resolved against the page that carried them (docs/connecting-an-erp.md shows
  * these four cases), with a base URL that has a path, as SAP Gateway's service URLs do.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { head, startEngine, type RunningEngine } from '../support/engine';
+import { json, startMisbehavingErp, type MisbehavingErp } from '../support/misbehaving-erp';
 
 const SERVICE = '/sap/opu/odata/sap/ZWM_SRV';
 
-let server: http.Server | undefined;
+let erp: MisbehavingErp | undefined;
 let engine: RunningEngine | undefined;
 afterEach(async () => {
   await engine?.close();
-  if (server) await new Promise((resolve) => server!.close(resolve));
+  await erp?.close();
   engine = undefined;
-  server = undefined;
+  erp = undefined;
 });
 
 /** The first page carries `link` as d.__next; the second, shorter page is the last. Returns the request lines and the envelope. */
 async function follow(link: (origin: string) => string) {
-  const received: string[] = [];
-  server = http.createServer((req, res) => {
-    received.push(`${req.method} ${req.url}`);
-    const first = received.length === 1;
-    const origin = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
-    // The second page is shorter, so it is the last without a next link (a full one would fail: PAGINATION_INCOMPLETE).
-    const d = first ? { results: [{ key: 'a', header: 'A' }, { key: 'b', header: 'B' }], __next: link(origin) } : { results: [{ key: 'c', header: 'C' }] };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ d }));
-  });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${SERVICE}`;
-  engine = await startEngine(`${head(base)}  GetExportColumns:
+  const gateway = await startMisbehavingErp({ basePath: SERVICE });
+  erp = gateway;
+  // The second page is shorter, so it is the last without a next link (a full one would fail: PAGINATION_INCOMPLETE).
+  gateway.onAny((_request, seen) => json({ d: seen === 1 ? { results: [{ key: 'a', header: 'A' }, { key: 'b', header: 'B' }], __next: link(gateway.origin) } : { results: [{ key: 'c', header: 'C' }] } }));
+  engine = await startEngine(`${head(gateway.url)}  GetExportColumns:
     calls:
       - name: columns
         method: GET
@@ -41,7 +33,7 @@ async function follow(link: (origin: string) => string) {
     output: calls.columns.items
 `);
   const envelope = await engine.call('GET', '/WorkOrders/WorkOrderExportColumns');
-  return { received, envelope };
+  return { received: gateway.requests.map((request) => `${request.method} ${request.url}`), envelope };
 }
 
 describe('relative next links under a base URL with a path', () => {

@@ -3,21 +3,20 @@
  * (issue 17). The guide's mapping runs against a real HTTP server on 127.0.0.1, and the lines the
  * server receives must be the lines the guide shows.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mappingFromText, startEngine, type RunningEngine } from '../support/engine';
+import { json, startMisbehavingErp, type MisbehavingErp } from '../support/misbehaving-erp';
 import { blocksOf } from './markdown';
 
 const GUIDE = 'docs/connecting-an-erp.md';
 
-let server: http.Server | undefined;
+let erp: MisbehavingErp | undefined;
 let engine: RunningEngine | undefined;
 afterEach(async () => {
   await engine?.close();
-  if (server) await new Promise((resolve) => server!.close(resolve));
+  await erp?.close();
   engine = undefined;
-  server = undefined;
+  erp = undefined;
 });
 
 describe('the guide on query encoding', () => {
@@ -27,17 +26,12 @@ describe('the guide on query encoding', () => {
     expect(index).toBeGreaterThan(-1);
     const shown = blocks.slice(index + 1).find((block) => block.lang === 'text')!.text.trim().split('\n');
 
-    const received: string[] = [];
-    server = http.createServer((req, res) => {
-      received.push(`${req.method} ${req.url}`);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"d":{"results":[]}}');
-    });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    const local = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    engine = await startEngine(mappingFromText(blocks[index].text.replace('https://sap.example.com', local)));
+    erp = await startMisbehavingErp({ basePath: '/sap/opu/odata/sap/API_SALES_ORDER_SRV' });
+    erp.onAny(() => json({ d: { results: [] } }));
+    engine = await startEngine(mappingFromText(blocks[index].text.replace('https://sap.example.com', erp.origin)));
     const envelope = await engine.call('GET', `/WorkOrders/Code?Code=${encodeURIComponent("O'Brien & Sons 1/2")}`);
     expect(envelope.isResultSuccess).toBe(true);
-    expect(received).toEqual(shown);
+    expect(erp.requests.map((request) => `${request.method} ${request.url}`)).toEqual(shown);
   });
 
   it('$odataLiteral quotes text and doubles its quotes; numbers, booleans and null stay bare', async () => {
