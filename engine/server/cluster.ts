@@ -46,8 +46,12 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     return worker;
   };
   const workers = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+  // A worker may be dying between isConnected() and the write (EPIPE): with a callback the error comes
+  // here instead of as an uncaught exception of the primary; the exit handler replaces that worker.
   const send = (message: ToWorker) => {
-    for (const worker of workers()) if (worker.isConnected()) worker.send(message);
+    for (const worker of workers()) {
+      if (worker.isConnected()) worker.send(message, undefined, (error) => { if (error) log.warn({ err: error, pid: worker.process.pid, message: message.type }, 'a worker could not be told; it is ending'); });
+    }
   };
 
   const listening = new Promise<number>((resolve) => {
@@ -129,11 +133,9 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox });
   const removeGuards = installProcessGuards(instance.engine, log);
   const signals = onSignals(() => instance.reload({ force: true }));
-  const address = await listenOn(instance.server, settings.port, settings.host);
-  instance.engine.deliverer?.start();
   const toPrimary = (message: ToPrimary) => process.send?.(message);
-  toPrimary({ type: 'adapter:listening', port: address.port });
-  await new Promise<void>((resolve) => {
+  // Listening for the primary before the port is: a reload or a stop sent while this worker starts is not lost.
+  const stopped = new Promise<void>((resolve) => {
     process.on('message', (message: ToWorker) => {
       if (isMessage(message, 'adapter:reload') && message.type === 'adapter:reload') instance.reload({ force: message.force });
       if (isMessage(message, 'adapter:stop')) resolve();
@@ -146,6 +148,10 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
     process.once('disconnect', () => resolve());
     void signals.stopped.then(() => resolve());
   });
+  const address = await listenOn(instance.server, settings.port, settings.host);
+  instance.engine.deliverer?.start();
+  toPrimary({ type: 'adapter:listening', port: address.port });
+  await stopped;
   const result = await instance.stop(settings.shutdownTimeoutMs);
   if (!result.finished) log.warn({ forcedConnections: result.forcedConnections }, 'shutdown timeout passed; connections with requests still in flight were closed');
   signals.remove();
