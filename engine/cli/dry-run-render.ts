@@ -40,6 +40,8 @@ function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
         ...(step.bodyError ? [`${INDENT}${c.red(`unreadable body: ${step.bodyError}`)}`] : [prettyJson(step.body, INDENT)]),
       ];
     }
+    case 'no answer':
+      return [`  ${c.bold('←')} ${c.red(`no answer: ${step.error}`)}  ${c.dim(`${step.attempts} attempt${step.attempts === 1 ? '' : 's'}`)}`];
     case 'rule': {
       const verdict = step.matched ? c.green('matched') : c.dim('no');
       return [`  rule ${step.index + 1}  ${step.when}  → ${step.result}  ${verdict}  ${c.dim(step.at)}`];

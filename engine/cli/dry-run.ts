@@ -6,7 +6,7 @@ import { createHttpClient } from '../http/client';
 import { checkAnswers, createAnsweringClient, readAnswersFile, type RecordedAnswers } from './answers';
 import { renderDryRun } from './dry-run-render';
 import { withExampleErp } from './example-erp';
-import { createMasker } from './mask';
+import { createMasker } from '../mapping/mask';
 import { loadOrReport } from './mapping-file';
 import { err, issueLine, out } from './output';
 import { operationList, resolveOperation } from './resolve-operation';
@@ -74,7 +74,7 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
     }
     const sendsLive = !answers && (route.kind === 'data' || options.live === true);
     const client = createAnsweringClient({ answers, live: sendsLive ? createHttpClient() : undefined, notSent: route.kind === 'event' && !options.live });
-    const mask = createMasker(mappingFile, erp.env);
+    const mask = createMasker(mapping.secretValues);
     let run;
     try {
       run = await runCase(mapping, route, input, client, mask);

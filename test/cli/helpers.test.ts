@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMasker } from '../../engine/cli/mask';
+import { createMasker, secretEnvValues } from '../../engine/mapping/mask';
 import { partialMatch } from '../../engine/cli/partial-match';
 import { resolveOperation } from '../../engine/cli/resolve-operation';
 import { tempDir, writeFile } from './cli-process';
@@ -41,8 +41,8 @@ describe('partialMatch', () => {
 
 describe('createMasker', () => {
   it('masks credential headers, credential query parameters and secret variable values everywhere', () => {
-    const mapping = writeFile(tempDir(), 'm.yaml', 'baseUrl: ${ERP_URL}\nheaders: { X-Tenant: "${ERP_API_KEY}" }\nname: ${PLANT}\n');
-    const mask = createMasker(mapping, { ERP_URL: 'http://erp', ERP_API_KEY: 'k-123456', PLANT: 'Berlin' });
+    const text = 'baseUrl: ${ERP_URL}\nheaders: { X-Tenant: "${ERP_API_KEY}" }\nname: ${PLANT}\n';
+    const mask = createMasker(secretEnvValues(text, { ERP_URL: 'http://erp', ERP_API_KEY: 'k-123456', PLANT: 'Berlin' }));
     expect(mask.headers({ Authorization: 'Basic abc', 'X-Tenant': 'k-123456', Accept: 'json' })).toEqual({ Authorization: '***', 'X-Tenant': '***', Accept: 'json' });
     expect(mask.url(new URL('http://erp/x?token=t1&plant=Berlin&id=k-123456'))).toBe('http://erp/x?token=***&plant=Berlin&id=***');
     expect(mask.deep({ note: 'key k-123456 used', key: 'customerName' })).toEqual({ note: 'key *** used', key: 'customerName' });

@@ -1,0 +1,80 @@
+import type { InboundSpec, SystemSpec } from './model';
+import { Secret } from './secret';
+
+/**
+ * Secrets never leave in what people read: a dry run is pasted into tickets, the request journal is read
+ * by support staff, a recorded test is committed. Masked are the values of headers and query parameters
+ * whose name says they hold a credential, and anywhere (URL, headers, bodies) a mapping's secret values:
+ * those of the environment variables it uses whose name says they are secret, and its declared
+ * credentials (system.auth, inbound.auth, the TLS key).
+ */
+export const MASK = '***';
+
+const SECRET_NAME = /authorization|token|key|secret|passw|pwd|credential|cookie|session/i;
+
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+/** `${NAME}` references of a mapping's text (also `${NAME:-default}` forms): the loaded model keeps only values. */
+export function envNamesOf(text: string): string[] {
+  return [...new Set([...text.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-?][^}]*)?\}/g)].map((match) => match[1]))];
+}
+
+/** Short values would mask innocent text everywhere; a credential is longer than three characters. */
+function worthMasking(value: string | undefined): value is string {
+  return typeof value === 'string' && value.length > 3;
+}
+
+/** The values of the secret-named variables a mapping's text uses. */
+export function secretEnvValues(text: string, env: NodeJS.ProcessEnv): Secret[] {
+  return envNamesOf(text).filter(isSecretName).map((name) => env[name]).filter(worthMasking).map((value) => new Secret(value));
+}
+
+/** The credentials a mapping declares (each a Secret in the model). */
+export function declaredSecretValues(system: SystemSpec, inbound: InboundSpec): Secret[] {
+  const values: Secret[] = [];
+  const { auth } = system;
+  if (auth.type === 'basic') values.push(auth.password);
+  if (auth.type === 'bearer') values.push(auth.token);
+  if (auth.type === 'apiKey') values.push(auth.value);
+  if (auth.type === 'oauth2ClientCredentials') values.push(auth.clientSecret);
+  if (system.tls?.key) values.push(system.tls.key);
+  if (inbound.auth.type === 'apiKey') values.push(...inbound.auth.keys);
+  if (inbound.auth.type === 'basic') values.push(...inbound.auth.users.map((user) => user.password));
+  return values;
+}
+
+export interface Masker {
+  text(value: string): string;
+  headers(headers: Readonly<Record<string, string>>): Record<string, string>;
+  url(url: URL): string;
+  deep(value: unknown): unknown;
+}
+
+/** A masker for the given secret values (a mapping's `secretValues`). */
+export function createMasker(secretValues: readonly Secret[]): Masker {
+  const secrets = [...new Set(secretValues.map((secret) => secret.reveal()).filter(worthMasking))].sort((a, b) => b.length - a.length);
+  const text = (value: string) => secrets.reduce((masked, secret) => masked.split(secret).join(MASK), value);
+  const deep = (value: unknown): unknown => {
+    if (typeof value === 'string') return text(value);
+    if (Array.isArray(value)) return value.map(deep);
+    // Body keys are not judged by name: `key` is an ordinary contract field (export columns).
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, deep(item)]));
+    return value;
+  };
+  return {
+    text,
+    deep,
+    url: (url) => {
+      const copy = new URL(url.href);
+      for (const name of [...new Set(copy.searchParams.keys())]) if (isSecretName(name)) copy.searchParams.set(name, MASK);
+      if (copy.password) copy.password = MASK;
+      return text(copy.href);
+    },
+    headers: (headers) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, isSecretName(name) ? MASK : text(value)])),
+  };
+}
+
+/** For mapping tests, which compare what really goes out; their values are test data, not secrets. */
+export const noMasking: Masker = { text: (value) => value, deep: (value) => value, headers: (headers) => ({ ...headers }), url: (url) => url.href };
