@@ -71,10 +71,10 @@ const MODE_NOTES: Record<CaseRun['mode'], string> = {
   unmapped: 'the mapping does not map this route',
 };
 
-export function renderDryRun(run: CaseRun, header: { mapping: string; file: string; input: unknown; answers: string; unanswered: readonly string[]; answersFile?: string }): void {
+export function renderDryRun(run: Pick<CaseRun, 'route' | 'mode' | 'steps' | 'failure' | 'envelope' | 'resultName'>, header: { mapping: string; file: string; input: unknown; answers: string; unanswered: readonly string[]; answersFile?: string; title?: string }): void {
   const c = out.colors;
   const { route } = run;
-  out.line(`${c.bold('dry run')}  ${route.operationId}  ${c.dim(`${route.method} ${route.path}`)}  mapping ${header.mapping} ${c.dim(`(${header.file})`)}`);
+  out.line(`${c.bold(header.title ?? 'dry run')}  ${route.operationId}  ${c.dim(`${route.method} ${route.path}`)}  mapping ${header.mapping} ${c.dim(`(${header.file})`)}`);
   out.line(`${c.bold('answers')}  ${header.answers}`);
   if (run.mode !== 'flow') out.line(`${c.bold('mode')}     ${MODE_NOTES[run.mode]}`);
   out.line('');

@@ -24,7 +24,7 @@ interface DryRunOptions {
   json?: boolean;
 }
 
-function readInput(options: DryRunOptions, fromTarget: Record<string, string> | undefined): unknown {
+export function readInput(options: Pick<DryRunOptions, 'input' | 'inputFile'>, fromTarget: Record<string, string> | undefined): unknown {
   if (options.input !== undefined && options.inputFile !== undefined) usageError('give the input once: --input or --input-file, not both');
   if (options.input !== undefined) {
     try {

@@ -4,6 +4,8 @@ import { engineVersion } from '../paths';
 import { exitCodeFor } from './fatal';
 import { registerDryRun } from './dry-run';
 import { registerOutbox } from './outbox';
+import { registerRecord } from './record';
+import { registerRequests } from './requests';
 import { registerRoutes } from './routes';
 import { registerServe } from './serve';
 import { registerTest } from './test';
@@ -11,7 +13,7 @@ import { registerValidate } from './validate';
 import { EXIT_CODES } from '../errors';
 
 /**
- * `adapter-engine`: serve, validate, dry-run, test and routes. Exit codes scripts rely on: 0 ok,
+ * `adapter-engine`: serve, validate, dry-run, test, routes, outbox, requests and record. Exit codes scripts rely on: 0 ok,
  * 1 the mapping or test failed, 2 usage error, 3 a bug in the engine (with its stack trace).
  */
 
@@ -36,6 +38,8 @@ export function buildProgram(): Command {
   registerTest(program, run);
   registerRoutes(program, run);
   registerOutbox(program, run);
+  registerRequests(program, run);
+  registerRecord(program, run);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -4,7 +4,7 @@ import type { SchemaRegistry } from '../contract/schema-registry';
 import { failureOutcome } from '../engine/dispatch';
 import { createEngine, type Engine } from '../engine/engine';
 import { requestFor } from '../engine/request';
-import { OperationFailure, type Problem } from '../errors';
+import { OperationFailure } from '../errors';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { Logger } from '../log';
 import type { Mapping, Operation } from '../mapping/model';

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createMasker, secretEnvValues } from '../../engine/mapping/mask';
 import { partialMatch } from '../../engine/cli/partial-match';
 import { resolveOperation } from '../../engine/cli/resolve-operation';
-import { tempDir, writeFile } from './cli-process';
 
 describe('resolveOperation', () => {
   it.each([
