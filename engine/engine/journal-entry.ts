@@ -76,14 +76,18 @@ export function cappedSteps(steps: readonly TraceStep[]): TraceStep[] {
 export function maskEntry(entry: JournalEntry, mask: Masker): JournalEntry {
   return {
     ...entry,
-    request: { ...entry.request, path: mask.text(entry.request.path), query: mask.deep(entry.request.query) as JournalEntry['request']['query'], body: mask.deep(entry.request.body) },
+    request: maskRequest(entry.request, mask),
     steps: maskSteps(entry.steps, mask),
     failure: entry.failure && { kind: entry.failure.kind, message: mask.text(entry.failure.message) },
     envelope: mask.deep(entry.envelope) as Envelope,
   };
 }
 
+export function maskRequest(request: JournalEntry['request'], mask: Masker): JournalEntry['request'] {
+  return { ...request, path: mask.text(request.path), query: mask.deep(request.query) as JournalEntry['request']['query'], body: mask.deep(request.body) };
+}
+
 /** The text a work order or item number is searched in: the request's path, query and body. */
-export function requestText(entry: JournalEntry): string {
-  return JSON.stringify([entry.request.path, entry.request.query ?? null, entry.request.body ?? null]);
+export function requestText(request: JournalEntry['request']): string {
+  return JSON.stringify([request.path, request.query ?? null, request.body ?? null]);
 }

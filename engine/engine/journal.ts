@@ -2,7 +2,7 @@ import type { Logger } from '../log';
 import { createMasker, type Masker } from '../mapping/mask';
 import type { Mapping } from '../mapping/model';
 import { listLimit, matchesFilter, type JournalFilter, type JournalRecord, type JournalStore, type JournalSummary } from '../journal/store';
-import { maskEntry, requestText, type JournalEntry } from './journal-entry';
+import { maskEntry, maskRequest, requestText, type JournalEntry } from './journal-entry';
 
 /**
  * The request journal: the last `size` requests of each mapping, in memory (a ring per mapping, so a
@@ -28,7 +28,6 @@ export const DEFAULT_JOURNAL_SIZE = 1000;
 
 interface Kept {
   readonly entry: JournalEntry;
-  readonly summary: JournalSummary;
   readonly mask: Masker;
 }
 
@@ -60,10 +59,20 @@ class Ring<T> {
 
 const STORE_FLUSH_MS = 200;
 
-export function summaryOf(entry: JournalEntry): JournalSummary {
+function withQuery(path: string, query: JournalEntry['request']['query']): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    for (const one of Array.isArray(value) ? value : [value]) if (typeof one === 'string') params.append(name, one);
+  }
+  return params.size > 0 ? `${path}?${params}` : path;
+}
+
+/** The entry's line in a list; its path masked by `mask` (an entry from the store is masked already). */
+export function summaryOf(entry: JournalEntry, mask?: Masker): JournalSummary {
+  const path = withQuery(entry.request.path, entry.request.query);
   return {
     id: entry.id, requestId: entry.requestId, at: Date.parse(entry.at), mapping: entry.mapping, operation: entry.operation,
-    method: entry.request.method, path: entry.request.path, result: entry.result, success: entry.success, durationMs: entry.durationMs,
+    method: entry.request.method, path: mask ? mask.text(path) : path, result: entry.result, success: entry.success, durationMs: entry.durationMs,
   };
 }
 
@@ -83,7 +92,7 @@ export function createJournal(options: { readonly size: number; readonly store?:
   };
   const recordOf = (kept: Kept): JournalRecord => {
     const masked = maskEntry(kept.entry, kept.mask);
-    return { ...summaryOf(masked), requestText: requestText(masked), entry: JSON.stringify(masked) };
+    return { ...summaryOf(masked), requestText: requestText(masked.request), entry: JSON.stringify(masked) };
   };
   const write = (): Promise<void> => {
     if (timer) clearTimeout(timer);
@@ -107,7 +116,7 @@ export function createJournal(options: { readonly size: number; readonly store?:
       if (size === 0) return;
       let ring = rings.get(entry.mapping);
       if (!ring) rings.set(entry.mapping, (ring = new Ring<Kept>(size)));
-      const kept: Kept = { entry, summary: summaryOf(entry), mask: maskerOf(mapping) };
+      const kept: Kept = { entry, mask: maskerOf(mapping) };
       const evicted = ring.push(kept);
       if (evicted) byId.delete(evicted.entry.id);
       byId.set(entry.id, kept);
@@ -121,15 +130,15 @@ export function createJournal(options: { readonly size: number; readonly store?:
         await write();
         return store.list(filter);
       }
-      const limit = listLimit(filter);
-      const rows: Kept[] = [];
+      const rows: JournalSummary[] = [];
       for (const [name, ring] of rings) {
         if (filter.mapping !== undefined && name !== filter.mapping) continue;
-        for (const kept of ring.newestFirst()) {
-          if (matchesFilter(kept.summary, filter, () => requestText(maskEntry(kept.entry, kept.mask)))) rows.push(kept);
+        for (const { entry, mask } of ring.newestFirst()) {
+          const summary = summaryOf(entry, mask);
+          if (matchesFilter(summary, filter, () => requestText(maskRequest(entry.request, mask)))) rows.push(summary);
         }
       }
-      return rows.sort((a, b) => b.summary.at - a.summary.at).slice(0, limit).map((kept) => kept.summary);
+      return rows.sort((a, b) => b.at - a.at).slice(0, listLimit(filter));
     },
     async get(id) {
       const kept = byId.get(id);

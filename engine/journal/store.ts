@@ -15,6 +15,7 @@ export interface JournalSummary {
   readonly mapping: string;
   readonly operation: string;
   readonly method: string;
+  /** The path with its query, as the platform sent it (e.g. /WorkOrders/Code?Code=4711). */
   readonly path: string;
   readonly result: string;
   readonly success: boolean;
