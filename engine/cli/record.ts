@@ -5,6 +5,9 @@ import { createHttpClient } from '../http/client';
 import { createMasker } from '../mapping/mask';
 import { createAnsweringClient } from './answers';
 import { readInput } from './dry-run';
+import { withExampleErp } from './example-erp';
+import type { RouteSpec } from '../contract/routes';
+import type { Mapping } from '../mapping/model';
 import { loadOrReport } from './mapping-file';
 import { err, out } from './output';
 import { appendCase, testCaseOf } from './recorded-case';
@@ -23,6 +26,7 @@ interface RecordOptions {
   inputFile?: string;
   out?: string;
   name?: string;
+  exampleErp?: boolean;
   env?: Record<string, string>;
 }
 
@@ -32,10 +36,19 @@ async function record(mappingFile: string, target: string, options: RecordOption
   const { route } = resolved;
   const input = readInput(options, resolved.input);
   if (input === undefined && route.inputSource === 'body') usageError(`${route.operationId} takes a JSON body; give it with --input '<json>' or --input-file <file>`);
-  const mapping = loadOrReport(mappingFile, envWith(options.env));
-  if (!mapping) return EXIT_CODES.FAILED;
   const testFile = options.out ?? mappingFile.replace(/\.(ya?ml)$/, '.test.$1');
   if (testFile === mappingFile) usageError(`the mapping file should end in .yaml; name the test file with --out`);
+  const erp = await withExampleErp(options.exampleErp, envWith(options.env), 0);
+  try {
+    const mapping = loadOrReport(mappingFile, erp.env);
+    if (!mapping) return EXIT_CODES.FAILED;
+    return await recordWith(mapping, route, input, testFile, mappingFile, options);
+  } finally {
+    await erp.close();
+  }
+}
+
+async function recordWith(mapping: Mapping, route: RouteSpec, input: unknown, testFile: string, mappingFile: string, options: RecordOptions): Promise<number> {
 
   // Event routes too: recording is a live run (the external system receives what the platform would send).
   const client = createAnsweringClient({ live: createHttpClient() });
@@ -71,6 +84,7 @@ export function registerRecord(program: Command, run: (work: Promise<number>) =>
     .option('-f, --input-file <file>', 'the input from a JSON or YAML file')
     .option('-o, --out <file>', 'test file to add the case to (default: the mapping\'s, e.g. mappings/acme.test.yaml); created when missing')
     .option('--name <text>', 'the case\'s name (default: the operation, the time and the result)')
+    .option('--example-erp', 'start the bundled example ERP and point ERP_URL at it (only when ERP_URL is not set)')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mapping (repeatable)', collectEnv)
     .action((mapping: string, operation: string, options: RecordOptions) => run(record(mapping, operation, options)));
 }

@@ -10,7 +10,7 @@ import { silentLogger, type Logger } from '../log';
 import { requestBodyLimit } from './body-limit';
 import type { Mapping } from '../mapping/model';
 import { createJournal, DEFAULT_JOURNAL_SIZE, type Journal } from './journal';
-import { cappedSteps, capped, type JournalEntry } from './journal-entry';
+import type { JournalEntry } from './journal-entry';
 import { traceRecorder, type TraceStep } from './trace';
 import { allOf, type TraceObserver } from '../pipeline/trace';
 import { createConnectionPool, type ConnectionPool } from './connections';
@@ -100,7 +100,7 @@ export interface EngineAnswer {
   readonly delivery?: { readonly verdict: Verdict['kind']; readonly message?: string };
   /** Every step of a contract request, unmasked (mask with maskSteps before showing); with `trace` or a journal. */
   readonly steps?: readonly TraceStep[];
-  /** The journal's entry of this request (bodies capped, unmasked); undefined when the journal keeps none. */
+  /** The journal's entry of this request (unmasked); undefined when the journal keeps none. */
   readonly entry?: JournalEntry;
   readonly durationMs: number;
 }
@@ -316,12 +316,12 @@ export function createEngine(deps: EngineDeps): Engine {
           id: `${journalPrefix}-${(journalCount += 1)}`,
           requestId, at: new Date(startedAt).toISOString(), mapping: mapping.name, file: mapping.file,
           operation: route.operationId, route: `${route.method} ${route.path}`, mode: operation?.mode ?? 'unmapped',
-          request: { method: request.method, path: request.path, query: request.query, body: capped(request.body), params: route.inputSource === 'path' ? match.params : undefined },
-          steps: cappedSteps(steps),
+          request: { method: request.method, path: request.path, query: request.query, body: request.body, params: route.inputSource === 'path' ? match.params : undefined },
+          steps,
           rulesMatched: steps.flatMap((step) => (step.step === 'rule' && step.matched ? [{ call: step.call, when: step.when, result: step.result, at: step.at }] : [])),
           result: outcome.resultName, success: envelope.isResultSuccess,
           failure: failure && { kind: failure.kind, message: failure.message },
-          envelope: 'data' in envelope ? { ...envelope, data: capped(envelope.data) } : envelope,
+          envelope,
           durationMs: Math.round(durationMs * 10) / 10,
         };
         journal.add(entry, mapping);

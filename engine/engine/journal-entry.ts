@@ -1,6 +1,5 @@
 import type { Envelope } from '../contract/envelope';
-import type { Masker } from '../mapping/mask';
-import { maskSteps, type TraceStep } from './trace';
+import type { TraceStep } from './trace';
 
 /**
  * One request as the journal keeps it: what the platform sent, every ERP call as the dry-run trace shows
@@ -60,9 +59,9 @@ export function capped(value: unknown): unknown {
   return { truncated: `${text.length} characters; the first ${BODY_LIMIT_BYTES} are kept`, start: text.slice(0, BODY_LIMIT_BYTES) } satisfies Truncated;
 }
 
-/** The bodies of the steps capped; other fields are small and kept by reference. */
-export function cappedSteps(steps: readonly TraceStep[]): TraceStep[] {
-  return steps.map((step) => {
+/** The entry with every body (request, calls, output, envelope data) capped. */
+export function cappedEntry(entry: JournalEntry): JournalEntry {
+  const steps = entry.steps.map((step) => {
     switch (step.step) {
       case 'request': return step.body === undefined ? step : { ...step, body: capped(step.body) };
       case 'response': return { ...step, body: capped(step.body) };
@@ -70,24 +69,6 @@ export function cappedSteps(steps: readonly TraceStep[]): TraceStep[] {
       default: return step;
     }
   });
-}
-
-/** The entry as a reader may see it: credentials and the mapping's secret values masked. */
-export function maskEntry(entry: JournalEntry, mask: Masker): JournalEntry {
-  return {
-    ...entry,
-    request: maskRequest(entry.request, mask),
-    steps: maskSteps(entry.steps, mask),
-    failure: entry.failure && { kind: entry.failure.kind, message: mask.text(entry.failure.message) },
-    envelope: mask.deep(entry.envelope) as Envelope,
-  };
-}
-
-export function maskRequest(request: JournalEntry['request'], mask: Masker): JournalEntry['request'] {
-  return { ...request, path: mask.text(request.path), query: mask.deep(request.query) as JournalEntry['request']['query'], body: mask.deep(request.body) };
-}
-
-/** The text a work order or item number is searched in: the request's path, query and body. */
-export function requestText(request: JournalEntry['request']): string {
-  return JSON.stringify([request.path, request.query ?? null, request.body ?? null]);
+  const { envelope } = entry;
+  return { ...entry, request: { ...entry.request, body: capped(entry.request.body) }, steps, envelope: 'data' in envelope ? { ...envelope, data: capped(envelope.data) } : envelope };
 }

@@ -2,12 +2,15 @@ import type { Logger } from '../log';
 import { createMasker, type Masker } from '../mapping/mask';
 import type { Mapping } from '../mapping/model';
 import { listLimit, matchesFilter, type JournalFilter, type JournalRecord, type JournalStore, type JournalSummary } from '../journal/store';
-import { maskEntry, maskRequest, requestText, type JournalEntry } from './journal-entry';
+import { BODY_LIMIT_BYTES, cappedEntry, type JournalEntry } from './journal-entry';
+import { maskStepNames } from './trace';
 
 /**
- * The request journal: the last `size` requests of each mapping, in memory (a ring per mapping, so a
- * request costs one slot write), and in the state store when there is one. Entries are kept as the engine
- * made them and masked when read; what goes to the store is masked before it leaves the process. Writes
+ * The request journal: the last `size` requests of each mapping, in memory (a ring per mapping), and in
+ * the state store when there is one. An entry is kept as one JSON text, not as the objects the request
+ * made: a thousand retained object graphs per mapping made every young-generation GC copy them and
+ * cost more than the text (bench/README.md#request-journal). Bodies are cut only when the text is large.
+ * Entries are masked when read; what goes to the store is masked before it leaves the process. Writes
  * to the store are batched and run after the answer, never on a request's path; a failing store is
  * logged and the memory journal goes on.
  */
@@ -26,9 +29,32 @@ export interface Journal {
 
 export const DEFAULT_JOURNAL_SIZE = 1000;
 
+/**
+ * An entry as kept: its JSON text (credentials named as such masked; the mapping's secret values are
+ * masked by `mask.json` whenever the text leaves), its request's JSON text apart (what a work order or
+ * item number is searched in), and the fields the filters read without parsing.
+ */
 interface Kept {
-  readonly entry: JournalEntry;
+  readonly id: string;
+  readonly requestId: string;
+  readonly mapping: string;
+  readonly operation: string;
+  readonly method: string;
+  readonly result: string;
+  readonly success: boolean;
+  readonly durationMs: number;
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+  readonly request: string;
+  readonly text: string;
   readonly mask: Masker;
+}
+
+/** The entry's JSON text and its request's, built so that the request is serialised once. */
+function serialised(entry: JournalEntry): { request: string; text: string } {
+  const request = JSON.stringify(entry.request);
+  const rest = JSON.stringify({ ...entry, request: undefined });
+  return { request, text: `{"request":${request},${rest.slice(1)}` };
 }
 
 /** A fixed-size ring: the newest `size` items, read newest first. */
@@ -67,14 +93,6 @@ function withQuery(path: string, query: JournalEntry['request']['query']): strin
   return params.size > 0 ? `${path}?${params}` : path;
 }
 
-/** The entry's line in a list; its path masked by `mask` (an entry from the store is masked already). */
-export function summaryOf(entry: JournalEntry, mask?: Masker): JournalSummary {
-  const path = withQuery(entry.request.path, entry.request.query);
-  return {
-    id: entry.id, requestId: entry.requestId, at: Date.parse(entry.at), mapping: entry.mapping, operation: entry.operation,
-    method: entry.request.method, path: mask ? mask.text(path) : path, result: entry.result, success: entry.success, durationMs: entry.durationMs,
-  };
-}
 
 export function createJournal(options: { readonly size: number; readonly store?: JournalStore; readonly log?: Logger }): Journal {
   const { size, store, log } = options;
@@ -90,10 +108,15 @@ export function createJournal(options: { readonly size: number; readonly store?:
     if (!mask) maskers.set(mapping, (mask = createMasker(mapping.secretValues)));
     return mask;
   };
-  const recordOf = (kept: Kept): JournalRecord => {
-    const masked = maskEntry(kept.entry, kept.mask);
-    return { ...summaryOf(masked), requestText: requestText(masked.request), entry: JSON.stringify(masked) };
+  const read = (kept: Kept): JournalEntry => JSON.parse(kept.mask.json(kept.text)) as JournalEntry;
+  const summary = (kept: Kept): JournalSummary => {
+    const request = JSON.parse(kept.mask.json(kept.request)) as JournalEntry['request'];
+    return {
+      id: kept.id, requestId: kept.requestId, at: kept.at, mapping: kept.mapping, operation: kept.operation, method: kept.method,
+      path: withQuery(request.path, request.query), result: kept.result, success: kept.success, durationMs: kept.durationMs,
+    };
   };
+  const recordOf = (kept: Kept): JournalRecord => ({ ...summary(kept), requestText: kept.mask.json(kept.request), entry: kept.mask.json(kept.text) });
   const write = (): Promise<void> => {
     if (timer) clearTimeout(timer);
     timer = undefined;
@@ -116,9 +139,23 @@ export function createJournal(options: { readonly size: number; readonly store?:
       if (size === 0) return;
       let ring = rings.get(entry.mapping);
       if (!ring) rings.set(entry.mapping, (ring = new Ring<Kept>(size)));
-      const kept: Kept = { entry, mask: maskerOf(mapping) };
+      let json: { request: string; text: string };
+      try {
+        const named: JournalEntry = { ...entry, steps: maskStepNames(entry.steps) };
+        json = serialised(named);
+        // No body can be over the limit while the whole entry is under it.
+        if (json.text.length > BODY_LIMIT_BYTES) json = serialised(cappedEntry(named));
+      } catch (error) {
+        // Whatever an ERP answered or a mapping made, keeping it must not fail the request.
+        log?.warn({ err: error, requestId: entry.requestId }, 'the request could not be kept in the journal');
+        return;
+      }
+      const kept: Kept = {
+        id: entry.id, requestId: entry.requestId, mapping: entry.mapping, operation: entry.operation, method: entry.request.method, result: entry.result,
+        success: entry.success, durationMs: entry.durationMs, at: Date.parse(entry.at), request: json.request, text: json.text, mask: maskerOf(mapping),
+      };
       const evicted = ring.push(kept);
-      if (evicted) byId.delete(evicted.entry.id);
+      if (evicted) byId.delete(evicted.id);
       byId.set(entry.id, kept);
       if (store) {
         pending.push(kept);
@@ -130,19 +167,16 @@ export function createJournal(options: { readonly size: number; readonly store?:
         await write();
         return store.list(filter);
       }
-      const rows: JournalSummary[] = [];
+      const rows: Kept[] = [];
       for (const [name, ring] of rings) {
         if (filter.mapping !== undefined && name !== filter.mapping) continue;
-        for (const { entry, mask } of ring.newestFirst()) {
-          const summary = summaryOf(entry, mask);
-          if (matchesFilter(summary, filter, () => requestText(maskRequest(entry.request, mask)))) rows.push(summary);
-        }
+        for (const kept of ring.newestFirst()) if (matchesFilter(kept, filter, () => kept.mask.json(kept.request))) rows.push(kept);
       }
-      return rows.sort((a, b) => b.at - a.at).slice(0, listLimit(filter));
+      return rows.sort((a, b) => b.at - a.at).slice(0, listLimit(filter)).map(summary);
     },
     async get(id) {
       const kept = byId.get(id);
-      if (kept) return maskEntry(kept.entry, kept.mask);
+      if (kept) return read(kept);
       if (!store) return undefined;
       await write();
       const record = await store.get(id);

@@ -1,6 +1,6 @@
 import type { Problem } from '../errors';
 import { outgoingHeaders } from '../http/client';
-import type { Masker } from '../mapping/mask';
+import { isSecretName, MASK, maskHeaderNames, maskUrlNames, type Masker } from '../mapping/mask';
 import type { Mapping } from '../mapping/model';
 import type { TraceObserver } from '../pipeline/trace';
 
@@ -69,6 +69,22 @@ export function traceRecorder(mapping: Mapping, operationId: string, steps: Trac
       steps.push({ step: 'note', text });
     },
   };
+}
+
+/**
+ * The steps with what is masked by its name masked: headers and query parameters named like a
+ * credential, and a password in a URL. The mapping's secret values are left to the reader's masker
+ * (the journal masks them in its JSON text). Steps without such names are kept as they are.
+ */
+export function maskStepNames(steps: readonly TraceStep[]): TraceStep[] {
+  return steps.map((step): TraceStep => {
+    if (step.step === 'response') return { ...step, headers: maskHeaderNames(step.headers) };
+    if (step.step !== 'request') return step;
+    const named = Object.keys(step.query).some(isSecretName);
+    const url = named || step.url.includes('@') ? maskUrlNames(new URL(step.url)) : step.url;
+    const query = named ? Object.fromEntries(Object.entries(step.query).map(([name, value]) => [name, isSecretName(name) ? MASK : value])) : step.query;
+    return { ...step, url, query, headers: maskHeaderNames(step.headers) };
+  });
 }
 
 /** The steps as a reader may see them: credentials and the mapping's secret values masked. */

@@ -61,7 +61,7 @@ export function listLimit(filter: JournalFilter): number {
 }
 
 /** Whether a request matches the filter; `requestText` is asked only when the filter searches it. */
-export function matchesFilter(summary: JournalSummary, filter: JournalFilter, requestText: () => string): boolean {
+export function matchesFilter(summary: Pick<JournalSummary, 'mapping' | 'operation' | 'result' | 'success' | 'at'>, filter: JournalFilter, requestText: () => string): boolean {
   if (filter.mapping !== undefined && summary.mapping !== filter.mapping) return false;
   if (filter.operation !== undefined && summary.operation !== filter.operation) return false;
   if (filter.result !== undefined && summary.result !== filter.result) return false;

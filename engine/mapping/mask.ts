@@ -45,8 +45,25 @@ export function declaredSecretValues(system: SystemSpec, inbound: InboundSpec): 
   return values;
 }
 
+/** Headers named like a credential, masked whatever their value. */
+export function maskHeaderNames(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, isSecretName(name) ? MASK : value]));
+}
+
+/** A URL with its password and the query parameters named like a credential masked. */
+export function maskUrlNames(url: URL): string {
+  const named = [...new Set(url.searchParams.keys())].filter(isSecretName);
+  if (!url.password && named.length === 0) return url.href;
+  const copy = new URL(url.href);
+  for (const name of named) copy.searchParams.set(name, MASK);
+  if (copy.password) copy.password = MASK;
+  return copy.href;
+}
+
 export interface Masker {
   text(value: string): string;
+  /** JSON text with the secret values masked inside its strings (numbers and structure untouched). */
+  json(text: string): string;
   headers(headers: Readonly<Record<string, string>>): Record<string, string>;
   url(url: URL): string;
   deep(value: unknown): unknown;
@@ -63,18 +80,20 @@ export function createMasker(secretValues: readonly Secret[]): Masker {
     if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, deep(item)]));
     return value;
   };
+  // In JSON text a secret appears escaped; most texts hold none, which one `includes` per secret tells.
+  const escaped = secrets.map((secret) => JSON.stringify(secret).slice(1, -1));
+  const json = (value: string): string => {
+    if (!escaped.some((secret) => value.includes(secret))) return value;
+    return value.replace(/"(?:[^"\\]|\\.)*"/g, (literal) => escaped.reduce((masked, secret) => masked.split(secret).join(MASK), literal));
+  };
   return {
     text,
+    json,
     deep,
-    url: (url) => {
-      const copy = new URL(url.href);
-      for (const name of [...new Set(copy.searchParams.keys())]) if (isSecretName(name)) copy.searchParams.set(name, MASK);
-      if (copy.password) copy.password = MASK;
-      return text(copy.href);
-    },
-    headers: (headers) => Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, isSecretName(name) ? MASK : text(value)])),
+    url: (url) => text(maskUrlNames(url)),
+    headers: (headers) => Object.fromEntries(Object.entries(maskHeaderNames(headers)).map(([name, value]) => [name, text(value)])),
   };
 }
 
 /** For mapping tests, which compare what really goes out; their values are test data, not secrets. */
-export const noMasking: Masker = { text: (value) => value, deep: (value) => value, headers: (headers) => ({ ...headers }), url: (url) => url.href };
+export const noMasking: Masker = { text: (value) => value, json: (value) => value, deep: (value) => value, headers: (headers) => ({ ...headers }), url: (url) => url.href };

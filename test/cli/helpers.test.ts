@@ -46,4 +46,11 @@ describe('createMasker', () => {
     expect(mask.url(new URL('http://erp/x?token=t1&plant=Berlin&id=k-123456'))).toBe('http://erp/x?token=***&plant=Berlin&id=***');
     expect(mask.deep({ note: 'key k-123456 used', key: 'customerName' })).toEqual({ note: 'key *** used', key: 'customerName' });
   });
+
+  it('masks secret values inside the strings of JSON text, escaped as JSON writes them, and nowhere else', () => {
+    const mask = createMasker(secretEnvValues('${ERP_TOKEN} ${PIN_SECRET}', { ERP_TOKEN: 'a"b\\c-tok', PIN_SECRET: '12345678' }));
+    const text = JSON.stringify({ note: 'sent a"b\\c-tok and 12345678', quantity: 12345678 });
+    expect(JSON.parse(mask.json(text))).toEqual({ note: 'sent *** and ***', quantity: 12345678 });
+    expect(mask.json('{"plain":1}')).toBe('{"plain":1}');
+  });
 });
