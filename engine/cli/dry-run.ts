@@ -6,11 +6,10 @@ import { createHttpClient } from '../http/client';
 import { checkAnswers, createAnsweringClient, readAnswersFile, type RecordedAnswers } from './answers';
 import { renderDryRun } from './dry-run-render';
 import { withExampleErp } from './example-erp';
-import { createMasker } from '../mapping/mask';
 import { loadOrReport } from './mapping-file';
 import { err, issueLine, out } from './output';
 import { operationList, resolveOperation } from './resolve-operation';
-import { runCase } from './run-case';
+import { runMasked } from './run-case';
 import { collectEnv, envWith, usageError } from './usage';
 import { displayName } from './yaml-file';
 
@@ -74,13 +73,7 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
     }
     const sendsLive = !answers && (route.kind === 'data' || options.live === true);
     const client = createAnsweringClient({ answers, live: sendsLive ? createHttpClient() : undefined, notSent: route.kind === 'event' && !options.live });
-    const mask = createMasker(mapping.secretValues);
-    let run;
-    try {
-      run = await runCase(mapping, route, input, client, mask);
-    } finally {
-      client.close();
-    }
+    const { run, mask } = await runMasked(mapping, route, input, client);
     const answersFrom = answers ? `recorded, from ${displayName(options.answers as string)}`
       : sendsLive ? `live, from ${mask.text(mapping.system.baseUrl.href)}`
       : 'none: event routes are not sent without --live (a synthetic 200 answer stands in)';

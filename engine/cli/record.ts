@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../errors';
 import { createHttpClient } from '../http/client';
-import { createMasker } from '../mapping/mask';
 import { createAnsweringClient } from './answers';
 import { readInput } from './dry-run';
 import { withExampleErp } from './example-erp';
@@ -12,7 +11,7 @@ import { loadOrReport } from './mapping-file';
 import { err, out } from './output';
 import { appendCase, testCaseOf } from './recorded-case';
 import { operationList, resolveOperation } from './resolve-operation';
-import { runCase } from './run-case';
+import { runMasked } from './run-case';
 import { collectEnv, envWith, usageError } from './usage';
 
 /**
@@ -49,16 +48,8 @@ async function record(mappingFile: string, target: string, options: RecordOption
 }
 
 async function recordWith(mapping: Mapping, route: RouteSpec, input: unknown, testFile: string, mappingFile: string, options: RecordOptions): Promise<number> {
-
   // Event routes too: recording is a live run (the external system receives what the platform would send).
-  const client = createAnsweringClient({ live: createHttpClient() });
-  const mask = createMasker(mapping.secretValues);
-  let run;
-  try {
-    run = await runCase(mapping, route, input, client, mask);
-  } finally {
-    client.close();
-  }
+  const { run, mask } = await runMasked(mapping, route, input, createAnsweringClient({ live: createHttpClient() }));
   const name = options.name ?? `${route.operationId} recorded ${new Date().toISOString()}: ${run.resultName}`;
   const testCase = testCaseOf({ route, input: mask.deep(input), steps: run.steps, resultName: run.resultName, envelope: run.envelope }, name);
   if ('problem' in testCase) throw new Error(`the run cannot be recorded: ${testCase.problem}`);

@@ -10,7 +10,7 @@ import type { Logger } from '../log';
 import type { Mapping, Operation } from '../mapping/model';
 import type { JournalEntry } from '../engine/journal-entry';
 import { maskSteps, type TraceStep } from '../engine/trace';
-import type { Masker } from '../mapping/mask';
+import { createMasker, type Masker } from '../mapping/mask';
 import type { AnsweringClient } from './answers';
 
 /**
@@ -87,4 +87,14 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
   }
   const envelope = mask.deep(toEnvelope(route, outcome)) as Envelope;
   return { route, mode: operation?.mode ?? 'unmapped', input: rawInput, steps, outcome, failure, envelope, resultName: outcome.resultName, entry };
+}
+
+/** One run for a person to read (dry-run, record): masked with the mapping's secrets; the client is closed after. */
+export async function runMasked(mapping: Mapping, route: RouteSpec, input: unknown, client: AnsweringClient): Promise<{ run: CaseRun; mask: Masker }> {
+  const mask = createMasker(mapping.secretValues);
+  try {
+    return { run: await runCase(mapping, route, input, client, mask), mask };
+  } finally {
+    client.close();
+  }
 }

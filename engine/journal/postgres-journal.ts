@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { summaryFromRow, whereOf } from './sqlite-journal';
+import { summaryFromRow, whereOf, type SummaryRow } from './sqlite-journal';
 import { listLimit, type JournalStore } from './store';
 
 /**
@@ -59,13 +59,13 @@ export async function openPostgresJournal(url: string, options: { schema?: strin
     },
     async list(filter) {
       const { sql, params } = whereOf(filter, (index) => `$${index}`, (value) => value);
-      const { rows } = await pool.query(`SELECT ${SUMMARY} FROM ${T} ${sql} ORDER BY at DESC, seq DESC LIMIT $${params.length + 1}`, [...params, listLimit(filter)]);
+      const { rows } = await pool.query<SummaryRow>(`SELECT ${SUMMARY} FROM ${T} ${sql} ORDER BY at DESC, seq DESC LIMIT $${params.length + 1}`, [...params, listLimit(filter)]);
       return rows.map(summaryFromRow);
     },
     async get(id) {
-      const { rows } = await pool.query(`SELECT ${SUMMARY}, request_text, entry FROM ${T} WHERE id = $1`, [id]);
+      const { rows } = await pool.query<SummaryRow & { request_text: string; entry: string }>(`SELECT ${SUMMARY}, request_text, entry FROM ${T} WHERE id = $1`, [id]);
       const row = rows[0];
-      return row && { ...summaryFromRow(row), requestText: row.request_text as string, entry: row.entry as string };
+      return row && { ...summaryFromRow(row), requestText: row.request_text, entry: row.entry };
     },
     async close() {
       await pool.end();

@@ -32,12 +32,13 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS journal (
 
 const SUMMARY = 'id, request_id, at, mapping, operation, method, path, result, success, duration_ms';
 
-interface SummaryRow {
-  id: string; request_id: string; at: number; mapping: string; operation: string; method: string; path: string;
-  result: string; success: number; duration_ms: number;
+export interface SummaryRow {
+  id: string; request_id: string; at: number | string; mapping: string; operation: string; method: string; path: string;
+  /** 0 or 1 in SQLite, a boolean in PostgreSQL. */
+  result: string; success: number | boolean; duration_ms: number;
 }
 
-export function summaryFromRow(row: Omit<SummaryRow, 'success' | 'at'> & { success: number | boolean; at: number | string }): JournalSummary {
+export function summaryFromRow(row: SummaryRow): JournalSummary {
   return {
     id: row.id, requestId: row.request_id, at: Number(row.at), mapping: row.mapping, operation: row.operation, method: row.method,
     path: row.path, result: row.result, success: row.success === true || row.success === 1, durationMs: Number(row.duration_ms),
