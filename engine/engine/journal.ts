@@ -50,11 +50,28 @@ interface Kept {
   readonly mask: Masker;
 }
 
-/** The entry's JSON text and its request's, built so that the request is serialised once. */
+/**
+ * The entry's JSON text and its request's, built so that each part is serialised once: the request
+ * apart, and the envelope's data left out when it is the output step's (a flow's answer), which
+ * `restored` puts back.
+ */
 function serialised(entry: JournalEntry): { request: string; text: string } {
   const request = JSON.stringify(entry.request);
-  const rest = JSON.stringify({ ...entry, request: undefined });
+  const output = entry.steps.find((step) => step.step === 'output');
+  const shared = output?.step === 'output' && output.data !== undefined && output.data === entry.envelope.data;
+  const rest = JSON.stringify({ ...entry, request: undefined, ...(shared ? { envelope: { ...entry.envelope, data: undefined }, [DATA_IS_OUTPUT]: true } : {}) });
   return { request, text: `{"request":${request},${rest.slice(1)}` };
+}
+
+const DATA_IS_OUTPUT = 'envelopeDataIsOutput';
+
+/** An entry read from its JSON text (memory or store), its envelope's data back in place. */
+export function restored(text: string): JournalEntry {
+  const parsed = JSON.parse(text) as JournalEntry & { [DATA_IS_OUTPUT]?: true };
+  if (parsed[DATA_IS_OUTPUT] !== true) return parsed;
+  const { [DATA_IS_OUTPUT]: _shared, ...entry } = parsed;
+  const output = entry.steps.find((step) => step.step === 'output');
+  return { ...entry, envelope: { ...entry.envelope, data: output?.step === 'output' ? output.data : null } };
 }
 
 /** A fixed-size ring: the newest `size` items, read newest first. */
@@ -108,7 +125,7 @@ export function createJournal(options: { readonly size: number; readonly store?:
     if (!mask) maskers.set(mapping, (mask = createMasker(mapping.secretValues)));
     return mask;
   };
-  const read = (kept: Kept): JournalEntry => JSON.parse(kept.mask.json(kept.text)) as JournalEntry;
+  const read = (kept: Kept): JournalEntry => restored(kept.mask.json(kept.text));
   const summary = (kept: Kept): JournalSummary => {
     const request = JSON.parse(kept.mask.json(kept.request)) as JournalEntry['request'];
     return {
@@ -180,7 +197,7 @@ export function createJournal(options: { readonly size: number; readonly store?:
       if (!store) return undefined;
       await write();
       const record = await store.get(id);
-      return record && (JSON.parse(record.entry) as JournalEntry);
+      return record && restored(record.entry);
     },
     flush: write,
     async close() {

@@ -51,7 +51,9 @@ describe('request journal', () => {
       expect(entry?.durationMs).toBeGreaterThan(0);
 
       await get(engine, '4711');
-      const text = JSON.stringify(await engine.journal.get((await engine.journal.list({ contains: '4711' }))[0].id));
+      const success = await engine.journal.get((await engine.journal.list({ contains: '4711' }))[0].id);
+      expect(success?.envelope).toEqual({ isResultSuccess: true, result: 1, validationStatus: null, externalMessage: null, data: { number: '4711', dueDate: '2026-12-01T00:00:00Z', requests: [] } });
+      const text = JSON.stringify(success);
       expect(text).not.toContain(SECRET);
       expect(text).toContain('issued with ***');
       expect(text).toContain('"X-Api-Key":"***"');

@@ -59,7 +59,7 @@ function describeJournalStore(kind: string, open: () => Promise<JournalStore>, c
         expect(await again.list({ from: Date.now() + 60_000 })).toEqual([]);
         expect(await again.get(ids[0])).toBeUndefined();
         const entry = await again.get(ids[3]);
-        expect(entry).toMatchObject({ id: ids[3], mapping: 'a', result: 'Succeed', request: { query: { Code: '4704' } } });
+        expect(entry).toMatchObject({ id: ids[3], mapping: 'a', result: 'Succeed', request: { query: { Code: '4704' } }, envelope: { isResultSuccess: true, data: { number: '4704' } } });
         expect(JSON.stringify(entry)).toContain('"seenWith":"***"');
         expect(JSON.stringify(entry)).not.toContain(SECRET);
       } finally {
