@@ -84,7 +84,7 @@ describe('adapter-engine requests', () => {
     const changed = await runCli(['test', testFile], { env: OFFLINE });
     expect(changed.code).toBe(1);
     expect(changed.stdout).toContain('externalMessage');
-  });
+  }, 90_000); // one server and seven command runs, each a Node process
 
   it('refuses a filter it does not know, and an id the journal does not hold', async () => {
     const { admin } = await servedWithErp();
@@ -94,14 +94,14 @@ describe('adapter-engine requests', () => {
     const unknown = await runCli(['requests', 'show', 'nope-1', '--admin', admin]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no request nope-1 in the journal');
-  });
+  }, 60_000);
 
   it('lists the requests of every worker with --workers', async () => {
     const { serving, admin } = await servedWithErp(ANSWER, ['--workers', '2']);
     for (let i = 0; i < 6; i += 1) await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=47${i}`, { headers: { connection: 'close' } });
     const listed = await (await fetch(`${admin}/requests?limit=100`)).json() as { requests: { path: string }[] };
     expect(listed.requests.map((r) => r.path).sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `/WorkOrders/Code?Code=47${i}`));
-  });
+  }, 60_000);
 });
 
 describe('adapter-engine record', () => {
@@ -127,5 +127,5 @@ describe('adapter-engine record', () => {
     const replayed = await runCli(['test', testFile], { env: OFFLINE });
     expect(replayed.code, replayed.stdout).toBe(0);
     expect(replayed.stdout).toContain('2 passed, 0 failed');
-  });
+  }, 60_000);
 });
