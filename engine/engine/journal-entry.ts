@@ -50,13 +50,64 @@ export function isTruncated(value: unknown): value is Truncated {
   return typeof value === 'object' && value !== null && typeof (value as Truncated).truncated === 'string' && typeof (value as Truncated).start === 'string' && Object.keys(value).length === 2;
 }
 
-/** The value itself when small; its first BODY_LIMIT_BYTES of JSON with a marker otherwise. */
+/**
+ * Whether the value's JSON is longer than `budget` characters, found without building it and without
+ * looking further than the budget: a 30 MB upload costs what 64 KB of it costs. Lengths are close
+ * (strings without escapes, numbers as written), which is all a limit needs.
+ */
+function longerThan(value: unknown, budget: number): boolean {
+  let left = budget;
+  const visit = (item: unknown): boolean => {
+    if (typeof item === 'string') left -= item.length + 2;
+    else if (typeof item === 'number' || typeof item === 'boolean') left -= 6;
+    else if (item === null || item === undefined) left -= 4;
+    else if (Array.isArray(item)) {
+      left -= 2;
+      for (const element of item) if (left < 0 || visit(element)) return true;
+    } else if (typeof item === 'object') {
+      left -= 2;
+      for (const key in item) {
+        left -= key.length + 4;
+        if (left < 0 || visit((item as Record<string, unknown>)[key])) return true;
+      }
+    }
+    return left < 0;
+  };
+  return visit(value);
+}
+
+/** The first `limit` characters of the value's JSON, built no further than that. */
+function jsonStart(value: unknown, limit: number): string {
+  let out = '';
+  const write = (item: unknown): void => {
+    if (out.length >= limit) return;
+    if (typeof item === 'string') out += JSON.stringify(item.slice(0, limit - out.length));
+    else if (item === null || item === undefined || typeof item !== 'object') out += JSON.stringify(item ?? null) ?? 'null';
+    else if (Array.isArray(item)) {
+      out += '[';
+      item.forEach((element, index) => { if (out.length < limit) { out += index > 0 ? ',' : ''; write(element); } });
+      out += ']';
+    } else {
+      out += '{';
+      let first = true;
+      for (const [key, element] of Object.entries(item)) {
+        if (out.length >= limit) break;
+        out += `${first ? '' : ','}${JSON.stringify(key)}:`;
+        first = false;
+        write(element);
+      }
+      out += '}';
+    }
+  };
+  write(value);
+  return out.slice(0, limit);
+}
+
+/** The value itself when small; the first BODY_LIMIT_BYTES of its JSON with a marker otherwise. */
 export function capped(value: unknown): unknown {
-  // Strings and scalars are measured without serialising; only objects need JSON to be measured.
   if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return value;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (text.length <= BODY_LIMIT_BYTES) return value;
-  return { truncated: `${text.length} characters; the first ${BODY_LIMIT_BYTES} are kept`, start: text.slice(0, BODY_LIMIT_BYTES) } satisfies Truncated;
+  if (!longerThan(value, BODY_LIMIT_BYTES)) return value;
+  return { truncated: `more than ${BODY_LIMIT_BYTES} characters of JSON; the first ${BODY_LIMIT_BYTES} are kept`, start: jsonStart(value, BODY_LIMIT_BYTES) } satisfies Truncated;
 }
 
 /** The entry with every body (request, calls, output, envelope data) capped. */

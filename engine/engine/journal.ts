@@ -2,7 +2,7 @@ import type { Logger } from '../log';
 import { createMasker, type Masker } from '../mapping/mask';
 import type { Mapping } from '../mapping/model';
 import { listLimit, matchesFilter, type JournalFilter, type JournalRecord, type JournalStore, type JournalSummary } from '../journal/store';
-import { BODY_LIMIT_BYTES, cappedEntry, type JournalEntry } from './journal-entry';
+import { cappedEntry, type JournalEntry } from './journal-entry';
 import { maskStepNames } from './trace';
 
 /**
@@ -158,10 +158,9 @@ export function createJournal(options: { readonly size: number; readonly store?:
       if (!ring) rings.set(entry.mapping, (ring = new Ring<Kept>(size)));
       let json: { request: string; text: string };
       try {
-        const named: JournalEntry = { ...entry, steps: maskStepNames(entry.steps) };
-        json = serialised(named);
-        // No body can be over the limit while the whole entry is under it.
-        if (json.text.length > BODY_LIMIT_BYTES) json = serialised(cappedEntry(named));
+        // Each body is measured no further than the limit before anything is serialised: an upload or
+        // a large ERP answer costs what 64 KB of it costs, not its size.
+        json = serialised(cappedEntry({ ...entry, steps: maskStepNames(entry.steps) }));
       } catch (error) {
         // Whatever an ERP answered or a mapping made, keeping it must not fail the request.
         log?.warn({ err: error, requestId: entry.requestId }, 'the request could not be kept in the journal');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/engine/engine';
 import { createJournal } from '../../engine/engine/journal';
-import { BODY_LIMIT_BYTES, isTruncated } from '../../engine/engine/journal-entry';
+import { BODY_LIMIT_BYTES, capped, isTruncated } from '../../engine/engine/journal-entry';
 import { head, mappingFromText } from '../support/engine';
 import { json, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';
 
@@ -95,6 +95,16 @@ describe('request journal', () => {
     } finally {
       await engine.close();
     }
+  });
+
+  it('cuts a body at the limit with the start of its JSON, and keeps a small one as it is', () => {
+    const upload = { name: 'orders.csv', content: 'QUJD'.repeat(5_000_000), lines: [1, 2] };
+    const cut = capped(upload);
+    expect(isTruncated(cut) && cut.start).toBe(JSON.stringify(upload).slice(0, BODY_LIMIT_BYTES));
+    const many = Array.from({ length: 20_000 }, (_, i) => ({ no: `SO-${i}`, qty: i, open: i % 2 === 0, note: null }));
+    expect(isTruncated(capped(many)) && (capped(many) as { start: string }).start).toBe(JSON.stringify(many).slice(0, BODY_LIMIT_BYTES));
+    const small = { lines: [1, 'two', null, { a: true }] };
+    expect(capped(small)).toBe(small);
   });
 
   it('cuts large bodies with a marker and keeps nothing with size 0', async () => {
