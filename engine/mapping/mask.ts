@@ -1,3 +1,4 @@
+import { envReferences, resolveReference } from './env-references';
 import type { InboundSpec, SystemSpec } from './model';
 import { Secret } from './secret';
 
@@ -16,19 +17,16 @@ export function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name);
 }
 
-/** `${NAME}` references of a mapping's text (also `${NAME:-default}` forms): the loaded model keeps only values. */
-export function envNamesOf(text: string): string[] {
-  return [...new Set([...text.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-?][^}]*)?\}/g)].map((match) => match[1]))];
-}
-
 /** Short values would mask innocent text everywhere; a credential is longer than three characters. */
 function worthMasking(value: string | undefined): value is string {
   return typeof value === 'string' && value.length > 3;
 }
 
-/** The values of the secret-named variables a mapping's text uses. */
+/** What each secret-named `${VAR}` of a mapping's text stands for: the variable's value, or the default it falls back to. */
 export function secretEnvValues(text: string, env: NodeJS.ProcessEnv): Secret[] {
-  return envNamesOf(text).filter(isSecretName).map((name) => env[name]).filter(worthMasking).map((value) => new Secret(value));
+  return envReferences(text)
+    .flatMap((reference) => (reference.kind === 'variable' && isSecretName(reference.name) ? [resolveReference(reference, env)] : []))
+    .flatMap((resolved) => ('value' in resolved && worthMasking(resolved.value) ? [new Secret(resolved.value)] : []));
 }
 
 /** The credentials a mapping declares (each a Secret in the model). */
