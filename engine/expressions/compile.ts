@@ -23,7 +23,7 @@ export interface ExpressionLimits {
 
 export const DEFAULT_MAX_TEXT_LENGTH = 64 * 1024 * 1024;
 
-export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 5_000_000, maxTextLength: DEFAULT_MAX_TEXT_LENGTH });
+export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 1_000_000, maxTextLength: DEFAULT_MAX_TEXT_LENGTH });
 
 /** How an expression's evaluations were answered, for the metrics (a live view, not a copy). */
 export interface ExpressionStats {
