@@ -6,57 +6,16 @@
  * limit or more) from a busy one (tens of milliseconds), not fast from slow; the cheap request's
  * latencies are printed per case at the end (`npx vitest run test/hostile` shows them).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { checkMappingText } from '../../engine/mapping/load';
-import { head, startEngine, type RunningEngine } from '../support/engine';
+import { startEngine, type RunningEngine } from '../support/engine';
+import { CORPUS, expand, mappingFor, TIMEOUT_MS } from './corpus';
 
-interface HostileCase {
-  readonly name: string;
-  readonly expression: string;
-  /** The item number in the request path; `c` by default. */
-  readonly number?: string;
-  readonly expect: { readonly load?: string; readonly fails?: readonly string[]; readonly answers?: string };
-}
-
-const CORPUS = parse(fs.readFileSync(path.join(__dirname, 'corpus.yaml'), 'utf8')) as HostileCase[];
-const TIMEOUT_MS = 1000;
 /** The hostile request's answer: the limit, plus a margin for a busy test machine. */
 const ANSWER_WITHIN_MS = TIMEOUT_MS + 1500;
 /** What a cheap request may wait while a runaway runs: less than the runaway's whole limit, which a frozen loop would make it wait. */
 const CHEAP_WITHIN_MS = TIMEOUT_MS;
 const CHEAP_PATH = '/WorkOrders/WorkOrderExternalIndexableValueLabel';
-
-/** Macros for literals too large to write out: @NUMBERS(n), @NESTED(n), @TEXT(n). */
-function expand(expression: string): string {
-  return expression
-    .replace(/@NUMBERS\((\d+)\)/g, (_, n: string) => Array.from({ length: Number(n) }, (__, i) => i).join(','))
-    .replace(/@NESTED\((\d+)\)/g, (_, n: string) => `${'('.repeat(Number(n))}1${')'.repeat(Number(n))}`)
-    .replace(/@TEXT\((\d+)\)/g, (_, n: string) => 'x'.repeat(Number(n)));
-}
-
-/** A mapping whose GetItem names the item after the expression's value, and a static route to measure others by. */
-function mappingFor(expression: string): { text: string; expressionLine: number } {
-  const lines = [
-    ...head('http://127.0.0.1:9').trimEnd().split('\n'),
-    '  GetItem:',
-    '    output: |',
-    '      {"number": input.number, "name": $string(',
-    `      ${expand(expression)}`,
-    '      )}',
-    '  GetExternalIndexableValueLabel:',
-    '    static:',
-    '      label: ERP order id',
-    'functions:',
-    '  ping: "function($n) { 1 + $pong($n + 1) }"',
-    '  pong: "function($n) { 1 + $ping($n + 1) }"',
-    'limits:',
-    `  expressionTimeoutMs: ${TIMEOUT_MS}`,
-  ];
-  return { text: `${lines.join('\n')}\n`, expressionLine: lines.findIndex((line) => line.includes('$string(')) + 2 };
-}
 
 interface CheapLatencies {
   readonly waits: readonly number[];
