@@ -6,7 +6,7 @@ import { checkMappingFile } from '../mapping/load';
 import { parseYamlSource } from '../mapping/yaml-source';
 import { measureCoverage, type Coverage } from './coverage';
 import { checkAnswers, createAnsweringClient } from './answers';
-import { noMasking } from './mask';
+import { noMasking } from '../mapping/mask';
 import { partialMatch, type Mismatch } from './partial-match';
 import { resolveOperation } from './resolve-operation';
 import { runCase, type TraceStep } from './run-case';

@@ -46,11 +46,11 @@ export function withCsrf(http: HttpClient, spec: CsrfSpec, base: URL): HttpClien
       try {
         response = await http.send(withHeader({ ...write, callName: CSRF_TOKEN_CALL, method: 'GET', url, headers, body: undefined, form: undefined, responseType: 'text' }, spec.header, 'Fetch'));
       } catch (error) {
-        if (error instanceof TransportError) throw new TokenUnavailable(`the CSRF token could not be fetched from GET ${url.pathname} (${error.code}); system.csrf`);
+        if (error instanceof TransportError) throw new TokenUnavailable(`the CSRF token could not be fetched from GET ${url.pathname} (${error.code}); system.csrf`, `the CSRF token could not be fetched (${error.code}); system.csrf`);
         throw error;
       }
       learn(response);
-      if (token === undefined) throw new TokenUnavailable(`the ERP answered ${response.status} to GET ${url.pathname} without a ${spec.header} token; check system.csrf.fetchPath and the credentials`);
+      if (token === undefined) throw new TokenUnavailable(`the ERP answered ${response.status} to GET ${url.pathname} without a ${spec.header} token; check system.csrf.fetchPath and the credentials`, `the ERP answered ${response.status} without a ${spec.header} token; check system.csrf.fetchPath and the credentials`);
       return token;
     })().finally(() => {
       fetching = undefined;
