@@ -69,7 +69,7 @@ export async function runFlow(
   const raw = await evaluateAt(operation.output, { input, calls }, 'output');
   const data = asDeclaredShape(raw, (route.dataSchema as { type?: string }).type === 'array');
   deps.observer?.output?.(data);
-  const problems = checkData ? checkData(data).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message })) : [];
+  const problems = checkData ? (await checkData.inSlices(data)).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message })) : [];
   deps.observer?.check?.(problems);
   if (problems.length > 0) {
     throw new OperationFailure('OUTPUT_INVALID', `the output does not match the contract: ${problems.slice(0, 3).map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
