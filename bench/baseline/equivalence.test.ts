@@ -66,6 +66,9 @@ describe('the hand-written baseline answers like the engine with mappings/exampl
     ['POST /WorkOrders/ForPutWall', PUT_WALL_EVENT],
     ['GET /WorkOrders/WorkOrderExportColumns', EXPORT_COLUMNS],
     ['POST WorkOrderExportValues', exportValuesRequest(50)],
+    // Long enough for the engine's slices: the export transform 256 elements at a time, the answer written in pieces.
+    ['POST WorkOrderExportValues, 1,500 orders', exportValuesRequest(1500)],
+    ['POST /WorkOrders/File, 6,000 lines (1,200 orders)', { ...orderFile, body: { fileType: 1, fileContent: Buffer.from(orderCsv(6000), 'utf8').toString('base64') } }],
     ['POST WorkOrderExportValues, null and empty externalData', { ...exportValuesRequest(0), body: [{ workOrderNumber: 'A', externalData: null }, { workOrderNumber: 'B', externalData: '{}' }] }],
   ];
 
