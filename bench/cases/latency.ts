@@ -9,7 +9,7 @@ import { EXAMPLE_MAPPING, ratio, type CaseContext, type CaseResult } from './con
  * Case 7: latency of a cheap route during a large request. A probe process sends
  * GET /WorkOrders/WorkOrderExportColumns (a static answer: its latency is the time it waited for the
  * adapter's event loop) one after another while the harness sends one large request: the 50,000-order
- * export or the 200,000-line file. The probe's requests that started while the large one ran give the
+ * export or the 200,000-line file. The probe's requests that were waiting while the large one ran give the
  * worst and the p99 latency; the large request's own time shows what not stalling costs it.
  */
 
@@ -52,7 +52,7 @@ async function sendLarge(adapter: AdapterProcess, large: LargeRequest): Promise<
   return answer.ms;
 }
 
-async function measure(adapter: AdapterProcess, large: LargeRequest): Promise<Sample> {
+async function measureOnce(adapter: AdapterProcess, large: LargeRequest): Promise<Sample | undefined> {
   const probe = await startProbe({ url: adapter.url + EXPORT_COLUMNS.path, pauseMs: PROBE_PAUSE_MS, maxMs: 120_000, maxRequests: 200_000 });
   // Let the probe's connection settle first, so its first request's set-up is not counted as a stall.
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -64,9 +64,19 @@ async function measure(adapter: AdapterProcess, large: LargeRequest): Promise<Sa
   const largeMs = outcome.ms;
   const endedAt = startedAt + largeMs;
   if (failures > 0) throw new Error(`${adapter.kind}: ${failures} of the cheap requests failed during ${large.label}`);
-  const during = samples.filter((sample: ProbeSample) => sample.startedAt >= startedAt && sample.startedAt <= endedAt).map((sample) => sample.ms).sort((a, b) => a - b);
-  if (during.length === 0) throw new Error(`${adapter.kind}: no cheap request was sent during ${large.label}`);
+  // Every cheap request that was waiting while the large one ran: one in flight when it began counts too.
+  const during = samples.filter((sample: ProbeSample) => sample.startedAt <= endedAt && sample.startedAt + sample.ms >= startedAt).map((sample) => sample.ms).sort((a, b) => a - b);
+  if (during.length === 0) return undefined;
   return { worst: during[during.length - 1], p99: percentile(during, 99), largeMs, probes: during.length };
+}
+
+/** A large request short enough (--quick) to fall into the probe's pause is sent again, at most 3 times. */
+async function measure(adapter: AdapterProcess, large: LargeRequest): Promise<Sample> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const sample = await measureOnce(adapter, large);
+    if (sample) return sample;
+  }
+  throw new Error(`${adapter.kind}: no cheap request was sent during ${large.label} in 3 attempts`);
 }
 
 export async function latencyCase(context: CaseContext): Promise<CaseResult> {
