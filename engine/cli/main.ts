@@ -1,8 +1,10 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
 import { Command } from 'commander';
 import { engineVersion } from '../paths';
+import { addEnvFileOption } from './env-file';
 import { exitCodeFor } from './fatal';
 import { registerDryRun } from './dry-run';
+import { registerInit } from './init';
 import { registerOutbox } from './outbox';
 import { registerRoutes } from './routes';
 import { registerServe } from './serve';
@@ -10,8 +12,11 @@ import { registerTest } from './test';
 import { registerValidate } from './validate';
 import { EXIT_CODES } from '../errors';
 
+// `node --`: Node 20 reads a `--env-file` anywhere in its arguments as its own option (nodejs/node#54232)
+// and exits 9 when the file is missing; after `--` the arguments are the command's, and ours reads them.
+
 /**
- * `adapter-engine`: serve, validate, dry-run, test and routes. Exit codes scripts rely on: 0 ok,
+ * `adapter-engine`: init, serve, validate, dry-run, test, routes and outbox. Exit codes scripts rely on: 0 ok,
  * 1 the mapping or test failed, 2 usage error, 3 a bug in the engine (with its stack trace).
  */
 
@@ -30,12 +35,14 @@ export function buildProgram(): Command {
     });
     return finished;
   };
+  registerInit(program, run);
   registerServe(program, run);
   registerValidate(program, run);
   registerDryRun(program, run);
   registerTest(program, run);
   registerRoutes(program, run);
   registerOutbox(program, run);
+  addEnvFileOption(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

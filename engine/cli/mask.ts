@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { envReferences, resolveReference, type EnvReference } from '../mapping/env-references';
 
 /**
  * Secrets never reach the terminal: a dry run is pasted into tickets. Masked are the values of headers
@@ -14,14 +15,14 @@ export function isSecretName(name: string): boolean {
 }
 
 /** `${NAME}` references of the mapping file, read from its text (the loaded model keeps only values). */
-export function envNamesOf(mappingFile: string): string[] {
+function variablesOf(mappingFile: string): Extract<EnvReference, { kind: 'variable' }>[] {
   let text: string;
   try {
     text = fs.readFileSync(mappingFile, 'utf8');
   } catch {
     return [];
   }
-  return [...new Set([...text.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((match) => match[1]))];
+  return envReferences(text).filter((reference) => reference.kind === 'variable');
 }
 
 export interface Masker {
@@ -33,9 +34,13 @@ export interface Masker {
 
 export function createMasker(mappingFile: string, env: NodeJS.ProcessEnv): Masker {
   // Short values would mask innocent text everywhere; a credential is longer than three characters.
-  const secrets = envNamesOf(mappingFile)
-    .filter(isSecretName)
-    .map((name) => env[name])
+  // What each secret-named reference stands for: the variable's value, or the default it falls back to.
+  const secrets = variablesOf(mappingFile)
+    .filter((reference) => isSecretName(reference.name))
+    .map((reference) => {
+      const resolved = resolveReference(reference, env);
+      return 'value' in resolved ? resolved.value : undefined;
+    })
     .filter((value): value is string => typeof value === 'string' && value.length > 3)
     .sort((a, b) => b.length - a.length);
   const text = (value: string) => secrets.reduce((masked, secret) => masked.split(secret).join(MASK), value);

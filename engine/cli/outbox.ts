@@ -3,7 +3,7 @@ import { EXIT_CODES } from '../errors';
 import type { EventStatus, OutboxStore, StoredEvent } from '../outbox/store';
 import { openOutboxStore } from '../server/outbox-store';
 import { out, prettyJson, table } from './output';
-import { usageError } from './usage';
+import { stateDirOf, usageError } from './usage';
 
 /**
  * `adapter-engine outbox`: support staff look at the events the engine accepted and has not delivered,
@@ -11,15 +11,14 @@ import { usageError } from './usage';
  */
 
 interface StoreOptions {
-  stateDir: string;
+  stateDir?: string;
   json?: boolean;
 }
 
 const STATUSES: readonly EventStatus[] = ['pending', 'dead', 'delivered', 'dropped'];
-const DEFAULT_STATE_DIR = '.adapter-state';
 
 async function withStore<T>(options: StoreOptions, work: (store: OutboxStore) => Promise<T>): Promise<T> {
-  const store = await openOutboxStore({ stateDir: options.stateDir, databaseUrl: process.env.DATABASE_URL || undefined });
+  const store = await openOutboxStore({ stateDir: stateDirOf(options.stateDir), databaseUrl: process.env.DATABASE_URL || undefined });
   try {
     return await work(store);
   } finally {
@@ -122,7 +121,7 @@ export function registerOutbox(program: Command, run: (work: Promise<number>) =>
     .summary('look at and decide about the events waiting for delivery')
     .description('Events of operations with delivery: outbox, as `serve` keeps them: in PostgreSQL when DATABASE_URL is set, else in SQLite under --state-dir.\n\nA dead event blocks the later events of its key (onDeadLetter: block) until it is retried after a fix, or dropped with a reason.');
   const storeOptions = (command: Command) => command
-    .option('--state-dir <dir>', 'the state directory serve uses', process.env.ADAPTER_STATE_DIR ?? DEFAULT_STATE_DIR)
+    .option('--state-dir <dir>', 'the state directory serve uses (default: env ADAPTER_STATE_DIR, else .adapter-state)')
     .option('--json', 'print JSON');
   storeOptions(outbox.command('list').description('list events, oldest first')
     .option('--status <list>', `comma-separated: ${STATUSES.join(', ')}`, 'pending,dead')

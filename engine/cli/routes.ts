@@ -54,7 +54,7 @@ function detail(row: RouteRow): string {
 }
 
 function routes(mappingFile: string, options: RoutesOptions): number {
-  const mapping = loadOrReport(mappingFile, envWith(options.env));
+  const mapping = loadOrReport(mappingFile, envWith(options.env), 'warning');
   if (!mapping) return EXIT_CODES.FAILED;
   const rows = ROUTES.map((route) => rowOf(mapping, route));
   const counts = Object.fromEntries((['mapped', 'static', 'acknowledged', 'unmapped'] as const).map((status) => [status, rows.filter((row) => row.status === status).length]));

@@ -13,12 +13,10 @@ import { serveOne } from '../server/serve-one';
 import type { ServeSettings } from '../server/settings';
 import { withExampleErp } from './example-erp';
 import { err, out } from './output';
-import { collectEnv, envWith, usageError } from './usage';
-
-const DEFAULT_STATE_DIR = '.adapter-state';
+import { collectEnv, DEFAULT_STATE_DIR, envWith, stateDirOf, usageError } from './usage';
 
 interface ServeOptions {
-  port: string;
+  port?: string;
   host?: string;
   adminPort?: string;
   adminHost: string;
@@ -28,7 +26,7 @@ interface ServeOptions {
   watch?: boolean;
   shutdownTimeout: string;
   workers: string;
-  stateDir: string;
+  stateDir?: string;
   exampleErp?: boolean;
   env?: Record<string, string>;
 }
@@ -57,8 +55,9 @@ function tlsFiles(options: ServeOptions): ServeSettings['tls'] {
 
 async function serve(paths: string[], options: ServeOptions): Promise<number> {
   if (paths.length === 0) usageError('give a mapping directory or at least one mapping file, e.g. adapter-engine serve mappings/example.yaml');
-  const port = parsePort(options.port, '--port');
-  const admin = options.adminPort === undefined ? undefined : { port: parsePort(options.adminPort, '--admin-port'), host: options.adminHost };
+  const port = parsePort(options.port ?? process.env.PORT ?? '8080', '--port');
+  const adminPort = options.adminPort ?? process.env.ADMIN_PORT;
+  const admin = adminPort === undefined ? undefined : { port: parsePort(adminPort, '--admin-port'), host: options.adminHost };
   const shutdownTimeoutMs = Number(options.shutdownTimeout);
   if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) usageError(`--shutdown-timeout must be a whole number of milliseconds, got "${options.shutdownTimeout}"`);
   const workers = parseWorkers(options.workers);
@@ -95,7 +94,8 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
     }
 
     const log = createLogger();
-    const outbox = { stateDir: options.stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: options.stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
+    const stateDir = stateDirOf(options.stateDir);
+    const outbox = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
     const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, log, print: (line) => out.line(line) };
     try {
       if (worker) await serveWorker(settings);
@@ -125,16 +125,16 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
       'Exit code 1 when a mapping has errors at start, 2 for usage errors (including a port in use).',
     ].join('\n'))
     .argument('<mappings...>', 'mapping files (YAML), or one directory of them')
-    .option('-p, --port <port>', 'port to listen on for the platform (0 picks a free one)', process.env.PORT ?? '8080')
+    .option('-p, --port <port>', 'port to listen on for the platform, 0 picks a free one (default: env PORT, else 8080)')
     .option('-H, --host <host>', 'address to listen on (default: all interfaces)')
-    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json (default: env ADMIN_PORT, else none)', process.env.ADMIN_PORT)
+    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json (default: env ADMIN_PORT, else none)')
     .option('--admin-host <host>', 'address of the admin listener', '127.0.0.1')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .option('--tls-client-ca <file>', 'require client certificates signed by this PEM CA (mutual TLS)')
     .option('--watch', 'reload a mapping when its file changes, and add or remove mappings as files appear in or leave the directory')
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, longest wait for requests in flight, in milliseconds', '25000')
-    .option('--state-dir <dir>', 'where outbox events are kept (SQLite) when DATABASE_URL is not set', process.env.ADAPTER_STATE_DIR ?? DEFAULT_STATE_DIR)
+    .option('--state-dir <dir>', 'where outbox events are kept (SQLite) when DATABASE_URL is not set (default: env ADAPTER_STATE_DIR, else .adapter-state)')
     .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
     .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)

@@ -28,6 +28,8 @@ export interface FileResult {
   readonly mapping?: string;
   /** Problems of the test file or its mapping: the file's cases could not run. */
   readonly issues: readonly MappingIssue[];
+  /** Variables the mapping reads that are not set (the cases run without them: nothing is sent). */
+  readonly warnings: readonly MappingIssue[];
   readonly cases: readonly CaseResult[];
 }
 
@@ -97,16 +99,17 @@ async function runOne(mapping: Mapping, testCase: TestCase, at: string, schemas:
 export async function runTestFile(filePath: string, extraEnv: Readonly<Record<string, string>>): Promise<FileResult> {
   const file = displayName(filePath);
   const read = readTestFile(filePath);
-  if (!read.source || !read.file || !read.mappingPath) return { file, issues: read.issues, cases: [] };
+  if (!read.source || !read.file || !read.mappingPath) return { file, issues: read.issues, warnings: [], cases: [] };
   const { source, file: tests, mappingPath } = read;
   const mappingName = displayName(mappingPath);
   if (!fs.existsSync(mappingPath)) {
     const where = tests.mapping ? ['mapping'] : [];
-    return { file, mapping: mappingName, issues: [issueAt(source, where, 'FILE_UNREADABLE', `the mapping ${mappingName} does not exist${tests.mapping ? '' : '; name it with "mapping:"'}`)], cases: [] };
+    return { file, mapping: mappingName, issues: [issueAt(source, where, 'FILE_UNREADABLE', `the mapping ${mappingName} does not exist${tests.mapping ? '' : '; name it with "mapping:"'}`)], warnings: [], cases: [] };
   }
-  const loaded = checkMappingFile(mappingPath, { env: { ...process.env, ...tests.env, ...extraEnv }, displayName: mappingName });
-  if (!loaded.mapping) return { file, mapping: mappingName, issues: loaded.issues.filter((issue) => issue.severity === 'error'), cases: [] };
+  const loaded = checkMappingFile(mappingPath, { env: { ...process.env, ...tests.env, ...extraEnv }, displayName: mappingName, unsetVariables: 'warning' });
+  if (!loaded.mapping) return { file, mapping: mappingName, issues: loaded.issues.filter((issue) => issue.severity === 'error'), warnings: [], cases: [] };
   const mapping = loaded.mapping;
+  const warnings = loaded.issues.filter((issue) => issue.code === 'ENV_UNSET');
 
   const issues: MappingIssue[] = [];
   tests.cases.forEach((testCase, index) => {
@@ -127,7 +130,7 @@ export async function runTestFile(filePath: string, extraEnv: Readonly<Record<st
       if (!calls.includes(name)) issues.push(issueAt(source, [...at, 'expect', 'requests', name], 'UNKNOWN_CALL_NAME', `"${name}" is not a call of ${route.operationId}${calls.length ? `; it makes: ${calls.join(', ')}` : '; it makes no calls'}`, true));
     }
   });
-  if (issues.length > 0) return { file, mapping: mappingName, issues: issues.sort((a, b) => a.line - b.line || a.col - b.col), cases: [] };
+  if (issues.length > 0) return { file, mapping: mappingName, issues: issues.sort((a, b) => a.line - b.line || a.col - b.col), warnings, cases: [] };
 
   const cases: CaseResult[] = [];
   const schemas = createSchemaRegistry();
@@ -135,5 +138,5 @@ export async function runTestFile(filePath: string, extraEnv: Readonly<Record<st
     const pos = source.at(['cases', index]);
     cases.push(await runOne(mapping, testCase, `${file}:${pos.line}:${pos.col}`, schemas));
   }
-  return { file, mapping: mappingName, issues: [], cases };
+  return { file, mapping: mappingName, issues: [], warnings, cases };
 }

@@ -36,7 +36,7 @@ function findTestFiles(args: readonly string[]): string[] {
 function printFile(result: FileResult): void {
   const c = out.colors;
   out.line(`${c.bold(result.file)}${result.mapping ? c.dim(`  (mapping ${result.mapping})`) : ''}`);
-  for (const issue of result.issues) out.line(`  ${issueLine(issue, c)}`);
+  for (const issue of [...result.warnings, ...result.issues]) out.line(`  ${issueLine(issue, c)}`);
   for (const testCase of result.cases) {
     if (testCase.passed) {
       out.line(`  ${c.green('✓')} ${testCase.name}`);

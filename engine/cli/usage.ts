@@ -21,3 +21,13 @@ export function collectEnv(value: string, previous: Record<string, string> = {})
 export function envWith(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
   return { ...process.env, ...(extra ?? {}) };
 }
+
+export const DEFAULT_STATE_DIR = '.adapter-state';
+
+/**
+ * Defaults that come from the environment are read when the command runs, not when it is declared, so
+ * that an --env-file (loaded just before the action) gives them like the environment does.
+ */
+export function stateDirOf(given: string | undefined): string {
+  return given ?? process.env.ADAPTER_STATE_DIR ?? DEFAULT_STATE_DIR;
+}

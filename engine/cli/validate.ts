@@ -8,7 +8,7 @@ import { err, issueLine, out } from './output';
 import { collectEnv, envWith } from './usage';
 import { displayName } from './yaml-file';
 
-interface ValidateOptions {
+export interface ValidateOptions {
   env?: Record<string, string>;
   json?: boolean;
   fix?: boolean;
@@ -36,13 +36,14 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-function validate(files: string[], options: ValidateOptions): number {
+/** Checks and prints each file as the validate command does; the exit code. */
+export function validate(files: string[], options: ValidateOptions): number {
   const env = envWith(options.env);
   const reports: FileReport[] = files.map((filePath) => {
     const file = displayName(filePath);
     if (!fs.existsSync(filePath)) return { file, found: false, ok: false, mapped: 0, issues: [] };
     if (options.fix) fix(filePath, file, options.json === true);
-    const result = checkMappingFile(filePath, { env, displayName: file });
+    const result = checkMappingFile(filePath, { env, displayName: file, unsetVariables: 'warning' });
     return { file, found: true, ok: result.mapping !== undefined, mapped: result.mapping?.operations.size ?? 0, issues: result.issues };
   });
   const missing = reports.filter((report) => !report.found);

@@ -84,9 +84,10 @@ export const HELPER_FUNCTIONS: readonly HelperFunction[] = [
   },
   {
     name: 'isoDateTime',
-    // `l` admits null: ERPs write null for a date they do not have, which gives nothing, not an error.
-    signature: '<(snl)-s?:s>',
-    doc: "$isoDateTime('30.11.2026') → '2026-11-30T00:00:00Z'; null gives nothing. Optional format: YYYY-MM-DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYYMMDD.",
-    implementation: ((value: unknown, format?: string) => toIsoDateTime(value, format)) as HelperFunction['implementation'],
+    // `l` admits null: ERPs write null for a date they do not have, which gives nothing, not an error;
+    // a null format reads the value as with none, so a zone can be given without naming a format.
+    signature: '<(snl)-(sl)?s?:s>',
+    doc: "$isoDateTime('30.11.2026') → '2026-11-30T00:00:00Z', always UTC in whole seconds; null gives nothing. Optional format: YYYY-MM-DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYYMMDD (null: none). Optional zone, an IANA name: values without an offset are local times there, $isoDateTime('2026-11-30 08:00', null, 'Europe/Berlin') → '2026-11-30T07:00:00Z'.",
+    implementation: ((value: unknown, format?: string | null, zone?: string) => toIsoDateTime(value, format, zone)) as HelperFunction['implementation'],
   },
 ];

@@ -28,11 +28,21 @@ function named(where: readonly PathSegment[]): string {
 }
 
 export function secretAt(h: CompileHelpers, value: string, where: readonly PathSegment[]): Secret | undefined {
-  if (!h.source.usesEnv(where)) {
-    h.report('SECRET_INLINE', where, `${named(where)} is a secret and must come from an environment variable, e.g. \${ERP_${String(where[where.length - 1]).toUpperCase()}}; a secret written into the mapping file ends up in version control and in every copy of it`);
+  const env = h.source.envAt(where);
+  if (!env || env.hasDefault) {
+    const how = env ? 'must not have a default (${NAME:-default} writes the default into the file); use ${NAME} or ${NAME:?message}' : `must come from an environment variable, e.g. \${ERP_${String(where[where.length - 1]).toUpperCase()}}`;
+    h.report('SECRET_INLINE', where, `${named(where)} is a secret and ${how}; a secret written into the mapping file ends up in version control and in every copy of it`);
     return undefined;
   }
   return new Secret(value);
+}
+
+/**
+ * The URL a URL setting stands for while a variable it reads is unset (a check without the customer's
+ * secrets): a host under .invalid, which never resolves (RFC 6761). Serving never loads such a mapping.
+ */
+export function unsetUrl(h: CompileHelpers, where: readonly PathSegment[]): URL | undefined {
+  return h.source.envAt(where)?.unset.length ? new URL('http://unset.invalid/') : undefined;
 }
 
 const SECRET_FIELDS = ['password', 'token', 'value', 'clientSecret'] as const;
@@ -57,9 +67,9 @@ export function compileAuth(h: CompileHelpers, raw: AuthDocument): AuthSpec | un
     case 'apiKey':
       return { type: 'apiKey', in: raw.in, name: raw.name, value: secret('value') };
     case 'oauth2ClientCredentials': {
-      let tokenUrl: URL | undefined;
+      let tokenUrl = unsetUrl(h, [...where, 'tokenUrl']);
       try {
-        tokenUrl = new URL(raw.tokenUrl);
+        tokenUrl ??= new URL(raw.tokenUrl);
       } catch {
         tokenUrl = undefined;
       }
@@ -82,7 +92,8 @@ export function compileTls(h: CompileHelpers, raw: TlsDocument | undefined): Tls
   }
   const read = (key: 'caFile' | 'certFile' | 'keyFile'): string | undefined | false => {
     const file = raw[key];
-    if (file === undefined) return undefined;
+    // A path that reads an unset variable names no file yet: nothing to read while checking without it.
+    if (file === undefined || h.source.envAt([...where, key])?.unset.length) return undefined;
     try {
       return fs.readFileSync(path.resolve(h.baseDir, file), 'utf8');
     } catch (error) {

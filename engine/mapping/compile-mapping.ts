@@ -4,9 +4,10 @@ import type { MappingIssue, MappingIssueCode } from '../errors';
 import { compileExpression, ExpressionSyntaxError, expressionKind, isReservedFunctionName, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
 import { callReferences } from './call-references';
 import { closest } from './check-structure';
+import { dateArgumentProblems } from './date-arguments';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
 import { compileInbound } from './compile-inbound';
-import { compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, type CompileHelpers } from './compile-connectivity';
+import { compileAuth, compileCache, compileCallRetry, compileForEach, compilePaginate, compileSystemRetry, compileTls, unsetUrl, type CompileHelpers } from './compile-connectivity';
 import { withDefaults, type CallDocument, type MappingDocument, type OperationDocument, type OperationMode } from './format';
 import type { OutcomeDocument, SystemDocument } from './format/mapping';
 import type { CallSpec, OutboxSpec, LocatedExpression, Mapping, Operation, OutcomeRule, RetryPolicy, SystemSpec, Template } from './model';
@@ -93,6 +94,7 @@ class Compiler implements CompileContext, CompileHelpers {
     try {
       const compiled = Object.freeze({ ...compileExpression(text, this.limits, this.preludeFor(text)), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
       if (this.scope) this.callsRead(text, path, offsetInString, this.scope);
+      for (const problem of dateArgumentProblems(text)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
       return compiled;
     } catch (error) {
       if (!(error instanceof ExpressionSyntaxError)) throw error;
@@ -177,9 +179,9 @@ class Compiler implements CompileContext, CompileHelpers {
   }
 
   system(raw: SystemDocument): SystemSpec | undefined {
-    let baseUrl: URL | undefined;
+    let baseUrl = unsetUrl(this, ['system', 'baseUrl']);
     try {
-      baseUrl = new URL(raw.baseUrl);
+      baseUrl ??= new URL(raw.baseUrl);
     } catch {
       baseUrl = undefined;
     }
@@ -188,7 +190,7 @@ class Compiler implements CompileContext, CompileHelpers {
       return undefined;
     }
     for (const name of Object.keys(raw.headers ?? {})) {
-      if (/^(authorization|proxy-authorization)$|api[-_]?key|token|secret|password/i.test(name) && this.source.usesEnv(['system', 'headers', name])) {
+      if (/^(authorization|proxy-authorization)$|api[-_]?key|token|secret|password/i.test(name) && this.source.envAt(['system', 'headers', name])) {
         this.warn('CREDENTIAL_IN_HEADERS', ['system', 'headers', name], `system.headers.${name} looks like a credential; declare it under system.auth instead, which keeps it out of logs and dry-run output`);
       }
     }

@@ -6,13 +6,18 @@ import { checkStructure, describePath } from './check-structure';
 import { compileMapping } from './compile-mapping';
 import { respell } from './format/respellings';
 import type { Mapping } from './model';
-import { parseYamlSource } from './yaml-source';
+import { parseYamlSource, type UnsetVariables } from './yaml-source';
 
 export interface LoadOptions {
   /** Variables for `${VAR}`; defaults to the process environment. */
   readonly env?: NodeJS.ProcessEnv;
   /** How the file is named in messages; defaults to the path relative to the working directory. */
   readonly displayName?: string;
+  /**
+   * `error` (the default): an unset `${VAR}` stops the load, as serving and calling the ERP need it.
+   * `warning`: each unset variable is a warning and its `${...}` text stands in; for checks that send nothing.
+   */
+  readonly unsetVariables?: UnsetVariables;
 }
 
 export interface CheckResult {
@@ -26,26 +31,27 @@ function byPosition(a: MappingIssue, b: MappingIssue): number {
 }
 
 /** Parses mapping text through every stage and returns all issues; never throws for a bad mapping. */
-export function checkMappingText(text: string, file: string, env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd()): CheckResult {
-  const parsed = parseYamlSource(file, text, env);
+export function checkMappingText(text: string, file: string, env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd(), unsetVariables: UnsetVariables = 'error'): CheckResult {
+  const parsed = parseYamlSource(file, text, env, unsetVariables);
   if (!parsed.source) return { issues: parsed.issues.sort(byPosition) };
   // Old spellings are read as the current ones; every later stage sees the current format only.
   const { value, found } = respell(parsed.source.value);
-  const spelling = found.map(({ path: at, respelling, message, clash }): MappingIssue => {
+  // Unset variables (warnings here) and old spellings are what reading the file found.
+  const early = found.map(({ path: at, respelling, message, clash }): MappingIssue => {
     const pos = respelling.kind === 'key' ? parsed.source!.keyAt(at) : parsed.source!.at(at);
     return { file, line: pos.line, col: pos.col, path: describePath(at), severity: clash ? 'error' : 'warning', code: clash ? 'OLD_AND_NEW_SPELLING' : 'OLD_SPELLING', message };
-  }).sort(byPosition);
-  if (spelling.some((issue) => issue.severity === 'error')) return { issues: spelling.sort(byPosition) };
+  }).concat(parsed.issues).sort(byPosition);
+  if (early.some((issue) => issue.severity === 'error')) return { issues: early.sort(byPosition) };
   const source = { ...parsed.source, value };
   const structural = checkStructure(source);
-  if (structural.length > 0) return { issues: [...spelling, ...structural].sort(byPosition) };
+  if (structural.length > 0) return { issues: [...early, ...structural].sort(byPosition) };
   const compiled = compileMapping(source, baseDir);
-  if (!compiled.mapping) return { issues: [...spelling, ...compiled.issues].sort(byPosition) };
+  if (!compiled.mapping) return { issues: [...early, ...compiled.issues].sort(byPosition) };
   const warnings: MappingIssue[] = ROUTES.filter((route) => !compiled.mapping!.operations.has(route.operationId)).map((route) => ({
     file, line: 0, col: 0, path: `operations.${route.operationId}`, severity: 'warning', code: 'UNMAPPED_ROUTE',
     message: `${route.method} ${route.path} (${route.operationId}) is not mapped and answers ${route.unmappedDefault ? `${route.successResult} with empty data (contract rule 5)` : 'AdapterNotDefined'}`,
   }));
-  return { mapping: compiled.mapping, issues: [...[...spelling, ...compiled.warnings].sort(byPosition), ...warnings] };
+  return { mapping: compiled.mapping, issues: [...[...early, ...compiled.warnings].sort(byPosition), ...warnings] };
 }
 
 export function checkMappingFile(filePath: string, options: LoadOptions = {}): CheckResult {
@@ -56,7 +62,7 @@ export function checkMappingFile(filePath: string, options: LoadOptions = {}): C
   } catch (error) {
     return { issues: [{ file, line: 0, col: 0, path: '', severity: 'error', code: 'FILE_UNREADABLE', message: `cannot read the mapping file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
   }
-  return checkMappingText(text, file, options.env, path.dirname(path.resolve(filePath)));
+  return checkMappingText(text, file, options.env, path.dirname(path.resolve(filePath)), options.unsetVariables);
 }
 
 /** Loads a mapping for serving; throws MappingLoadError listing every error with file:line:col. */

@@ -1,5 +1,6 @@
 import { isMap, isPair, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type Scalar } from 'yaml';
 import type { MappingIssue, MappingIssueCode } from '../errors';
+import { ENV_FORMS, replaceReferences, resolveReference, type EnvReference } from './env-references';
 
 /**
  * A mapping file as a YAML document that remembers where everything is, so every later check can
@@ -16,14 +17,25 @@ export interface YamlSource {
   keyAt(path: readonly PathSegment[]): { line: number; col: number };
   /** Position of character `offset` of the string value at `path` (for errors inside expressions). */
   insideString(path: readonly PathSegment[], offset: number): { line: number; col: number };
-  /** Whether the string value at `path` took text from an environment variable (`${VAR}`). */
-  usesEnv(path: readonly PathSegment[]): boolean;
+  /** How the string value at `path` reads environment variables; undefined when it has no `${VAR}`. */
+  envAt(path: readonly PathSegment[]): EnvUse | undefined;
 }
+
+export interface EnvUse {
+  /** A reference has its default written in the file (`${VAR:-default}`). */
+  readonly hasDefault: boolean;
+  /**
+   * Variables the value reads that are not set; their `${...}` text stays in the value. Only when unset
+   * variables are warnings (checking a mapping without the customer's secrets): else they are errors.
+   */
+  readonly unset: readonly string[];
+}
+
+/** Whether an unset variable stops the load (serve, calls to the ERP) or is a warning (checks that send nothing). */
+export type UnsetVariables = 'error' | 'warning';
 
 /** Aliases are a YAML feature integrators rarely need; a low cap stops "billion laughs" documents. */
 const MAX_ALIAS_COUNT = 100;
-const ENV_PATTERN = /\$\$\{|\$\{([^}]*)\}/g;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 type Issue = Omit<MappingIssue, 'file'>;
 
@@ -35,7 +47,7 @@ function issue(code: MappingIssueCode, message: string, pos: { line: number; col
  * `env` null reads the text as it is, without `${VAR}` expansion: test and recorded-answer files hold
  * literal ERP answers, in which `${` is ordinary text.
  */
-export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessEnv | null): { source?: YamlSource; issues: MappingIssue[] } {
+export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessEnv | null, unsetVariables: UnsetVariables = 'error'): { source?: YamlSource; issues: MappingIssue[] } {
   const lineCounter = new LineCounter();
   const lines = text.split('\n');
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, strict: true, prettyErrors: false });
@@ -69,36 +81,41 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
   };
 
   // ${VAR} expansion happens on the document, before conversion, so an unset variable has a position.
-  const fromEnv = new WeakSet<Node>();
+  const envUse = new WeakMap<Node, EnvUse>();
+  const reported = new Set<string>();
   if (env) visit(doc, {
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
-      const original = node.value;
-      node.value = original.replace(ENV_PATTERN, (match: string, name: string | undefined, index: number) => {
-        if (match === '$${') return '${';
-        const at = scalarPosition(node, index);
-        if (!name || !ENV_NAME.test(name)) {
-          issues.push(issue('ENV_UNSET', `"${match}" is not a valid variable reference; write \${NAME} with letters, digits and _ (or $\${ for a literal \${)`, at));
-          return match;
+      const unset: string[] = [];
+      let hasDefault = false;
+      let reads = false;
+      node.value = replaceReferences(node.value, (reference) => {
+        if (reference.kind === 'escape') return '${';
+        const at = scalarPosition(node, reference.index);
+        if (reference.kind === 'invalid') {
+          issues.push(issue('ENV_REFERENCE_INVALID', `"${reference.text}" is not a valid variable reference; write ${ENV_FORMS}, the name made of letters, digits and _ (or $\${ for a literal \${)`, at));
+          return reference.text;
         }
-        const value = env[name];
-        if (value === undefined) {
-          issues.push(issue('ENV_UNSET', `environment variable ${name} is not set; set it before starting the engine (or write $\${${name}} for the literal text)`, at));
-          return match;
-        }
-        fromEnv.add(node);
-        return value;
+        reads = true;
+        hasDefault ||= reference.fallback !== undefined;
+        const resolved = resolveReference(reference, env);
+        if ('value' in resolved) return resolved.value;
+        unset.push(reference.name);
+        // Each variable once, where it is first used: one missing secret is one line, however often it is read.
+        if (!reported.has(reference.name)) issues.push(unsetIssue(reference, resolved.unset, at, unsetVariables));
+        reported.add(reference.name);
+        return reference.text;
       });
+      if (reads) envUse.set(node, { hasDefault, unset });
     },
   });
-
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     issues.push(issue('YAML_ALIAS_LIMIT', `YAML aliases expand too much (more than ${MAX_ALIAS_COUNT}); write the values out instead of using many *aliases`, { line: 1, col: 1 }));
   }
-  if (issues.length > 0) return { issues: issues.map((i) => ({ ...i, file })) };
+  if (issues.some((i) => i.severity === 'error')) return { issues: issues.map((i) => ({ ...i, file })) };
 
   const source: YamlSource = {
     file,
@@ -123,12 +140,18 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
       if (isScalar(node)) return scalarPosition(node, offset);
       return this.at(path);
     },
-    usesEnv(path) {
+    envAt(path) {
       const node = doc.getIn(path, true) as unknown;
-      return isScalar(node) && fromEnv.has(node);
+      return isScalar(node) ? envUse.get(node) : undefined;
     },
   };
-  return { source, issues: [] };
+  return { source, issues: issues.map((i) => ({ ...i, file })) };
+}
+
+function unsetIssue(reference: Extract<EnvReference, { kind: 'variable' }>, message: string, at: { line: number; col: number }, unsetVariables: UnsetVariables): Issue {
+  const what = `environment variable ${reference.name} is not set${message ? `: ${message}` : ''}`;
+  if (unsetVariables === 'warning') return issue('ENV_UNSET', `${what}; checked without it (serve and calls to the ERP need it)`, at, 'warning');
+  return issue('ENV_UNSET', `${what}; set it in the environment or in an --env-file before starting the engine (or write $\${${reference.name}} for the literal text)`, at);
 }
 
 export type { Document };

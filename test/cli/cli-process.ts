@@ -25,9 +25,14 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-export function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliResult> {
+/**
+ * `asInstalled`: run the file itself, through its `#!` line, as `adapter-engine ...` from a shell does.
+ * Else `node -- main.js`, as that line does: `--` keeps Node 20 from reading our --env-file as its own.
+ */
+export function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; asInstalled?: boolean } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BINARY, ...args], { cwd: options.cwd ?? ROOT, env: cliEnv(options.env) });
+    const [command, commandArgs] = options.asInstalled ? [BINARY, args] : [process.execPath, ['--', BINARY, ...args]];
+    const child = spawn(command, commandArgs, { cwd: options.cwd ?? ROOT, env: cliEnv(options.env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
@@ -52,7 +57,7 @@ export interface Serving {
  * caller stops it with SIGTERM.
  */
 export function startServe(args: readonly string[], env: Record<string, string> = {}, expectedUrls = 1, options: { onFirstListeningLine?: (child: ChildProcessWithoutNullStreams) => void } = {}): Promise<Serving> {
-  const child = spawn(process.execPath, [BINARY, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { cwd: ROOT, env: cliEnv(env) });
+  const child = spawn(process.execPath, ['--', BINARY, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { cwd: ROOT, env: cliEnv(env) });
   const wantsAdmin = args.includes('--admin-port');
   let stdout = '';
   let stderr = '';

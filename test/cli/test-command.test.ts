@@ -92,9 +92,21 @@ cases:
 
   it('reports a broken mapping under test with file:line:col (exit 1)', async () => {
     const dir = workspace('cases:\n  - { name: any, operation: GetWorkOrders, expect: { result: Succeed } }\n');
+    const mapping = path.join(dir, 'example.yaml');
+    fs.writeFileSync(mapping, fs.readFileSync(mapping, 'utf8').replace('baseUrl: ${ERP_URL}', 'baseUrl: ${ERP_URL:=x}'));
     const result = await runCli(['test', dir]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/example\.yaml:\d+:\d+ {2}environment variable ERP_URL is not set/);
+    expect(result.stdout).toMatch(/example\.yaml:\d+:\d+ {2}"\$\{ERP_URL:=x\}" is not a valid variable reference/);
+    expect(result.stdout).toContain('1 file(s) could not run');
+  });
+
+  it('runs without the mapping\'s variables: each unset one is a warning at its place, and the cases run', async () => {
+    const dir = workspace('cases:\n  - { name: label, operation: GetExternalIndexableValueLabel, expect: { result: Success, data: { label: ERP order id } } }\n');
+    const result = await runCli(['test', dir]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/example\.yaml:\d+:\d+ {2}warning: environment variable ERP_URL is not set/);
+    expect(result.stdout.match(/ERP_URL is not set/g)).toHaveLength(1);
+    expect(result.stdout).toContain('1 passed, 0 failed');
   });
 
   it('a directory without test files is a usage error (exit 2)', async () => {

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { formatIssue } from '../../engine/errors';
 import { checkMappingText } from '../../engine/mapping/load';
 import { GENERATED, withGenerated } from '../../engine/scripts/write-docs';
-import { anchorsOf, blocksOf, docFiles, linksOf, ROOT } from './markdown';
+import { anchorsOf, blocksOf, commandOf, docFiles, linksOf, ROOT } from './markdown';
 
 /**
  * The documentation is checked like code: generated parts equal what the declarations give, every YAML
@@ -88,13 +88,9 @@ describe('documentation', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-commands-'));
     for (const folder of ['mappings', 'examples']) fs.cpSync(path.join(ROOT, folder), path.join(dir, folder), { recursive: true });
     for (const { line, at } of commands) {
-      const words = line.replace(/\s+#.*$/, '').match(/'[^']*'|"[^"]*"|\S+/g)!.map((word) => word.replace(/^(['"])(.*)\1$/, '$2'));
-      const env: Record<string, string> = { ...ENV };
-      while (/^[A-Z_]+=/.test(words[0])) {
-        const [name, ...value] = words.shift()!.split('=');
-        env[name] = value.join('=');
-      }
-      const args = words.slice(2); // after `npx adapter-engine`
+      const command = commandOf(line);
+      const env: Record<string, string> = { ...ENV, ...command.env };
+      const args = command.args; // after `npx adapter-engine`
       const processEnv: NodeJS.ProcessEnv = { ...process.env, ...env, NO_COLOR: '1', LOG_LEVEL: 'silent' };
       // --example-erp starts the bundled ERP for the run; ERP_URL would point the mapping elsewhere.
       if (args.includes('--example-erp')) delete processEnv.ERP_URL;

@@ -60,3 +60,14 @@ export function linksOf(file: string): { target: string; line: number }[] {
   });
   return links;
 }
+
+/** A documented command line `NAME=value npx adapter-engine ...`: its variables and the words after `npx adapter-engine`. */
+export function commandOf(line: string): { args: string[]; env: Record<string, string> } {
+  const words = line.replace(/\s+#.*$/, '').match(/'[^']*'|"[^"]*"|\S+/g)!.map((word) => word.replace(/^(['"])(.*)\1$/, '$2'));
+  const env: Record<string, string> = {};
+  while (/^[A-Z_]+=/.test(words[0])) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name] = value.join('=');
+  }
+  return { args: words.slice(2), env };
+}

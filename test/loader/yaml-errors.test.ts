@@ -82,8 +82,8 @@ describe('${VAR} expansion', () => {
     expect(errors[1].message).toContain('ERP_URL');
   });
 
-  it('a malformed reference (${1X}) is ENV_UNSET naming the text', () => {
-    expectOnlyError(yaml('version: 1', 'name: test', 'system:', '  baseUrl: http://${1X}/api', 'operations: {}'), { code: 'ENV_UNSET', line: 4, col: 19, mentions: ['${1X}'] });
+  it('a malformed reference (${1X}) is ENV_REFERENCE_INVALID naming the text', () => {
+    expectOnlyError(yaml('version: 1', 'name: test', 'system:', '  baseUrl: http://${1X}/api', 'operations: {}'), { code: 'ENV_REFERENCE_INVALID', line: 4, col: 19, mentions: ['${1X}'] });
   });
 
   it('$${ is the literal text ${ and set variables are expanded', () => {
