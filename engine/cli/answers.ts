@@ -1,4 +1,5 @@
 import { TransportError, decodeBody, type HttpClient, type OutboundRequest, type OutboundResponse, type TransportErrorCode } from '../http/client';
+import type { AnswerSource } from '../engine/trace';
 import type { MappingIssue } from '../errors';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { FlowOperation, Operation } from '../mapping/model';
@@ -83,7 +84,6 @@ export function toResponse(answer: RecordedAnswer, request: OutboundRequest): Ou
   return { status, headers, body: answer.body === undefined ? null : answer.body, durationMs: 0 };
 }
 
-export type AnswerSource = 'live' | 'recorded' | 'not sent' | 'stand-in token' | 'missing';
 
 /**
  * The HttpClient of dry runs and tests: recorded answers first, then the live system when allowed,

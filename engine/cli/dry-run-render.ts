@@ -40,6 +40,8 @@ function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
         ...(step.bodyError ? [`${INDENT}${c.red(`unreadable body: ${step.bodyError}`)}`] : [prettyJson(step.body, INDENT)]),
       ];
     }
+    case 'no answer':
+      return [`  ${c.bold('←')} ${c.red(`no answer: ${step.error}`)}  ${c.dim(`${step.attempts} attempt${step.attempts === 1 ? '' : 's'}`)}`];
     case 'rule': {
       const verdict = step.matched ? c.green('matched') : c.dim('no');
       return [`  rule ${step.index + 1}  ${step.when}  → ${step.result}  ${verdict}  ${c.dim(step.at)}`];
@@ -69,10 +71,10 @@ const MODE_NOTES: Record<CaseRun['mode'], string> = {
   unmapped: 'the mapping does not map this route',
 };
 
-export function renderDryRun(run: CaseRun, header: { mapping: string; file: string; input: unknown; answers: string; unanswered: readonly string[]; answersFile?: string }): void {
+export function renderDryRun(run: Pick<CaseRun, 'route' | 'mode' | 'steps' | 'failure' | 'envelope' | 'resultName'>, header: { mapping: string; file: string; input: unknown; answers: string; unanswered: readonly string[]; answersFile?: string; title?: string }): void {
   const c = out.colors;
   const { route } = run;
-  out.line(`${c.bold('dry run')}  ${route.operationId}  ${c.dim(`${route.method} ${route.path}`)}  mapping ${header.mapping} ${c.dim(`(${header.file})`)}`);
+  out.line(`${c.bold(header.title ?? 'dry run')}  ${route.operationId}  ${c.dim(`${route.method} ${route.path}`)}  mapping ${header.mapping} ${c.dim(`(${header.file})`)}`);
   out.line(`${c.bold('answers')}  ${header.answers}`);
   if (run.mode !== 'flow') out.line(`${c.bold('mode')}     ${MODE_NOTES[run.mode]}`);
   out.line('');

@@ -6,11 +6,10 @@ import { createHttpClient } from '../http/client';
 import { checkAnswers, createAnsweringClient, readAnswersFile, type RecordedAnswers } from './answers';
 import { renderDryRun } from './dry-run-render';
 import { withExampleErp } from './example-erp';
-import { createMasker } from './mask';
 import { loadOrReport } from './mapping-file';
 import { err, issueLine, out } from './output';
 import { operationList, resolveOperation } from './resolve-operation';
-import { runCase } from './run-case';
+import { runMasked } from './run-case';
 import { collectEnv, envWith, usageError } from './usage';
 import { displayName } from './yaml-file';
 
@@ -24,7 +23,7 @@ interface DryRunOptions {
   json?: boolean;
 }
 
-function readInput(options: DryRunOptions, fromTarget: Record<string, string> | undefined): unknown {
+export function readInput(options: Pick<DryRunOptions, 'input' | 'inputFile'>, fromTarget: Record<string, string> | undefined): unknown {
   if (options.input !== undefined && options.inputFile !== undefined) usageError('give the input once: --input or --input-file, not both');
   if (options.input !== undefined) {
     try {
@@ -75,13 +74,7 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
     }
     const sendsLive = !answers && (route.kind === 'data' || options.live === true);
     const client = createAnsweringClient({ answers, live: sendsLive ? createHttpClient() : undefined, notSent: route.kind === 'event' && !options.live });
-    const mask = createMasker(mappingFile, erp.env);
-    let run;
-    try {
-      run = await runCase(mapping, route, input, client, mask);
-    } finally {
-      client.close();
-    }
+    const { run, mask } = await runMasked(mapping, route, input, client);
     const answersFrom = answers ? `recorded, from ${displayName(options.answers as string)}`
       : sendsLive ? `live, from ${mask.text(mapping.system.baseUrl.href)}`
       : 'none: event routes are not sent without --live (a synthetic 200 answer stands in)';

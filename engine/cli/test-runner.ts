@@ -5,7 +5,7 @@ import type { MappingIssue } from '../errors';
 import { checkMappingFile } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
 import { checkAnswers, createAnsweringClient } from './answers';
-import { noMasking } from './mask';
+import { noMasking } from '../mapping/mask';
 import { partialMatch, type Mismatch } from './partial-match';
 import { resolveOperation } from './resolve-operation';
 import { runCase, type TraceStep } from './run-case';

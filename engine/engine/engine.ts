@@ -9,7 +9,10 @@ import { createHttpClient, type HttpClient } from '../http/client';
 import { silentLogger, type Logger } from '../log';
 import { requestBodyLimit } from './body-limit';
 import type { Mapping } from '../mapping/model';
-import type { TraceObserver } from '../pipeline/trace';
+import { createJournal, DEFAULT_JOURNAL_SIZE, type Journal } from './journal';
+import type { JournalEntry } from './journal-entry';
+import { traceRecorder, type TraceStep } from './trace';
+import { allOf, type TraceObserver } from '../pipeline/trace';
 import { createConnectionPool, type ConnectionPool } from './connections';
 import { dispatch, failureOutcome, type PreparedRoute } from './dispatch';
 import { createErpProber, type ErpProbe } from './erp-probe';
@@ -64,11 +67,18 @@ export interface EngineDeps {
    * the person running them (dry-run, test), who hold the mapping file and its secrets anyway.
    */
   readonly checkInboundAuth?: boolean;
+  /**
+   * Where the engine keeps the requests it served (the request journal); by default the last
+   * DEFAULT_JOURNAL_SIZE per mapping in memory. close() closes it.
+   */
+  readonly journal?: Journal;
 }
 
 export interface RunOptions {
-  /** Sees every step of the request (the dry-run trace). */
+  /** Sees every step of the request as it happens. */
   readonly observer?: TraceObserver;
+  /** Return every step of the request (the dry-run trace) in the answer, even when the journal keeps none. */
+  readonly trace?: boolean;
 }
 
 /** What a request gave: the HTTP answer, and for a contract route what happened on the way. */
@@ -88,6 +98,10 @@ export interface EngineAnswer {
   readonly fault?: unknown;
   /** `outbox: 'inline'` only: what the background delivery of an outbox event would do. */
   readonly delivery?: { readonly verdict: Verdict['kind']; readonly message?: string };
+  /** Every step of a contract request, unmasked (mask with maskSteps before showing); with `trace` or a journal. */
+  readonly steps?: readonly TraceStep[];
+  /** The journal's entry of this request (unmasked); undefined when the journal keeps none. */
+  readonly entry?: JournalEntry;
   readonly durationMs: number;
 }
 
@@ -124,6 +138,8 @@ export interface Engine {
   currentRequest(): RequestContext | undefined;
   /** Connections to ERPs held now (one per distinct `system:`). */
   readonly connectionCount: number;
+  /** The requests served lately (see journal.ts). */
+  readonly journal: Journal;
   close(): Promise<void>;
 }
 
@@ -164,6 +180,10 @@ export function createEngine(deps: EngineDeps): Engine {
   const probeErp = createErpProber(http);
   const pool: ConnectionPool = createConnectionPool(http, (erp, ok) => meter.tokenFetch({ erp, ok }));
   const context = new AsyncLocalStorage<RequestContext>();
+  const journal = deps.journal ?? createJournal({ size: DEFAULT_JOURNAL_SIZE, log });
+  // Entry ids: unique across the processes sharing a state store, and cheaper than a UUID per request.
+  const journalPrefix = randomUUID().slice(0, 8);
+  let journalCount = 0;
   const deliverer = store && createDeliverer({
     store,
     mappings: () => served.mappings,
@@ -216,7 +236,7 @@ export function createEngine(deps: EngineDeps): Engine {
   };
   warnInsecure(deps.mappings);
 
-  async function run(request: EngineRequest, requestId: string, started: number, options: RunOptions): Promise<EngineAnswer> {
+  async function run(request: EngineRequest, requestId: string, started: number, startedAt: number, options: RunOptions): Promise<EngineAnswer> {
     const seconds = () => (clock.now() - started) / 1000;
     const idHeader = { 'x-request-id': requestId };
     const notFound = (error: string, mapping = ''): EngineAnswer => {
@@ -250,6 +270,7 @@ export function createEngine(deps: EngineDeps): Engine {
       // A cache hit is not a call to the ERP.
       if (report.cache !== 'hit') meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds });
     };
+    const steps: TraceStep[] | undefined = options.trace || journal.size > 0 ? [] : undefined;
     return context.run(scope, async () => {
       const requestLog = log.child({ requestId, mapping: mapping.name });
       let outcome: Outcome;
@@ -260,7 +281,7 @@ export function createEngine(deps: EngineDeps): Engine {
         const { input, problems } = readInput(route, request, match.params);
         outcome = await dispatch(mapping, prepared.get(route) as PreparedRoute, input, problems, {
           connection: () => pool.connectionFor(mapping.system),
-          observer: options.observer,
+          observer: allOf(options.observer, steps && traceRecorder(mapping, route.operationId, steps)),
           log: requestLog,
           requestId,
           onCall,
@@ -287,9 +308,27 @@ export function createEngine(deps: EngineDeps): Engine {
       }
       const envelope = toEnvelope(route, outcome);
       const durationMs = clock.now() - started;
+      if (delivery && steps) steps.push({ step: 'delivery', verdict: delivery.verdict, message: delivery.message });
+      let entry: JournalEntry | undefined;
+      if (steps && journal.size > 0) {
+        const operation = mapping.operations.get(route.operationId);
+        entry = {
+          id: `${journalPrefix}-${(journalCount += 1)}`,
+          requestId, at: new Date(startedAt).toISOString(), mapping: mapping.name, file: mapping.file,
+          operation: route.operationId, route: `${route.method} ${route.path}`, mode: operation?.mode ?? 'unmapped',
+          request: { method: request.method, path: request.path, query: request.query, body: request.body, params: route.inputSource === 'path' ? match.params : undefined },
+          steps,
+          rulesMatched: steps.flatMap((step) => (step.step === 'rule' && step.matched ? [{ call: step.call, when: step.when, result: step.result, at: step.at }] : [])),
+          result: outcome.resultName, success: envelope.isResultSuccess,
+          failure: failure && { kind: failure.kind, message: failure.message },
+          envelope,
+          durationMs: Math.round(durationMs * 10) / 10,
+        };
+        journal.add(entry, mapping);
+      }
       requestLog.info({ operation: route.operationId, method: route.method, path: request.path, result: outcome.resultName, ms: Math.round(durationMs) }, 'request');
       meter.request({ mapping: mapping.name, operation: route.operationId, result: outcome.resultName, seconds: durationMs / 1000 });
-      return { requestId, status: 200, body: envelope, headers: idHeader, mapping, route, outcome, envelope, failure, fault, delivery, durationMs };
+      return { requestId, status: 200, body: envelope, headers: idHeader, mapping, route, outcome, envelope, failure, fault, delivery, steps, entry, durationMs };
     });
   }
 
@@ -315,10 +354,11 @@ export function createEngine(deps: EngineDeps): Engine {
     deliverer,
     async handle(request, options = {}) {
       const started = clock.now();
+      const startedAt = wallClock();
       const requestId = acceptedRequestId(request.requestId);
       meter.inFlight(1);
       try {
-        return await run(request, requestId, started, options);
+        return await run(request, requestId, started, startedAt, options);
       } catch (error) {
         // Only reachable through a fault outside a route's own funnel (routing itself); no stack leaves.
         log.error({ err: error, requestId, path: request.path }, 'engine fault outside a route');
@@ -331,8 +371,10 @@ export function createEngine(deps: EngineDeps): Engine {
     get connectionCount() {
       return pool.size;
     },
+    journal,
     async close() {
       await deliverer?.stop();
+      await journal.close();
       if (ownsHttp) http.close();
     },
   };

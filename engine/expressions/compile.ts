@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import jsonata from 'jsonata';
+import { CONCAT_STRING_FUNCTION, writeConcatOperands } from './concat-operands';
 import { foldLiteralObjects } from './constant-objects';
 import { buildFastPath } from './fast-path';
 import { fastPathSupport } from './fast-path/version';
@@ -23,7 +24,7 @@ export interface ExpressionLimits {
 
 export const DEFAULT_MAX_TEXT_LENGTH = 64 * 1024 * 1024;
 
-export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 5_000_000, maxTextLength: DEFAULT_MAX_TEXT_LENGTH });
+export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 1_000_000, maxTextLength: DEFAULT_MAX_TEXT_LENGTH });
 
 /** How an expression's evaluations were answered, for the metrics (a live view, not a copy). */
 export interface ExpressionStats {
@@ -133,6 +134,7 @@ export function compileExpression(
   // $sort, $distinct, $spread and $string in slices, with the limits (guarded-builtins.ts), over JSONata's own.
   for (const builtin of GUARDED_BUILTINS) {
     expression.registerFunction(builtin.name, builtin.implementation as (...args: unknown[]) => unknown, builtin.signature);
+    if (builtin.name === 'string') expression.registerFunction(CONCAT_STRING_FUNCTION, builtin.implementation as (...args: unknown[]) => unknown, builtin.signature);
   }
   for (const helper of HELPER_FUNCTIONS) {
     expression.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
@@ -142,6 +144,8 @@ export function compileExpression(
   // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
   // subset that is evaluated synchronously with the same results, falling back to it for everything else.
   const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES);
+  // The interpreter's `&` writes its operands with the guarded $string (concat-operands.ts); the fast path, compiled above, already does.
+  writeConcatOperands(expression.ast());
   const interpreted = expression;
   const stats = { fast: 0, fallback: 0, interpreter: 0 };
   // `budgetMs`: what is left of the time limit (a slice of a long list runs with what the slices before it left).

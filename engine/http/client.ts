@@ -4,6 +4,7 @@ import https from 'node:https';
 import tls from 'node:tls';
 import axios, { AxiosError, type AxiosInstance } from 'axios';
 import type { ResponseType, TlsSpec } from '../mapping/model';
+import { RequestAbandoned } from './faults';
 
 /**
  * The one module that talks to external systems. Everything outbound goes through `HttpClient.send`,
@@ -23,6 +24,8 @@ export interface OutboundRequest {
   readonly timeoutMs: number;
   readonly responseType: ResponseType;
   readonly maxResponseBytes: number;
+  /** Aborted when the platform closed the connection: the call is cut off (RequestAbandoned) instead of running to its timeout. */
+  readonly signal?: AbortSignal;
 }
 
 export interface OutboundResponse {
@@ -168,6 +171,10 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
       // timer below bounds the whole call, headers and body, and aborts it when the time is up.
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), request.timeoutMs);
+      // The platform left: the ERP's work for it is of no use any more.
+      const abandon = () => controller.abort();
+      if (request.signal?.aborted) abandon();
+      request.signal?.addEventListener('abort', abandon, { once: true });
       let response;
       try {
         response = await instance.request<Buffer>({
@@ -182,11 +189,13 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
           signal: controller.signal,
         });
       } catch (error) {
+        if (request.signal?.aborted) throw new RequestAbandoned(request.callName, true);
         if (controller.signal.aborted) throw new TransportError('TIMEOUT', `${request.method} ${request.url.origin}${request.url.pathname}: no answer within ${request.timeoutMs} ms (headers and body)`);
         if (error instanceof AxiosError) throw classify(error, request);
         throw error;
       } finally {
         clearTimeout(timer);
+        request.signal?.removeEventListener('abort', abandon);
       }
       const headers = flattenHeaders(response.headers as Record<string, unknown>);
       const decoded = decodeBody(Buffer.from(response.data ?? []), request.responseType, headers['content-type'] ?? '', response.status);

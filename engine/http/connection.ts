@@ -94,7 +94,7 @@ export class ErpConnection {
     const attemptOnce = () =>
       this.slotWithin(deadline, label, async () => {
         const timeoutMs = deadline.timeoutFor(request.timeoutMs, label);
-        const { response, sends } = await this.auth.send({ ...request, timeoutMs, tls: this.system.tls });
+        const { response, sends } = await this.auth.send({ ...request, timeoutMs, tls: this.system.tls, signal: deadline.abandoned });
         if (sends > 1) {
           renewals += sends - 1;
           log?.info({ ...target }, 'the ERP answered 401; renewed the OAuth2 token and sent the request again');

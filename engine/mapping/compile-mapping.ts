@@ -1,3 +1,5 @@
+import { declaredSecretValues } from './mask';
+import type { Secret } from './secret';
 import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
@@ -371,8 +373,11 @@ class Compiler implements CompileContext, CompileHelpers {
     return undefined;
   }
 }
-/** `baseDir` is where relative file paths of the mapping (TLS files) are read from. */
-export function compileMapping(source: YamlSource, baseDir = process.cwd()): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
+/**
+ * `baseDir` is where relative file paths of the mapping (TLS files) are read from; `secretEnv` are the
+ * values of the secret-named variables the text uses (the model keeps values, not where they came from).
+ */
+export function compileMapping(source: YamlSource, baseDir = process.cwd(), secretEnv: readonly Secret[] = []): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
   const raw: MappingDocument = withDefaults(source.value);
   const limits: ExpressionLimits = { timeoutMs: raw.limits.expressionTimeoutMs, maxDepth: raw.limits.expressionMaxDepth, maxSequence: raw.limits.expressionMaxSequence };
   const compiler = new Compiler(source, limits, baseDir);
@@ -385,7 +390,8 @@ export function compileMapping(source: YamlSource, baseDir = process.cwd()): { m
     if (compiled) operations.set(operationId, deepFreeze(compiled));
   }
   if (compiler.issues.length > 0 || !system || !inbound) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
-  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations };
+  const secretValues = [...secretEnv, ...declaredSecretValues(system, inbound)];
+  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations, secretValues };
   deepFreeze(mapping);
   return { mapping, issues: [], warnings: compiler.warnings };
 }

@@ -243,4 +243,6 @@ export interface Mapping {
   readonly limits: ExpressionLimits;
   /** Keyed by operation id; a route absent here is unmapped. */
   readonly operations: ReadonlyMap<string, Operation>;
+  /** Values masked wherever people read what the mapping sent or got (dry run, request journal, recorded tests); see mask.ts. */
+  readonly secretValues: readonly Secret[];
 }

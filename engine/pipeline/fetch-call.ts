@@ -45,7 +45,7 @@ function meaningOf(error: unknown, label: string): unknown {
   if (error instanceof TransportError) return new OperationFailure('ERP_UNREACHABLE', error.message, [{ path: `calls.${label}`, message: error.summary }]);
   if (error instanceof RequestAbandoned) return new OperationFailure('DEADLINE_EXCEEDED', error.message, [{ path: `calls.${label}`, message: error.message }]);
   if (error instanceof DeadlinePassed) return new OperationFailure('DEADLINE_EXCEEDED', error.message, [{ path: `calls.${label}`, message: error.message }]);
-  if (error instanceof TokenUnavailable) return new OperationFailure('AUTH_FAILED', error.message, [{ path: 'system.auth', message: error.message }]);
+  if (error instanceof TokenUnavailable) return new OperationFailure('AUTH_FAILED', error.message, [{ path: 'system.auth', message: error.summary }]);
   return error;
 }
 

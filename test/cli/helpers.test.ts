@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createMasker } from '../../engine/cli/mask';
+import { createMasker, secretEnvValues } from '../../engine/mapping/mask';
 import { partialMatch } from '../../engine/cli/partial-match';
 import { resolveOperation } from '../../engine/cli/resolve-operation';
-import { tempDir, writeFile } from './cli-process';
 
 describe('resolveOperation', () => {
   it.each([
@@ -41,10 +40,17 @@ describe('partialMatch', () => {
 
 describe('createMasker', () => {
   it('masks credential headers, credential query parameters and secret variable values everywhere', () => {
-    const mapping = writeFile(tempDir(), 'm.yaml', 'baseUrl: ${ERP_URL}\nheaders: { X-Tenant: "${ERP_API_KEY}" }\nname: ${PLANT}\n');
-    const mask = createMasker(mapping, { ERP_URL: 'http://erp', ERP_API_KEY: 'k-123456', PLANT: 'Berlin' });
+    const text = 'baseUrl: ${ERP_URL}\nheaders: { X-Tenant: "${ERP_API_KEY}" }\nname: ${PLANT}\n';
+    const mask = createMasker(secretEnvValues(text, { ERP_URL: 'http://erp', ERP_API_KEY: 'k-123456', PLANT: 'Berlin' }));
     expect(mask.headers({ Authorization: 'Basic abc', 'X-Tenant': 'k-123456', Accept: 'json' })).toEqual({ Authorization: '***', 'X-Tenant': '***', Accept: 'json' });
     expect(mask.url(new URL('http://erp/x?token=t1&plant=Berlin&id=k-123456'))).toBe('http://erp/x?token=***&plant=Berlin&id=***');
     expect(mask.deep({ note: 'key k-123456 used', key: 'customerName' })).toEqual({ note: 'key *** used', key: 'customerName' });
+  });
+
+  it('masks secret values inside the strings of JSON text, escaped as JSON writes them, and nowhere else', () => {
+    const mask = createMasker(secretEnvValues('${ERP_TOKEN} ${PIN_SECRET}', { ERP_TOKEN: 'a"b\\c-tok', PIN_SECRET: '12345678' }));
+    const text = JSON.stringify({ note: 'sent a"b\\c-tok and 12345678', quantity: 12345678 });
+    expect(JSON.parse(mask.json(text))).toEqual({ note: 'sent *** and ***', quantity: 12345678 });
+    expect(mask.json('{"plain":1}')).toBe('{"plain":1}');
   });
 });
