@@ -56,7 +56,7 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
   const { route } = prepared;
   const problems = inputProblems.length > 0
     ? inputProblems
-    : (prepared.checkInput?.(input) ?? []).map((p) => ({ path: `${route.inputSource}${p.path === '/' ? '' : p.path}`, message: p.message }));
+    : ((await prepared.checkInput?.inSlices(input)) ?? []).map((p) => ({ path: `${route.inputSource}${p.path === '/' ? '' : p.path}`, message: p.message }));
   if (problems.length > 0) throw new OperationFailure('INPUT_INVALID', `the request does not match the contract: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
 
   const operation = mapping.operations.get(route.operationId);

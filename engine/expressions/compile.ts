@@ -7,6 +7,7 @@ import { fastPathSupport } from './fast-path/version';
 import { HELPER_FUNCTIONS } from './functions';
 import { evaluationGuard } from './guard';
 import { GUARDED_BUILTINS } from './guarded-builtins';
+import { evaluateInSlices, longListAt, slicedListField } from './list-slices';
 import { findUnsupportedRegex, LinearRegex } from './regex';
 
 /**
@@ -147,27 +148,39 @@ export function compileExpression(
   writeConcatOperands(expression.ast());
   const interpreted = expression;
   const stats = { fast: 0, fallback: 0, interpreter: 0 };
+  // `budgetMs`: what is left of the time limit (a slice of a long list runs with what the slices before it left).
+  const evaluateOnce = (input: unknown, bindings: Record<string, unknown>, budgetMs: number): Promise<unknown> => {
+    const interpret = (spent: number) => {
+      const left = budgetMs - spent;
+      // The fast attempt counts against the limit: the interpreter gets what is left, never a fresh limit.
+      return limits.timeoutMs > 0 && left < limits.timeoutMs ? remainingBudget.run(Math.max(1, left), () => interpreted.evaluate(input, bindings)) : interpreted.evaluate(input, bindings);
+    };
+    if (!fast || fast.disabled) {
+      stats.interpreter += 1;
+      return interpret(0);
+    }
+    const started = Date.now();
+    const answer = fast.evaluate(input, bindings);
+    if (answer) {
+      stats.fast += 1;
+      return Promise.resolve(answer.value);
+    }
+    stats.fallback += 1;
+    return interpret(Date.now() - started);
+  };
+  // Long lists mapped element by element are evaluated in slices, letting other requests in (list-slices.ts).
+  const slicedField = slicedListField(expression.ast());
   return Object.freeze({
     source,
     fastPath: fast !== undefined,
     stats,
     // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
     evaluate: (input: unknown, bindings?: Record<string, unknown>) => {
-      if (!fast || fast.disabled) {
-        stats.interpreter += 1;
-        return interpreted.evaluate(input, bindings ?? {});
+      const list = slicedField === undefined ? undefined : longListAt(input, slicedField);
+      if (list && slicedField !== undefined) {
+        return evaluateInSlices((part, budgetMs) => evaluateOnce(part, bindings ?? {}, budgetMs), input as Record<string, unknown>, slicedField, list, limits);
       }
-      const started = Date.now();
-      const answer = fast.evaluate(input, bindings ?? {});
-      if (answer) {
-        stats.fast += 1;
-        return Promise.resolve(answer.value);
-      }
-      stats.fallback += 1;
-      const spent = Date.now() - started;
-      // The fast attempt counts against the limit: the interpreter gets what is left, never a fresh limit.
-      if (limits.timeoutMs > 0 && spent > 0) return remainingBudget.run(Math.max(1, limits.timeoutMs - spent), () => interpreted.evaluate(input, bindings ?? {}));
-      return interpreted.evaluate(input, bindings ?? {});
+      return evaluateOnce(input, bindings ?? {}, limits.timeoutMs);
     },
   });
 }

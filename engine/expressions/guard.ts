@@ -11,13 +11,15 @@
  * expression's doing.
  */
 
+import { SLICE_MS } from '../time-slices';
+
 export interface GuardLimits {
   readonly maxTextLength: number;
   readonly maxSequence: number;
 }
 
-/** How long an evaluation runs before it lets the event loop turn. */
-export const YIELD_AFTER_MS = 10;
+/** How long an evaluation runs before it lets the event loop turn: the engine's one slice length. */
+export const YIELD_AFTER_MS = SLICE_MS;
 
 /** Thrown when a step built a text or a list over the limit; the request fails with this message. */
 export class ExpressionLimitError extends Error {

@@ -73,7 +73,7 @@ export async function runFlow(
   let data = asDeclaredShape(raw, (route.dataSchema as { type?: string }).type === 'array');
   deps.observer?.output?.(data);
   if (operation.onInvalidRecord === 'skip' && checkData && Array.isArray(data)) {
-    const { kept, skipped } = withoutInvalidRecords(data, checkData);
+    const { kept, skipped } = await withoutInvalidRecords(data, checkData);
     for (const record of skipped) {
       const name = record.number === undefined ? `record ${record.index}` : `record ${record.number}`;
       const why = record.problems.slice(0, 3).map((p) => `${p.path} ${p.message}`).join('; ');
@@ -83,7 +83,7 @@ export async function runFlow(
     }
     data = kept;
   }
-  const problems = checkData ? checkData(data).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message })) : [];
+  const problems = checkData ? (await checkData.inSlices(data)).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message })) : [];
   deps.observer?.check?.(problems);
   if (problems.length > 0) {
     throw new OperationFailure('OUTPUT_INVALID', `the output does not match the contract: ${problems.slice(0, 3).map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);

@@ -23,12 +23,12 @@ function numberOf(record: unknown): string | undefined {
   return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 }
 
-export function withoutInvalidRecords(list: readonly unknown[], check: Validator): { kept: unknown[]; skipped: SkippedRecord[]; problems: readonly Problem[] } {
+export async function withoutInvalidRecords(list: readonly unknown[], check: Validator): Promise<{ kept: unknown[]; skipped: SkippedRecord[]; problems: readonly Problem[] }> {
   let kept = [...list];
   let positions = list.map((_record, index) => index);
   const skipped: SkippedRecord[] = [];
   for (;;) {
-    const problems = check(kept);
+    const problems = await check.inSlices(kept);
     if (problems.length === 0) break;
     const byRecord = new Map<number, Problem[]>();
     // The closing "… and N more" note belongs to no record: those records are found by the next check.
