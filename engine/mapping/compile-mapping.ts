@@ -33,6 +33,18 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * The contract's validators for static answers, built on first use and shared by every mapping loaded in
+ * the process: like the contract schemas they check against, they are constants of the program (as the
+ * format's shape check in check-structure.ts is). A registry per file (two AJV instances holding every
+ * contract schema) was half the load time of each further mapping file.
+ */
+let staticChecks: SchemaRegistry | undefined;
+function staticAnswerChecks(): SchemaRegistry {
+  staticChecks ??= createSchemaRegistry();
+  return staticChecks;
+}
+
 /** Which calls the expressions being compiled may read as `calls.<name>` (set while an operation's are). */
 interface CallScope {
   readonly operationId: string;
@@ -51,8 +63,6 @@ class Compiler implements CompileContext, CompileHelpers {
   private preludeFor: (source: string) => string = () => '';
   /** The effective system.retry, the default of every call (set when the system block is compiled). */
   private retryDefaults?: RetryPolicy;
-  /** Only static answers need the contract's validators at load; most mappings never build them. */
-  private schemas?: SchemaRegistry;
   /** Set while an operation's expressions are compiled: their `calls.<name>` are checked against it. */
   private scope?: CallScope;
 
@@ -285,7 +295,7 @@ class Compiler implements CompileContext, CompileHelpers {
     }
     if (mode === 'static') {
       if (route.kind === 'event') return this.refuse('MODE_NOT_FOR_ROUTE', path, `${operationId} is an event route and answers without data; use "acknowledge: true" instead of "static"`);
-      const problems = (this.schemas ??= createSchemaRegistry()).compile(route.dataSchema as JsonSchema)(raw.static);
+      const problems = staticAnswerChecks().compile(route.dataSchema as JsonSchema)(raw.static);
       if (problems.length > 0) {
         for (const problem of problems) {
           const where = problem.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
