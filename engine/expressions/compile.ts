@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import jsonata from 'jsonata';
 import { foldLiteralObjects } from './constant-objects';
-import { buildFastPath } from './fast-path';
+import { buildFastPath, type FastPath } from './fast-path';
 import { fastPathSupport } from './fast-path/version';
 import { HELPER_FUNCTIONS } from './functions';
 import { evaluationGuard } from './guard';
@@ -121,34 +121,28 @@ export function compileExpression(
   }
   const regexProblem = findUnsupportedRegex(expression.ast(), source);
   if (regexProblem) throw new UnsupportedRegexError(regexProblem.message, regexProblem.offset, source);
-  if (prelude) {
-    expression = jsonata(`(${prelude}\n${source}\n)`, options);
-    // The prelude's functions were checked on their own; this compiles their literals' new RegExp objects for RE2.
-    findUnsupportedRegex(expression.ast(), source);
-  }
-  // Inline lookup tables are built once here rather than on every evaluation (see constant-objects.ts).
-  const constants = foldLiteralObjects(expression.ast());
-  for (const [name, value] of constants) expression.assign(name, value);
-  // $sort, $distinct, $spread and $string in slices, with the limits (guarded-builtins.ts), over JSONata's own.
-  for (const builtin of GUARDED_BUILTINS) {
-    expression.registerFunction(builtin.name, builtin.implementation as (...args: unknown[]) => unknown, builtin.signature);
-  }
-  for (const helper of HELPER_FUNCTIONS) {
-    expression.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
-  }
-  // After every interpreter step: let other requests run, stop texts and lists that grow without bound (guard.ts).
-  expression.assign(Symbol.for('jsonata.__evaluate_exit') as unknown as string, evaluationGuard({ maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH, maxSequence: limits.maxSequence }));
-  // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
-  // subset that is evaluated synchronously with the same results, falling back to it for everything else.
-  const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES);
-  const interpreted = expression;
+  // Everything below can neither fail nor report a problem of the mapping (the text and the prelude's
+  // functions were checked above and on their own), so it runs on the first evaluation instead of at
+  // load: a server with many mapping files answers sooner, and routes never asked cost nothing.
+  const parsed = expression;
+  let prepared: { readonly interpreted: jsonata.Expression; readonly fast?: FastPath } | undefined;
+  const prepare = () => {
+    prepared ??= prepareExpression(prelude ? jsonata(`(${prelude}\n${source}\n)`, options) : parsed, source, prelude !== '', limits, compileOptions);
+    return prepared;
+  };
   const stats = { fast: 0, fallback: 0, interpreter: 0 };
-  return Object.freeze({
+  const compiled = {
     source,
-    fastPath: fast !== undefined,
     stats,
     // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
     evaluate: (input: unknown, bindings?: Record<string, unknown>) => {
+      let ready;
+      try {
+        ready = prepare();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const { interpreted, fast } = ready;
       if (!fast || fast.disabled) {
         stats.interpreter += 1;
         return interpreted.evaluate(input, bindings ?? {});
@@ -165,7 +159,38 @@ export function compileExpression(
       if (limits.timeoutMs > 0 && spent > 0) return remainingBudget.run(Math.max(1, limits.timeoutMs - spent), () => interpreted.evaluate(input, bindings ?? {}));
       return interpreted.evaluate(input, bindings ?? {});
     },
-  });
+  };
+  // Not enumerable: whoever walks the mapping's values (deepFreeze) must not prepare every expression.
+  Object.defineProperty(compiled, 'fastPath', { enumerable: false, get: () => prepare().fast !== undefined });
+  return Object.freeze(compiled);
+}
+
+/** The parsed expression made ready to run: literal tables folded, functions registered, the fast path built. */
+function prepareExpression(
+  expression: jsonata.Expression,
+  source: string,
+  withPrelude: boolean,
+  limits: ExpressionLimits,
+  compileOptions: CompileOptions,
+): { interpreted: jsonata.Expression; fast?: FastPath } {
+  // The prelude's functions were checked on their own; this compiles their literals' new RegExp objects for RE2.
+  if (withPrelude) findUnsupportedRegex(expression.ast(), source);
+  // Inline lookup tables are built once here rather than on every evaluation (see constant-objects.ts).
+  const constants = foldLiteralObjects(expression.ast());
+  for (const [name, value] of constants) expression.assign(name, value);
+  // $sort, $distinct, $spread and $string in slices, with the limits (guarded-builtins.ts), over JSONata's own.
+  for (const builtin of GUARDED_BUILTINS) {
+    expression.registerFunction(builtin.name, builtin.implementation as (...args: unknown[]) => unknown, builtin.signature);
+  }
+  for (const helper of HELPER_FUNCTIONS) {
+    expression.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
+  }
+  // After every interpreter step: let other requests run, stop texts and lists that grow without bound (guard.ts).
+  expression.assign(Symbol.for('jsonata.__evaluate_exit') as unknown as string, evaluationGuard({ maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH, maxSequence: limits.maxSequence }));
+  // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
+  // subset that is evaluated synchronously with the same results, falling back to it for everything else.
+  const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES);
+  return { interpreted: expression, fast };
 }
 
 /**

@@ -101,7 +101,10 @@ class Compiler implements CompileContext, CompileHelpers {
 
   expression(text: string, path: readonly PathSegment[], offsetInString = 0): LocatedExpression | undefined {
     try {
-      const compiled = Object.freeze({ ...compileExpression(text, this.limits, this.preludeFor(text)), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
+      const expression = compileExpression(text, this.limits, this.preludeFor(text));
+      const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
+      // The properties, not a spread: `fastPath` is a getter that prepares the expression, which waits for the first evaluation.
+      const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, Object.getOwnPropertyDescriptors(expression)) as LocatedExpression);
       if (this.scope) this.callsRead(text, path, offsetInString, this.scope);
       return compiled;
     } catch (error) {
