@@ -36,6 +36,18 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * The contract's validators for static answers, built on first use and shared by every mapping loaded in
+ * the process: like the contract schemas they check against, they are constants of the program (as the
+ * format's shape check in check-structure.ts is). A registry per file (two AJV instances holding every
+ * contract schema) was half the load time of each further mapping file.
+ */
+let staticChecks: SchemaRegistry | undefined;
+function staticAnswerChecks(): SchemaRegistry {
+  staticChecks ??= createSchemaRegistry();
+  return staticChecks;
+}
+
 /** Which calls the expressions being compiled may read as `calls.<name>` (set while an operation's are). */
 interface CallScope {
   readonly operationId: string;
@@ -54,8 +66,6 @@ class Compiler implements CompileContext, CompileHelpers {
   private preludeFor: (source: string) => string = () => '';
   /** The effective system.retry, the default of every call (set when the system block is compiled). */
   private retryDefaults?: RetryPolicy;
-  /** Only static answers need the contract's validators at load; most mappings never build them. */
-  private schemas?: SchemaRegistry;
   /** Set while an operation's expressions are compiled: their `calls.<name>` are checked against it. */
   private scope?: CallScope;
 
@@ -94,7 +104,10 @@ class Compiler implements CompileContext, CompileHelpers {
 
   expression(text: string, path: readonly PathSegment[], offsetInString = 0): LocatedExpression | undefined {
     try {
-      const compiled = Object.freeze({ ...compileExpression(text, this.limits, this.preludeFor(text)), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
+      const expression = compileExpression(text, this.limits, this.preludeFor(text));
+      const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
+      // The properties, not a spread: `fastPath` is a getter that prepares the expression, which waits for the first evaluation.
+      const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, Object.getOwnPropertyDescriptors(expression)) as LocatedExpression);
       if (this.scope) this.callsRead(text, path, offsetInString, this.scope);
       for (const problem of dateArgumentProblems(text)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
       return compiled;
@@ -297,7 +310,7 @@ class Compiler implements CompileContext, CompileHelpers {
     }
     if (mode === 'static') {
       if (route.kind === 'event') return this.refuse('MODE_NOT_FOR_ROUTE', path, `${operationId} is an event route and answers without data; use "acknowledge: true" instead of "static"`);
-      const problems = (this.schemas ??= createSchemaRegistry()).compile(route.dataSchema as JsonSchema)(raw.static);
+      const problems = staticAnswerChecks().compile(route.dataSchema as JsonSchema)(raw.static);
       if (problems.length > 0) {
         for (const problem of problems) {
           const where = problem.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p));

@@ -73,12 +73,12 @@ describeWithPostgres('PostgreSQL outbox store', (server) => {
     const schema = freshSchema();
     const stores = await Promise.all(Array.from({ length: 5 }, () => open(schema)));
     const { rows } = await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`);
-    expect(rows).toEqual([{ version: 1 }]);
+    expect(rows).toEqual([{ version: 2 }]);
     const event = await stores[0].enqueue(newEvent());
     const again = await open(schema);
     expect(await again.get(event.id)).toEqual(event);
     expect(await stores[4].get(event.id)).toEqual(event);
-    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 1 }]);
+    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 2 }]);
   });
 
   it('refuses a schema from a newer engine', async () => {

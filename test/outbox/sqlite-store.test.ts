@@ -77,14 +77,39 @@ describe('SQLite outbox store', () => {
 
   it('writes with WAL, synchronous FULL and a busy timeout, and records the schema version', async () => {
     const store = open(dir());
-    expect(readSqliteSettings(store)).toEqual({ journalMode: 'wal', synchronous: 2, busyTimeoutMs: 5000, schemaVersion: 1 });
+    expect(readSqliteSettings(store)).toEqual({ journalMode: 'wal', synchronous: 2, busyTimeoutMs: 5000, schemaVersion: 2 });
     // WAL is a property of the file: another connection sees it too.
     const db = new Database(store.location, { readonly: true });
     cleanups.push(() => { db.close(); });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
     await store.close();
     expect(readSqliteSettings(store)).toBeUndefined();
+  });
+
+  it('brings a file of schema version 1 up to date, keeping its events, and claims from the new index', async () => {
+    const d = dir();
+    const file = path.join(d, 'outbox.sqlite');
+    const old = new Database(file);
+    // Version 1 as the engine before the blocking index wrote it (the table, the two indexes of then).
+    old.exec(`CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, mapping TEXT NOT NULL,
+      operation TEXT NOT NULL, ordering_key TEXT NOT NULL, input TEXT, request_id TEXT NOT NULL, accepted_at INTEGER NOT NULL,
+      blocks_key_when_dead INTEGER NOT NULL, status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead', 'dropped')),
+      attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, last TEXT, settled_at INTEGER, drop_reason TEXT,
+      lease_owner TEXT, lease_until INTEGER);
+      CREATE INDEX events_status_seq ON events (status, seq);
+      CREATE INDEX events_key_seq ON events (mapping, ordering_key, seq);
+      INSERT INTO events (id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead, status, next_attempt_at)
+        VALUES ('a', 'm1', 'Op', 'k', '{"n":1}', 'r', ${T0}, 1, 'delivered', ${T0}), ('b', 'm1', 'Op', 'k', '{"n":2}', 'r', ${T0}, 1, 'pending', ${T0}),
+               ('c', 'm1', 'Op', 'k', '{"n":3}', 'r', ${T0}, 1, 'pending', ${T0});`);
+    old.pragma('user_version = 1');
+    old.close();
+    const store = open(d);
+    expect(readSqliteSettings(store)?.schemaVersion).toBe(2);
+    expect((await store.claimDue({ now: T0, limit: 10, leaseMs: 1000, owner: 'w1' })).map((e) => [e.id, e.input])).toEqual([['b', { n: 2 }]]);
+    const db = new Database(file, { readonly: true });
+    cleanups.push(() => { db.close(); });
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'events_blocking'`).all()).toHaveLength(1);
   });
 
   it('refuses a file written by a newer schema version', async () => {
