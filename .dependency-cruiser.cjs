@@ -1,10 +1,11 @@
 /**
  * The folders of engine/ depend one way:
  *   contract ← expressions ← mapping ← {http, files, pipeline} ← engine ← {server, cli, scripts}
- * engine/outbox/ (the event stores) stands alone: it knows events, not mappings.
+ * engine/outbox/ (the event stores) stands alone: it knows events, not mappings; engine/journal/ (the
+ * request journal's stores) too: it knows rows of JSON text, not traces.
  * Within the middle layer the pipeline may use http and files; files and http use neither the pipeline
- * nor each other. engine/errors/, log.ts and paths.ts are base modules anyone may use (and they use
- * no folder); engine/index.ts is the public surface. examples/ is loaded only by the --example-erp path.
+ * nor each other. engine/errors/, log.ts, paths.ts and time-slices.ts are base modules anyone may use (and
+ * they use no folder); engine/index.ts is the public surface. examples/ is loaded only by the --example-erp path.
  */
 const LAYERS = [
   ['contract', []],
@@ -13,10 +14,11 @@ const LAYERS = [
   ['http', ['contract', 'expressions', 'mapping']],
   ['files', ['contract', 'expressions', 'mapping']],
   ['outbox', []],
+  ['journal', []],
   ['pipeline', ['contract', 'expressions', 'mapping', 'http', 'files']],
-  ['engine', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox']],
-  ['server', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'engine']],
-  ['cli', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'engine', 'server']],
+  ['engine', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'journal']],
+  ['server', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'journal', 'engine']],
+  ['cli', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'journal', 'engine', 'server']],
   ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'engine']],
 ];
 const FOLDERS = LAYERS.map(([name]) => name);
@@ -34,8 +36,8 @@ module.exports = {
     {
       name: 'base-modules-stay-at-the-base',
       severity: 'error',
-      comment: 'errors/, log.ts and paths.ts are used by every folder, so they use none.',
-      from: { path: '^engine/(errors/|log\\.ts$|paths\\.ts$)' },
+      comment: 'errors/, log.ts, paths.ts and time-slices.ts are used by every folder, so they use none.',
+      from: { path: '^engine/(errors/|log\\.ts$|paths\\.ts$|time-slices\\.ts$)' },
       to: { path: `^engine/(${FOLDERS.join('|')})/` },
     },
     {

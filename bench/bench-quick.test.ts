@@ -61,7 +61,7 @@ describe('npm run bench -- --quick', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^machine: \d+ CPUs .*Node v\d+/m);
     expect(result.stdout).toMatch(/^case\s+metric\s+engine\s+baseline\s+ratio\s+goal$/m);
-    for (const label of ['1 GET /WorkOrders/Code', '1 GET /WorkOrders (', '1 POST ConfirmWorkOrderStep', '1 POST /WorkOrders/ForPutWall (event)', '2 ExportValues', '4 start-up, 1 mapping file', '4 start-up, 20 mapping files', '6 POST /WorkOrders/ForPutWall (event)', '6 delivery lag']) {
+    for (const label of ['1 GET /WorkOrders/Code', '1 GET /WorkOrders (', '1 POST ConfirmWorkOrderStep', '1 POST /WorkOrders/ForPutWall (event)', '2 ExportValues', '4 start-up, 1 mapping file', '4 start-up, 20 mapping files', '6 POST /WorkOrders/ForPutWall (event)', '6 delivery lag', '7 cheap GET during 1,000-order export', '7 cheap GET during 2,000-line file']) {
       expect(result.stdout).toContain(label);
     }
   });
@@ -77,7 +77,7 @@ describe('npm run bench -- --quick', () => {
     expect(report.quick).toBe(true);
     expect(report.machine.cpus).toBeGreaterThan(0);
     const ids = report.rows.map((row) => row.id);
-    for (const id of ['throughput.code.rps', 'throughput.all.p99', 'throughput.step.cpuMsPerRequest', 'throughput.event.p50', 'export.1000.time', 'export.1000.rss', 'startup.1', 'startup.20', 'outbox.sqlite.rps', 'outbox.direct.rps', 'outbox.lag.sqlite.p99']) {
+    for (const id of ['throughput.code.rps', 'throughput.all.p99', 'throughput.step.cpuMsPerRequest', 'throughput.event.p50', 'export.1000.time', 'export.1000.rss', 'startup.1', 'startup.20', 'outbox.sqlite.rps', 'outbox.direct.rps', 'outbox.lag.sqlite.p99', 'latency.export.worst', 'latency.export.p99', 'latency.file.large']) {
       expect(ids).toContain(id);
     }
     for (const row of report.rows) {

@@ -9,6 +9,8 @@ export interface BenchRequest {
 }
 
 export const CODE_LOOKUP: BenchRequest = { method: 'GET', path: '/WorkOrders/Code?Code=SO-1001&StorageName=WH-MAIN' };
+/** Case 7's cheap request: a static answer, so its latency is the time it waited for the event loop. */
+export const EXPORT_COLUMNS: BenchRequest = { method: 'GET', path: '/WorkOrders/WorkOrderExportColumns' };
 export const ALL_ORDERS: BenchRequest = { method: 'GET', path: '/WorkOrders' };
 export const CONFIRM_STEP: BenchRequest = {
   method: 'POST',

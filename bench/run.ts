@@ -5,6 +5,7 @@ import { PROJECT_ROOT } from '../engine/paths';
 import type { CaseContext, CaseResult } from './cases/context';
 import { exportValuesCase } from './cases/export-values';
 import { fileIntakeCase } from './cases/file-intake';
+import { latencyCase } from './cases/latency';
 import { outboxCase } from './cases/outbox';
 import { startupCase } from './cases/startup';
 import { throughputCase } from './cases/throughput';
@@ -17,7 +18,7 @@ import { busyWarnings, compareReports, describeMachine, formatTable, type BenchR
  * The engine against the hand-written baseline, case by case, in one run; see docs/performance.md.
  */
 
-const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5,6] [--profile DIR]';
+const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5,6,7] [--profile DIR]';
 
 const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   1: throughputCase,
@@ -26,6 +27,7 @@ const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   4: startupCase,
   5: workersCase,
   6: outboxCase,
+  7: latencyCase,
 };
 
 async function main(): Promise<number> {

@@ -2,6 +2,9 @@ import pino from 'pino';
 
 export type Logger = pino.Logger;
 
+/** The levels `serve --log-level` and LOG_LEVEL take, most severe first. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 /**
  * Structured JSON logs (pino): one line per request and per outbound call, machine-readable for the
  * operator's log stack. `LOG_LEVEL` sets the level; tests pass a silent logger.

@@ -123,6 +123,13 @@ export function createBaselineApp(options: { erpUrl: string; http?: HttpClient }
     return envelope(true, 1);
   }));
 
+  // The example customer's extra export columns: a fixed list, as the mapping's static answer.
+  router.get('/WorkOrders/WorkOrderExportColumns', (ctx) => answer(ctx, { success: 2, clientFailed: 1, callFailed: 3, invalid: 3 }, true, async () => envelope(true, 2, [
+    { key: 'customerName', header: 'Customer' },
+    { key: 'route', header: 'Delivery route' },
+    { key: 'priority', header: 'Priority' },
+  ])));
+
   router.post('/WorkOrders/WorkOrderExportValues', parseBody, (ctx) => answer(ctx, { success: 2, clientFailed: 1, callFailed: 3, invalid: 3 }, true, async () => {
     const input = ctx.request.body as ExportValuesElement[];
     if (!Array.isArray(input)) throw new TransformError('the body must be a JSON array');

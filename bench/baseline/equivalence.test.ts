@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, createHttpApp, loadMapping, type Engine } from '../../engine';
 import { startErp, type RunningErp } from '../../examples/erp';
 import { orderCsv } from '../lib/order-csv';
-import { ALL_ORDERS, CODE_LOOKUP, CONFIRM_STEP, exportValuesRequest, PUT_WALL_EVENT, type BenchRequest } from '../requests';
+import { ALL_ORDERS, CODE_LOOKUP, CONFIRM_STEP, EXPORT_COLUMNS, exportValuesRequest, PUT_WALL_EVENT, type BenchRequest } from '../requests';
 import { createBaselineApp, type BaselineApp } from './app';
 
 // The baseline is only a fair reference if it answers exactly what the engine answers with the example
@@ -64,7 +64,11 @@ describe('the hand-written baseline answers like the engine with mappings/exampl
     ['POST ConfirmWorkOrderStep', CONFIRM_STEP],
     ['POST ConfirmWorkOrderStep with a stock correction', withCorrection],
     ['POST /WorkOrders/ForPutWall', PUT_WALL_EVENT],
+    ['GET /WorkOrders/WorkOrderExportColumns', EXPORT_COLUMNS],
     ['POST WorkOrderExportValues', exportValuesRequest(50)],
+    // Long enough for the engine's slices: the export transform 256 elements at a time, the answer written in pieces.
+    ['POST WorkOrderExportValues, 1,500 orders', exportValuesRequest(1500)],
+    ['POST /WorkOrders/File, 6,000 lines (1,200 orders)', { ...orderFile, body: { fileType: 1, fileContent: Buffer.from(orderCsv(6000), 'utf8').toString('base64') } }],
     ['POST WorkOrderExportValues, null and empty externalData', { ...exportValuesRequest(0), body: [{ workOrderNumber: 'A', externalData: null }, { workOrderNumber: 'B', externalData: '{}' }] }],
   ];
 
@@ -75,7 +79,7 @@ describe('the hand-written baseline answers like the engine with mappings/exampl
   });
 
   it('the benchmarked requests succeed (the comparison is not between two failures)', async () => {
-    for (const request of [ALL_ORDERS, CODE_LOOKUP, CONFIRM_STEP, PUT_WALL_EVENT, exportValuesRequest(3), orderFile]) {
+    for (const request of [ALL_ORDERS, CODE_LOOKUP, CONFIRM_STEP, PUT_WALL_EVENT, EXPORT_COLUMNS, exportValuesRequest(3), orderFile]) {
       expect(JSON.parse(await send(engineUrl, request)).isResultSuccess).toBe(true);
     }
   });

@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AdapterConfig, AdapterMessage } from '../adapter-process';
 import type { LoadRun, LoadSummary } from '../load-worker';
+import type { ProbeMessage, ProbeRun, ProbeSample } from '../latency-probe';
 
 /**
  * Child processes of a benchmark run: the example ERP, the adapters under measurement and the load
@@ -13,6 +14,7 @@ const DIST_ROOT = path.join(__dirname, '..', '..');
 const ERP_MAIN = path.join(DIST_ROOT, 'examples', 'erp', 'main.js');
 const ADAPTER_MAIN = path.join(DIST_ROOT, 'bench', 'adapter-process.js');
 const LOAD_MAIN = path.join(DIST_ROOT, 'bench', 'load-worker.js');
+const PROBE_MAIN = path.join(DIST_ROOT, 'bench', 'latency-probe.js');
 const CLI = path.join(DIST_ROOT, 'engine', 'cli', 'main.js');
 const START_TIMEOUT_MS = 20_000;
 
@@ -115,6 +117,39 @@ export async function runLoad(run: LoadRun): Promise<LoadSummary> {
   } finally {
     await stop(child);
   }
+}
+
+export interface Probe {
+  /** Ends the loop and returns every request it sent, with when it started and how long it took. */
+  stop(): Promise<{ samples: ProbeSample[]; failures: number }>;
+}
+
+/** A loop of cheap requests in its own process (bench/latency-probe.ts), running until stopped. */
+export async function startProbe(run: ProbeRun): Promise<Probe> {
+  const child = fork(PROBE_MAIN, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const result = new Promise<{ samples: ProbeSample[]; failures: number }>((resolve, reject) => {
+    child.on('message', (message: ProbeMessage) => {
+      if (message.type === 'samples') resolve({ samples: message.samples, failures: message.failures });
+    });
+    child.once('exit', (code) => reject(new Error(`the latency probe exited with ${code} without its samples`)));
+  });
+  result.catch(() => undefined); // awaited in stop(); an early exit must not be an unhandled rejection meanwhile
+  await withTimeout(new Promise<void>((resolve) => {
+    child.on('message', (message: ProbeMessage) => {
+      if (message.type === 'started') resolve();
+    });
+    child.send(run);
+  }), START_TIMEOUT_MS, 'starting the latency probe');
+  return {
+    stop: async () => {
+      child.send({ type: 'stop' });
+      try {
+        return await withTimeout(result, run.maxMs + 30_000, 'the latency probe');
+      } finally {
+        await stop(child);
+      }
+    },
+  };
 }
 
 export interface TimedAnswer {

@@ -1,5 +1,7 @@
 import { TransportError, decodeBody, type HttpClient, type OutboundRequest, type OutboundResponse, type TransportErrorCode } from '../http/client';
+import type { AnswerSource } from '../engine/trace';
 import type { MappingIssue } from '../errors';
+import { CSRF_TOKEN_CALL } from '../http/csrf';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { FlowOperation, Operation } from '../mapping/model';
 import type { PathSegment, YamlSource } from '../mapping/yaml-source';
@@ -83,7 +85,6 @@ export function toResponse(answer: RecordedAnswer, request: OutboundRequest): Ou
   return { status, headers, body: answer.body === undefined ? null : answer.body, durationMs: 0 };
 }
 
-export type AnswerSource = 'live' | 'recorded' | 'not sent' | 'stand-in token' | 'missing';
 
 /**
  * The HttpClient of dry runs and tests: recorded answers first, then the live system when allowed,
@@ -119,6 +120,12 @@ export function createAnsweringClient(options: { answers?: RecordedAnswers; live
         // Recorded runs replay the ERP's answers; the identity provider is not part of them.
         log.push({ callName: request.callName, source: 'stand-in token' });
         return { status: 200, headers: {}, body: { access_token: 'recorded-run-token', token_type: 'Bearer', expires_in: 3600 }, durationMs: 0 };
+      }
+      if (request.callName === CSRF_TOKEN_CALL) {
+        // The token is answered in the header the fetch asked with (X-CSRF-Token: Fetch).
+        const asked = Object.keys(request.headers).find((name) => request.headers[name] === 'Fetch') ?? 'x-csrf-token';
+        log.push({ callName: request.callName, source: 'stand-in token' });
+        return { status: 200, headers: { [asked.toLowerCase()]: 'recorded-run-token' }, body: '', durationMs: 0 };
       }
       if (options.notSent) {
         log.push({ callName: request.callName, source: 'not sent' });

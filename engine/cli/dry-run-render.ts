@@ -40,6 +40,8 @@ function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
         ...(step.bodyError ? [`${INDENT}${c.red(`unreadable body: ${step.bodyError}`)}`] : [prettyJson(step.body, INDENT)]),
       ];
     }
+    case 'no answer':
+      return [`  ${c.bold('←')} ${c.red(`no answer: ${step.error}`)}  ${c.dim(`${step.attempts} attempt${step.attempts === 1 ? '' : 's'}`)}`];
     case 'rule': {
       const verdict = step.matched ? c.green('matched') : c.dim('no');
       return [`  rule ${step.index + 1}  ${step.when}  → ${step.result}  ${verdict}  ${c.dim(step.at)}`];
@@ -54,7 +56,7 @@ function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
       return ['', `${c.bold('outbox')}  ${step.text}`];
     case 'delivery': {
       const said = step.verdict === 'delivered' ? c.green('delivered')
-        : step.verdict === 'retry' ? c.yellow('the ERP could not take it: retried with backoff until outbox.maxAgeMs')
+        : step.verdict === 'retry' ? c.yellow('the receiver could not take it now: retried with backoff until outbox.maxAgeMs')
         : c.red('dead letter: not retried; it waits for support staff (adapter-engine outbox)');
       return ['', `${c.bold('delivery')}  ${said}${step.message ? `  ${step.message}` : ''}`];
     }
@@ -69,10 +71,10 @@ const MODE_NOTES: Record<CaseRun['mode'], string> = {
   unmapped: 'the mapping does not map this route',
 };
 
-export function renderDryRun(run: CaseRun, header: { mapping: string; file: string; input: unknown; answers: string; unanswered: readonly string[]; answersFile?: string }): void {
+export function renderDryRun(run: Pick<CaseRun, 'route' | 'mode' | 'steps' | 'failure' | 'envelope' | 'resultName'>, header: { mapping: string; file: string; input: unknown; answers: string; unanswered: readonly string[]; answersFile?: string; title?: string }): void {
   const c = out.colors;
   const { route } = run;
-  out.line(`${c.bold('dry run')}  ${route.operationId}  ${c.dim(`${route.method} ${route.path}`)}  mapping ${header.mapping} ${c.dim(`(${header.file})`)}`);
+  out.line(`${c.bold(header.title ?? 'dry run')}  ${route.operationId}  ${c.dim(`${route.method} ${route.path}`)}  mapping ${header.mapping} ${c.dim(`(${header.file})`)}`);
   out.line(`${c.bold('answers')}  ${header.answers}`);
   if (run.mode !== 'flow') out.line(`${c.bold('mode')}     ${MODE_NOTES[run.mode]}`);
   out.line('');
@@ -98,11 +100,11 @@ export function renderDryRun(run: CaseRun, header: { mapping: string; file: stri
 }
 
 /** The dry-run trace of a push: the platform calls its events make, then the answer the ERP gets. */
-export function renderPushRun(run: PushRun, header: { mapping: string; file: string; input: unknown; answers: string }): void {
+export function renderPushRun(run: Pick<PushRun, 'push' | 'steps' | 'status' | 'body'>, header: { mapping: string; file: string; input: unknown; answers: string; title?: string; auth?: string }): void {
   const c = out.colors;
-  out.line(`${c.bold('dry run')}  push ${run.push}  ${c.dim(`POST /push/${run.push}`)}  mapping ${header.mapping} ${c.dim(`(${header.file})`)}`);
+  out.line(`${c.bold(header.title ?? 'dry run')}  push ${run.push}  ${c.dim(`POST /push/${run.push}`)}  mapping ${header.mapping} ${c.dim(`(${header.file})`)}`);
   out.line(`${c.bold('answers')}  ${header.answers}`);
-  out.line(`${c.bold('auth')}     not checked: a dry run acts for whoever holds the mapping file`);
+  out.line(`${c.bold('auth')}     ${header.auth ?? 'not checked: a dry run acts for whoever holds the mapping file'}`);
   out.line('');
   out.line(c.bold('input'));
   out.line(prettyJson(header.input, INDENT));

@@ -5,18 +5,19 @@ import { EXIT_CODES } from '../errors';
 import { createHttpClient } from '../http/client';
 import { checkAnswers, createAnsweringClient, readAnswersFile, type RecordedAnswers } from './answers';
 import { renderDryRun, renderPushRun } from './dry-run-render';
+import { fileUploadInput, isFileRoute } from './file-input';
 import { withExampleErp } from './example-erp';
-import { createMasker } from './mask';
 import { loadOrReport } from './mapping-file';
 import { err, issueLine, out } from './output';
 import { operationList, resolveOperation } from './resolve-operation';
-import { runCase, runPushCase } from './run-case';
+import { maskerOf, runMasked, runPushCase } from './run-case';
 import { collectEnv, envWith, usageError } from './usage';
 import { displayName } from './yaml-file';
 
 interface DryRunOptions {
   input?: string;
   inputFile?: string;
+  file?: string;
   answers?: string;
   live?: boolean;
   exampleErp?: boolean;
@@ -24,7 +25,7 @@ interface DryRunOptions {
   json?: boolean;
 }
 
-function readInput(options: DryRunOptions, fromTarget: Record<string, string> | undefined): unknown {
+export function readInput(options: Pick<DryRunOptions, 'input' | 'inputFile'>, fromTarget: Record<string, string> | undefined): unknown {
   if (options.input !== undefined && options.inputFile !== undefined) usageError('give the input once: --input or --input-file, not both');
   if (options.input !== undefined) {
     try {
@@ -62,7 +63,7 @@ async function dryRunPush(mappingFile: string, name: string, options: DryRunOpti
     if (!mapping) return EXIT_CODES.FAILED;
     if (!mapping.pushes.has(name)) usageError(`${mapping.name} has no push endpoint "${name}"; it has ${[...mapping.pushes.keys()].join(', ') || 'none'}`);
     const client = createAnsweringClient({ live: options.live ? createHttpClient() : undefined, notSent: !options.live });
-    const mask = createMasker(mappingFile, erp.env);
+    const mask = maskerOf(mapping);
     let run;
     try {
       run = await runPushCase(mapping, name, input, client, mask);
@@ -85,8 +86,9 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
   if (!resolved) usageError(`"${target}" is not a contract operation or route; use one of:\n${operationList().join('\n')}`);
   const { route } = resolved;
   if (options.live && options.answers) usageError('--live and --answers exclude each other: answers come either from the external system or from the file');
-  const input = readInput(options, resolved.input);
-  if (input === undefined && route.inputSource === 'body') usageError(`${route.operationId} takes a JSON body; give it with --input '<json>' or --input-file <file>`);
+  const given = readInput(options, resolved.input);
+  const input = options.file === undefined ? given : fileUploadInput(route, options.file, given);
+  if (input === undefined && route.inputSource === 'body') usageError(`${route.operationId} takes a JSON body; give it with --input '<json>' or --input-file <file>${isFileRoute(route) ? ', or the file itself with --file <path>' : ''}`);
 
   let answers: RecordedAnswers | undefined;
   const erp = await withExampleErp(options.exampleErp, envWith(options.env), 0);
@@ -106,13 +108,7 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
     }
     const sendsLive = !answers && (route.kind === 'data' || options.live === true);
     const client = createAnsweringClient({ answers, live: sendsLive ? createHttpClient() : undefined, notSent: route.kind === 'event' && !options.live });
-    const mask = createMasker(mappingFile, erp.env);
-    let run;
-    try {
-      run = await runCase(mapping, route, input, client, mask);
-    } finally {
-      client.close();
-    }
+    const { run, mask } = await runMasked(mapping, route, input, client);
     const answersFrom = answers ? `recorded, from ${displayName(options.answers as string)}`
       : sendsLive ? `live, from ${mask.text(mapping.system.baseUrl.href)}`
       : 'none: event routes are not sent without --live (a synthetic 200 answer stands in)';
@@ -148,6 +144,7 @@ export function registerDryRun(program: Command, run: (work: Promise<number>) =>
     .argument('<operation>', 'operation id (GetWorkOrderByCode), route ("GET /WorkOrders/Code"), request line ("GET /Items/A-100"), or a push endpoint ("POST /push/NewOrder")')
     .option('-i, --input <json>', 'the input as JSON: query or path parameters as an object, or the request body')
     .option('-f, --input-file <file>', 'the input from a JSON or YAML file')
+    .option('--file <path>', 'file routes (POST /WorkOrders/File, POST /Items/File): the file to upload; sent Base64 in fileContent, fileType from the extension (.csv, .json) unless --input gives it')
     .option('-a, --answers <file>', 'recorded answers of the external system by call name (YAML or JSON); nothing is sent')
     .option('--live', 'send event routes to the external system too')
     .option('--example-erp', 'start the bundled example ERP and point ERP_URL at it (only when ERP_URL is not set)')

@@ -14,7 +14,7 @@ interface InitOptions {
 /** A mapping name is also its file name and the prefix it is served under: keep it plain. */
 const NAME = /^[a-z0-9][a-z0-9_-]*$/i;
 
-function init(name: string, options: InitOptions): number {
+async function init(name: string, options: InitOptions): Promise<number> {
   if (!NAME.test(name)) usageError(`"${name}" cannot name a mapping: use letters, digits, - and _ (it becomes the file name), e.g. acme`);
   const mappingFile = path.join(options.dir, `${name}.yaml`);
   const testFile = path.join(options.dir, `${name}.test.yaml`);
@@ -27,7 +27,7 @@ function init(name: string, options: InitOptions): number {
   fs.writeFileSync(testFile, initialTests(name), { flag: 'wx' });
   out.line(`wrote ${displayName(mappingFile)} and ${displayName(testFile)}`);
   out.line('');
-  const code = validate([mappingFile], {});
+  const code = await validate([mappingFile], {});
   out.line('');
   out.line(`next: set ERP_URL (or --env-file), change the calls to the ERP's endpoints, then run npx adapter-engine test ${displayName(testFile)}`);
   return code;
@@ -40,5 +40,5 @@ export function registerInit(program: Command, run: (work: Promise<number>) => P
     .description('Write <dir>/<name>.yaml, a mapping with every contract route as an operation commented with what the platform sends, what the route must answer and the result names it may use, and <name>.test.yaml with a first test case per route; then validate the mapping and print the result. Existing files are never overwritten.\n\nExit code 0 when the written mapping validates, 2 for usage errors (a file exists already, a bad name).')
     .argument('<name>', 'the customer\'s mapping name, e.g. acme (letters, digits, - and _)')
     .option('--dir <dir>', 'where to write the files', 'mappings')
-    .action((name: string, options: InitOptions) => run(Promise.resolve(init(name, options))));
+    .action((name: string, options: InitOptions) => run(init(name, options)));
 }

@@ -6,6 +6,8 @@ import { exitCodeFor } from './fatal';
 import { registerDryRun } from './dry-run';
 import { registerInit } from './init';
 import { registerOutbox } from './outbox';
+import { registerRecord } from './record';
+import { registerRequests } from './requests';
 import { registerRoutes } from './routes';
 import { registerServe } from './serve';
 import { registerTest } from './test';
@@ -16,7 +18,7 @@ import { EXIT_CODES } from '../errors';
 // and exits 9 when the file is missing; after `--` the arguments are the command's, and ours reads them.
 
 /**
- * `adapter-engine`: init, serve, validate, dry-run, test, routes and outbox. Exit codes scripts rely on: 0 ok,
+ * `adapter-engine`: init, serve, validate, dry-run, test, routes, outbox, requests and record. Exit codes scripts rely on: 0 ok,
  * 1 the mapping or test failed, 2 usage error, 3 a bug in the engine (with its stack trace).
  */
 
@@ -42,6 +44,8 @@ export function buildProgram(): Command {
   registerTest(program, run);
   registerRoutes(program, run);
   registerOutbox(program, run);
+  registerRequests(program, run);
+  registerRecord(program, run);
   addEnvFileOption(program);
   for (const command of program.commands) command.exitOverride();
   return program;

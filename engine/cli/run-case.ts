@@ -4,29 +4,22 @@ import type { SchemaRegistry } from '../contract/schema-registry';
 import { failureOutcome } from '../engine/dispatch';
 import { createEngine, type Engine, type EngineAnswer } from '../engine/engine';
 import { requestFor } from '../engine/request';
-import { OperationFailure, type Problem } from '../errors';
-import { outgoingHeaders } from '../http/client';
+import { OperationFailure } from '../errors';
+import { CSRF_TOKEN_CALL } from '../http/csrf';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { Logger } from '../log';
-import type { Mapping, Operation, Origin } from '../mapping/model';
-import type { TraceObserver } from '../pipeline/run-operation';
-import type { AnsweringClient, AnswerSource } from './answers';
-import type { Masker } from './mask';
+import type { Mapping, Operation } from '../mapping/model';
+import type { JournalEntry } from '../engine/journal-entry';
+import { maskSteps, type TraceStep } from '../engine/trace';
+import { createMasker, declaredSecretNames, type Masker } from '../mapping/mask';
+import type { AnsweringClient } from './answers';
 
 /**
  * One operation run outside the server, through the same Engine.handle the server calls (the input
  * becomes the request the platform would send: routing, input reading, dispatch, failure → result name
- * all the server's), with every step recorded for the dry-run trace and for test expectations.
+ * all the server's), with every step the engine traced, masked for the reader.
  */
-export type TraceStep =
-  | { step: 'request'; call: string; method: string; url: string; path: string; query: Record<string, string | string[]>; headers: Record<string, string>; body?: unknown; source: AnswerSource }
-  | { step: 'response'; call: string; status: number; headers: Record<string, string>; body: unknown; bodyError?: string; durationMs: number; source: AnswerSource; attempts?: number; cached?: boolean }
-  | { step: 'rule'; call: string; index: number; when: string; result: string; matched: boolean; at: string }
-  | { step: 'output'; data: unknown; at?: string }
-  | { step: 'check'; problems: readonly Problem[] }
-  | { step: 'note'; text: string }
-  /** delivery: outbox: what the background delivery would do with this event. */
-  | { step: 'delivery'; verdict: 'delivered' | 'retry' | 'dead'; message?: string };
+export type { TraceStep } from '../engine/trace';
 
 export interface CaseRun {
   readonly route: RouteSpec;
@@ -37,11 +30,10 @@ export interface CaseRun {
   readonly failure?: { kind: string; message: string };
   readonly envelope: Envelope;
   readonly resultName: string;
-}
-
-function relativePath(url: URL, base: URL): string {
-  const basePath = base.pathname.replace(/\/+$/, '');
-  return url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname;
+  /** The input the case ran with (masked by the caller when shown). */
+  readonly input: unknown;
+  /** The engine journal's entry of the run (unmasked). */
+  readonly entry?: JournalEntry;
 }
 
 export interface CaseOptions {
@@ -52,61 +44,12 @@ export interface CaseOptions {
   readonly engine?: Engine;
 }
 
-/** Records every step of a run for the trace; `base` is the URL call paths are shown under (the ERP's, or the platform's for a push). */
-function recordingObserver(mapping: Mapping, base: URL, client: AnsweringClient, mask: Masker, steps: TraceStep[], outputOrigin: () => Origin | undefined): TraceObserver {
-  return {
-    request(request) {
-      const query: Record<string, string | string[]> = {};
-      for (const name of new Set(request.url.searchParams.keys())) {
-        const values = request.url.searchParams.getAll(name).map(mask.text);
-        query[name] = values.length === 1 ? values[0] : values;
-      }
-      steps.push({
-        step: 'request', call: request.callName, method: request.method, url: mask.url(request.url),
-        path: mask.text(relativePath(request.url, base)), query,
-        headers: mask.headers(outgoingHeaders(request)), body: mask.deep(request.body), source: 'live',
-      });
-    },
-    response(call, response, info) {
-      // Calls run one after another, so the answer just received is the client's latest.
-      const source = client.log[client.log.length - 1]?.source ?? 'live';
-      // Retries and cache hits are worth a note; a plain single attempt adds nothing to the trace.
-      const extra = info && (info.attempts !== 1 || info.cached) ? { attempts: info.attempts, cached: info.cached } : {};
-      steps.push({ step: 'response', call, status: response.status, headers: mask.headers(response.headers), body: mask.deep(response.body), bodyError: response.bodyError, durationMs: Math.round(response.durationMs), source, ...extra });
-    },
-    ruleChecked(call, index, rule, matched) {
-      steps.push({ step: 'rule', call, index, when: rule.when.source, result: rule.result, matched, at: `${rule.origin.file}:${rule.origin.line}:${rule.origin.col}` });
-    },
-    output(data) {
-      const origin = outputOrigin();
-      steps.push({ step: 'output', data: mask.deep(data), at: origin && `${origin.file}:${origin.line}:${origin.col}` });
-    },
-    check(problems) {
-      steps.push({ step: 'check', problems });
-    },
-    note(text) {
-      steps.push({ step: 'note', text });
-    },
-  };
-}
-
-/** Where each request's answer came from is known only once it was sent; token requests are no step of the trace. */
-function markSources(steps: TraceStep[], client: AnsweringClient): void {
-  const sent = client.log.filter((entry) => entry.callName !== OAUTH2_TOKEN_CALL);
-  steps.filter((step) => step.step === 'request').forEach((step, index) => {
-    if (step.step === 'request') step.source = sent[index]?.source ?? step.source;
-  });
-}
-
 export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unknown, client: AnsweringClient, mask: Masker, options: CaseOptions = {}): Promise<CaseRun> {
-  const steps: TraceStep[] = [];
-  const observer = recordingObserver(mapping, mapping.system.baseUrl, client, mask, steps, () => {
-    const operation = mapping.operations.get(route.operationId);
-    return operation?.mode === 'flow' ? operation.output?.origin : undefined;
-  });
+  let steps: TraceStep[] = [];
   const operation = mapping.operations.get(route.operationId);
   let outcome: Outcome;
   let failure: CaseRun['failure'];
+  let entry: JournalEntry | undefined;
   const request = requestFor(route, rawInput);
   if ('problem' in request) {
     // No HTTP request can carry this input (a list where parameters go): what the server would never see.
@@ -117,7 +60,7 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     const engine = options.engine ?? createEngine({ mappings: [mapping], http: client, schemas: options.schemas, log: options.log, checkInboundAuth: false, outbox: 'inline' });
     let answer;
     try {
-      answer = await engine.handle(request, { observer });
+      answer = await engine.handle(request, { trace: true });
     } finally {
       if (!options.engine) await engine.close();
     }
@@ -126,34 +69,70 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     if (!answer.outcome) throw new Error(`the engine did not route ${request.method} ${request.path} to ${route.operationId}: ${JSON.stringify(answer.body)}`);
     outcome = answer.outcome;
     if (answer.failure) failure = { kind: answer.failure.kind, message: mask.text(answer.failure.message) };
-    if (answer.delivery) steps.push({ step: 'delivery', verdict: answer.delivery.verdict, message: answer.delivery.message && mask.text(answer.delivery.message) });
+    steps = maskSteps(answer.steps ?? [], mask);
+    entry = answer.entry;
   }
   markSources(steps, client);
   const envelope = mask.deep(toEnvelope(route, outcome)) as Envelope;
-  return { route, mode: operation?.mode ?? 'unmapped', steps, outcome, failure, envelope, resultName: outcome.resultName };
+  return { route, mode: operation?.mode ?? 'unmapped', input: rawInput, steps, outcome, failure, envelope, resultName: outcome.resultName, entry };
 }
 
-/** A push run outside the server, through Engine.handle as the server would: checks, stored events, platform calls. */
+/**
+ * Where each request's answer came from is known only once it was sent. Token requests (OAuth2, CSRF)
+ * reach the client but are no step of the trace (credentials are added below it).
+ */
+function markSources(steps: TraceStep[], client: AnsweringClient): void {
+  const sent = client.log.filter((entry) => entry.callName !== OAUTH2_TOKEN_CALL && entry.callName !== CSRF_TOKEN_CALL);
+  let index = 0;
+  let latest: TraceStep | undefined;
+  for (const step of steps) {
+    if (step.step === 'request') {
+      step.source = sent[index]?.source ?? step.source;
+      index += 1;
+      latest = step;
+    }
+    // An answer came from where its request went.
+    if (step.step === 'response' && latest?.step === 'request') step.source = latest.source;
+  }
+}
+
+/** A push run outside the server, through Engine.handle as the server would: checks, stored events, platform calls, traced alike. */
 export interface PushRun {
   readonly push: string;
   readonly steps: TraceStep[];
+  /** The HTTP answer the ERP gets (202, 400), masked. */
   readonly status: number;
   readonly body: unknown;
+  readonly result: string;
   readonly delivery?: EngineAnswer['delivery'];
+  readonly input: unknown;
 }
 
 export async function runPushCase(mapping: Mapping, push: string, input: unknown, client: AnsweringClient, mask: Masker, options: CaseOptions = {}): Promise<PushRun> {
-  const steps: TraceStep[] = [];
-  const observer = recordingObserver(mapping, mapping.platform?.baseUrl ?? mapping.system.baseUrl, client, mask, steps, () => undefined);
   const engine = options.engine ?? createEngine({ mappings: [mapping], http: client, schemas: options.schemas, log: options.log, checkInboundAuth: false, outbox: 'inline' });
   let answer;
   try {
-    answer = await engine.handle({ method: 'POST', path: `/push/${push}`, body: input }, { observer });
+    answer = await engine.handle({ method: 'POST', path: `/push/${push}`, body: input }, { trace: true });
   } finally {
     if (!options.engine) await engine.close();
   }
   if (answer.fault !== undefined) throw answer.fault;
-  if (answer.delivery) steps.push({ step: 'delivery', verdict: answer.delivery.verdict, message: answer.delivery.message && mask.text(answer.delivery.message) });
+  const steps = maskSteps(answer.steps ?? [], mask);
   markSources(steps, client);
-  return { push, steps, status: answer.status, body: mask.deep(answer.body), delivery: answer.delivery };
+  return { push, steps, status: answer.status, body: mask.deep(answer.body), result: answer.pushResult ?? 'NotFound', delivery: answer.delivery, input };
+}
+
+/** The masker for what people read of a mapping's runs: its secret values, and the credential names of system: and platform:. */
+export function maskerOf(mapping: Mapping): Masker {
+  return createMasker(mapping.secretValues, declaredSecretNames(mapping.system, mapping.platform));
+}
+
+/** One run for a person to read (dry-run, record): masked with the mapping's secrets; the client is closed after. */
+export async function runMasked(mapping: Mapping, route: RouteSpec, input: unknown, client: AnsweringClient): Promise<{ run: CaseRun; mask: Masker }> {
+  const mask = maskerOf(mapping);
+  try {
+    return { run: await runCase(mapping, route, input, client, mask), mask };
+  } finally {
+    client.close();
+  }
 }

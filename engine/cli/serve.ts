@@ -1,10 +1,11 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import os from 'node:os';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { ROUTES } from '../contract/routes';
+import { DEFAULT_JOURNAL_SIZE } from '../engine/journal';
 import { EXIT_CODES } from '../errors';
-import { createLogger } from '../log';
+import { createLogger, LOG_LEVELS } from '../log';
 import { servePrimary, serveWorker } from '../server/cluster';
 import { ListenError } from '../server/instance';
 import { createMappingSource } from '../server/mapping-source';
@@ -27,8 +28,10 @@ interface ServeOptions {
   shutdownTimeout: string;
   workers: string;
   stateDir?: string;
+  journalSize?: string;
   exampleErp?: boolean;
   env?: Record<string, string>;
+  logLevel?: string;
 }
 
 function parsePort(text: string, flag: string): number {
@@ -61,6 +64,9 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   const shutdownTimeoutMs = Number(options.shutdownTimeout);
   if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) usageError(`--shutdown-timeout must be a whole number of milliseconds, got "${options.shutdownTimeout}"`);
   const workers = parseWorkers(options.workers);
+  const journalSizeText = options.journalSize ?? process.env.JOURNAL_SIZE ?? String(DEFAULT_JOURNAL_SIZE);
+  const journalSize = Number(journalSizeText);
+  if (!Number.isInteger(journalSize) || journalSize < 0 || journalSize > 1_000_000) usageError(`--journal-size must be a whole number from 0 to 1000000, got "${journalSizeText}"`);
   const tls = tlsFiles(options);
   for (const given of paths) if (!fs.existsSync(given)) usageError(`mapping file or directory not found: ${given}`);
 
@@ -93,10 +99,10 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
       }
     }
 
-    const log = createLogger();
+    const log = createLogger({ level: options.logLevel });
     const stateDir = stateDirOf(options.stateDir);
     const outbox = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
-    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, log, print: (line) => out.line(line) };
+    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, print: (line) => out.line(line) };
     try {
       if (worker) await serveWorker(settings);
       else if (workers > 1) await servePrimary(settings, workers, erp.url ? { ERP_URL: erp.env.ERP_URL } : {});
@@ -127,7 +133,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .argument('<mappings...>', 'mapping files (YAML), or one directory of them')
     .option('-p, --port <port>', 'port to listen on for the platform, 0 picks a free one (default: env PORT, else 8080)')
     .option('-H, --host <host>', 'address to listen on (default: all interfaces)')
-    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json (default: env ADMIN_PORT, else none)')
+    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json, /requests (default: env ADMIN_PORT, else none)')
     .option('--admin-host <host>', 'address of the admin listener', '127.0.0.1')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
@@ -135,8 +141,10 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('--watch', 'reload a mapping when its file changes, and add or remove mappings as files appear in or leave the directory')
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, longest wait for requests in flight, in milliseconds', '25000')
     .option('--state-dir <dir>', 'where outbox events are kept (SQLite) when DATABASE_URL is not set (default: env ADAPTER_STATE_DIR, else .adapter-state)')
+    .option('--journal-size <n>', `requests the journal keeps per mapping (admin /requests, adapter-engine requests); 0 keeps none. Kept in memory, and in the state store when the server has one (default: env JOURNAL_SIZE, else ${DEFAULT_JOURNAL_SIZE})`)
     .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
     .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)
+    .addOption(new Option('--log-level <level>', 'least severe log lines written; overrides LOG_LEVEL (default info: one line per request and per ERP call)').choices(LOG_LEVELS))
     .action((mappings: string[], options: ServeOptions) => run(serve(mappings, options)));
 }

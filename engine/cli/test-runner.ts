@@ -3,9 +3,10 @@ import { hasResult } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue } from '../errors';
 import { checkMappingFile } from '../mapping/load';
-import type { Mapping } from '../mapping/model';
+import { parseYamlSource } from '../mapping/yaml-source';
+import { measureCoverage, type Coverage } from './coverage';
 import { checkAnswers, createAnsweringClient } from './answers';
-import { noMasking } from './mask';
+import { noMasking } from '../mapping/mask';
 import { partialMatch, type Mismatch } from './partial-match';
 import { resolveOperation } from './resolve-operation';
 import { runCase, type TraceStep } from './run-case';
@@ -31,6 +32,8 @@ export interface FileResult {
   /** Variables the mapping reads that are not set (the cases run without them: nothing is sent). */
   readonly warnings: readonly MappingIssue[];
   readonly cases: readonly CaseResult[];
+  /** What the cases never exercised: expressions that always gave nothing, output fields never filled (warnings). */
+  readonly coverage: readonly MappingIssue[];
 }
 
 type RequestStep = Extract<TraceStep, { step: 'request' }>;
@@ -62,11 +65,12 @@ function checkRequests(expected: NonNullable<TestCase['expect']['requests']>, st
   });
 }
 
-async function runOne(mapping: Mapping, testCase: TestCase, at: string, schemas: SchemaRegistry): Promise<CaseResult> {
+async function runOne(coverage: Coverage, testCase: TestCase, at: string, schemas: SchemaRegistry): Promise<CaseResult> {
   const resolved = resolveOperation(testCase.operation);
   if (!resolved) throw new Error(`unresolved operation ${testCase.operation} passed the file check`);
   const client = createAnsweringClient({ answers: testCase.answers ?? {} });
-  const run = await runCase(mapping, resolved.route, testCase.input ?? resolved.input, client, noMasking, { schemas });
+  const run = await runCase(coverage.mapping, resolved.route, testCase.input ?? resolved.input, client, noMasking, { schemas });
+  for (const step of run.steps) if (step.step === 'output') coverage.recordOutput(resolved.route.operationId, step.data);
   const { expect } = testCase;
   const mismatches: Mismatch[] = [];
   for (const call of client.unanswered) {
@@ -99,15 +103,15 @@ async function runOne(mapping: Mapping, testCase: TestCase, at: string, schemas:
 export async function runTestFile(filePath: string, extraEnv: Readonly<Record<string, string>>): Promise<FileResult> {
   const file = displayName(filePath);
   const read = readTestFile(filePath);
-  if (!read.source || !read.file || !read.mappingPath) return { file, issues: read.issues, warnings: [], cases: [] };
+  if (!read.source || !read.file || !read.mappingPath) return { file, issues: read.issues, warnings: [], cases: [], coverage: [] };
   const { source, file: tests, mappingPath } = read;
   const mappingName = displayName(mappingPath);
   if (!fs.existsSync(mappingPath)) {
     const where = tests.mapping ? ['mapping'] : [];
-    return { file, mapping: mappingName, issues: [issueAt(source, where, 'FILE_UNREADABLE', `the mapping ${mappingName} does not exist${tests.mapping ? '' : '; name it with "mapping:"'}`)], warnings: [], cases: [] };
+    return { file, mapping: mappingName, issues: [issueAt(source, where, 'FILE_UNREADABLE', `the mapping ${mappingName} does not exist${tests.mapping ? '' : '; name it with "mapping:"'}`)], warnings: [], cases: [], coverage: [] };
   }
   const loaded = checkMappingFile(mappingPath, { env: { ...process.env, ...tests.env, ...extraEnv }, displayName: mappingName, unsetVariables: 'warning' });
-  if (!loaded.mapping) return { file, mapping: mappingName, issues: loaded.issues.filter((issue) => issue.severity === 'error'), warnings: [], cases: [] };
+  if (!loaded.mapping) return { file, mapping: mappingName, issues: loaded.issues.filter((issue) => issue.severity === 'error'), warnings: [], cases: [], coverage: [] };
   const mapping = loaded.mapping;
   const warnings = loaded.issues.filter((issue) => issue.code === 'ENV_UNSET');
 
@@ -130,13 +134,17 @@ export async function runTestFile(filePath: string, extraEnv: Readonly<Record<st
       if (!calls.includes(name)) issues.push(issueAt(source, [...at, 'expect', 'requests', name], 'UNKNOWN_CALL_NAME', `"${name}" is not a call of ${route.operationId}${calls.length ? `; it makes: ${calls.join(', ')}` : '; it makes no calls'}`, true));
     }
   });
-  if (issues.length > 0) return { file, mapping: mappingName, issues: issues.sort((a, b) => a.line - b.line || a.col - b.col), warnings, cases: [] };
+  if (issues.length > 0) return { file, mapping: mappingName, issues: issues.sort((a, b) => a.line - b.line || a.col - b.col), warnings, cases: [], coverage: [] };
 
+  // The mapping's text again, without ${VAR} expansion, only to place findings inside its expressions.
+  const mappingSource = parseYamlSource(mappingName, fs.readFileSync(mappingPath, 'utf8'), null).source;
+  if (!mappingSource) throw new Error(`${mappingName} loaded but does not parse again`);
+  const coverage = measureCoverage(mapping, mappingSource);
   const cases: CaseResult[] = [];
   const schemas = createSchemaRegistry();
   for (const [index, testCase] of tests.cases.entries()) {
     const pos = source.at(['cases', index]);
-    cases.push(await runOne(mapping, testCase, `${file}:${pos.line}:${pos.col}`, schemas));
+    cases.push(await runOne(coverage, testCase, `${file}:${pos.line}:${pos.col}`, schemas));
   }
-  return { file, mapping: mappingName, issues: [], warnings, cases };
+  return { file, mapping: mappingName, issues: [], warnings, cases, coverage: coverage.findings() };
 }

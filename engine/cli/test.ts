@@ -50,6 +50,10 @@ function printFile(result: FileResult): void {
     }
     if (testCase.failure) out.line(`      ${c.dim(`engine: ${testCase.failure}`)}`);
   }
+  if (result.coverage.length > 0) {
+    out.line(`  ${c.yellow('not exercised')} ${c.dim('(validate --strict makes these errors)')}`);
+    for (const finding of result.coverage) out.line(`    ${issueLine(finding, c)}`);
+  }
 }
 
 async function test(args: string[], options: TestOptions): Promise<number> {

@@ -5,13 +5,16 @@ import { ROUTES } from '../contract/routes';
 import { fixSpellings } from '../mapping/format/fix';
 import { checkMappingFile } from '../mapping/load';
 import { err, issueLine, out } from './output';
-import { collectEnv, envWith } from './usage';
+import { strictIssues } from './strict';
+import { collectEnv, envWith, usageError } from './usage';
 import { displayName } from './yaml-file';
 
 export interface ValidateOptions {
   env?: Record<string, string>;
   json?: boolean;
   fix?: boolean;
+  strict?: boolean;
+  tests?: string;
 }
 
 /** Rewrites each file to the current spellings before it is checked; says what it changed. */
@@ -38,16 +41,25 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-/** Checks and prints each file as the validate command does; the exit code. */
-export function validate(files: string[], options: ValidateOptions): number {
+/** Checks and prints each file as the validate command does (with --strict, runs its tests too); the exit code. */
+export async function validate(files: string[], options: ValidateOptions): Promise<number> {
   const env = envWith(options.env);
-  const reports: FileReport[] = files.map((filePath) => {
+  if (options.tests !== undefined && !options.strict) return usageError('--tests names the test file of --strict; add --strict');
+  if (options.tests !== undefined && files.length > 1) return usageError('--tests names the test file of one mapping; validate one file with it');
+  const reports: FileReport[] = [];
+  for (const filePath of files) {
     const file = displayName(filePath);
-    if (!fs.existsSync(filePath)) return { file, found: false, ok: false, mapped: 0, pushes: [], issues: [] };
+    if (!fs.existsSync(filePath)) {
+      reports.push({ file, found: false, ok: false, mapped: 0, pushes: [], issues: [] });
+      continue;
+    }
     if (options.fix) fix(filePath, file, options.json === true);
     const result = checkMappingFile(filePath, { env, displayName: file, unsetVariables: 'warning' });
-    return { file, found: true, ok: result.mapping !== undefined, mapped: result.mapping?.operations.size ?? 0, pushes: [...(result.mapping?.pushes.keys() ?? [])].map((name) => `/push/${name}`), issues: result.issues };
-  });
+    const strict = options.strict && result.mapping ? await strictIssues(filePath, options.tests, options.env ?? {}) : [];
+    const issues = [...result.issues, ...strict];
+    const pushes = [...(result.mapping?.pushes.keys() ?? [])].map((name) => `/push/${name}`);
+    reports.push({ file, found: true, ok: result.mapping !== undefined && strict.length === 0, mapped: result.mapping?.operations.size ?? 0, pushes, issues });
+  }
   const missing = reports.filter((report) => !report.found);
   if (options.json) {
     out.json({ ok: reports.every((report) => report.ok), files: reports });
@@ -75,10 +87,12 @@ export function registerValidate(program: Command, run: (work: Promise<number>) 
   program
     .command('validate')
     .summary('check mapping files and print every problem')
-    .description('Load each mapping exactly as serve does (format, expressions, result names, environment variables) and print every problem as file:line:col  message, then warnings for contract routes the mapping leaves unmapped.\n\nExit code 0 when every file loads (warnings allowed), 1 when one has errors, 2 when a file does not exist.')
+    .description('Load each mapping exactly as serve does (format, expressions, result names, environment variables) and print every problem as file:line:col  message, then warnings for contract routes the mapping leaves unmapped.\n\nWith --strict the mapping\'s tests run as well, and what they never exercised is an error.\n\nExit code 0 when every file loads (warnings allowed), 1 when one has errors, 2 when a file does not exist.')
     .argument('<files...>', 'mapping files (YAML)')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)
     .option('--json', 'print the result as one JSON document')
     .option('--fix', 'first rewrite old spellings of settings to the current ones, in place (comments and layout kept)')
-    .action((files: string[], options: ValidateOptions) => run(Promise.resolve(validate(files, options))));
+    .option('--strict', 'also run the mapping\'s test file (<mapping>.test.yaml beside it): failing cases, expressions that gave nothing in every case and output fields no case filled are errors (for CI)')
+    .option('--tests <file>', 'with --strict: the test file, instead of <mapping>.test.yaml')
+    .action((files: string[], options: ValidateOptions) => run(validate(files, options)));
 }

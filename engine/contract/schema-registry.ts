@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Problem } from '../errors';
+import { TimeSlices } from '../time-slices';
 import { IMAGE_FORMAT_NAMES, isBase64Image } from './base64';
 import type { JsonSchema } from './routes';
 import { contractSchemaFiles } from './schema-files';
@@ -24,7 +25,14 @@ export interface SchemaRegistry {
  * problems after the cap are only counted, never built, so a 2,000,000-element list of wrong values
  * costs one cheap pass instead of two million problem objects.
  */
-export type Validator = (value: unknown, limit?: number) => readonly Problem[];
+export interface Validator {
+  (value: unknown, limit?: number): readonly Problem[];
+  /**
+   * The same problems, found in time slices that let other requests in (time-slices.ts): a list is
+   * checked element by element, so 40,000 work orders are not one long pause of the process.
+   */
+  inSlices(value: unknown, limit?: number): Promise<readonly Problem[]>;
+}
 
 /** Problems listed in one answer before the list ends with "and N more" (the file routes' default too). */
 export const DEFAULT_PROBLEM_LIMIT = 100;
@@ -220,25 +228,58 @@ export function createSchemaRegistry(): SchemaRegistry {
     return list;
   };
 
+  /**
+   * `collect(root, value)` for a plain list, element by element between turns of the event loop. The
+   * same problems: a plain list passes exactly when every element passes; with no room left, one
+   * failing element counts as the list's one unlisted problem, as collect counts it.
+   */
+  const collectInSlices = async (root: Part, value: unknown, out: Collector): Promise<void> => {
+    const items = Array.isArray(value) && isPlainList(root.schema) ? childOf(root, '/items', root.schema.items) : null;
+    if (!items || !Array.isArray(value)) {
+      collect(root, value, '', out);
+      return;
+    }
+    const slices = new TimeSlices(16);
+    const listFull = out.limit <= 0;
+    for (let index = 0; index < value.length; index += 1) {
+      if (listFull) {
+        if (!passes(items.fast, value[index])) {
+          out.more += 1;
+          return;
+        }
+      } else {
+        collect(items, value[index], `/${index}`, out);
+      }
+      if (slices.due()) await slices.turn();
+    }
+  };
+
   return {
     compile(schema) {
       const cached = cache.get(schema);
       if (cached) return cached;
       const root: Part = { full: fullAjv.compile(schema as Record<string, unknown>), fast: fastAjv.compile(schema as Record<string, unknown>), schema: schema as Record<string, unknown>, pointer: '' };
-      const validator: Validator = (value, limit = DEFAULT_PROBLEM_LIMIT) => {
-        const out: Collector = { limit: Math.max(0, limit), found: [], more: 0 };
+      const collector = (limit = DEFAULT_PROBLEM_LIMIT): Collector => ({ limit: Math.max(0, limit), found: [], more: 0 });
+      const validator: Validator = Object.assign((value: unknown, limit?: number) => {
+        const out = collector(limit);
         collect(root, value, '', out);
         return finish(out);
-      };
+      }, {
+        inSlices: async (value: unknown, limit?: number) => {
+          const out = collector(limit);
+          await collectInSlices(root, value, out);
+          return finish(out);
+        },
+      });
       cache.set(schema, validator);
       return validator;
     },
     lazy(schema) {
       let validator: Validator | undefined;
-      return (value, limit) => {
-        validator ??= this.compile(schema);
-        return validator(value, limit);
-      };
+      const compiled = () => (validator ??= this.compile(schema));
+      return Object.assign((value: unknown, limit?: number) => compiled()(value, limit), {
+        inSlices: (value: unknown, limit?: number) => compiled().inSlices(value, limit),
+      });
     },
   };
 }

@@ -8,6 +8,7 @@ import type { FlowOperation, Mapping } from '../mapping/model';
 import { runFileOperation } from '../files/run-file';
 import { runFlow } from '../pipeline/run-operation';
 import type { CallReport } from '../pipeline/fetch-call';
+import type { SkippedRecord } from '../pipeline/skip-invalid';
 import type { TraceObserver } from '../pipeline/trace';
 
 /** Everything about one route that is prepared once per engine: its compiled contract checks. */
@@ -24,6 +25,7 @@ export interface DispatchDeps {
   readonly log?: Logger;
   readonly requestId?: string;
   readonly onCall?: (report: CallReport) => void;
+  readonly onSkipped?: (record: SkippedRecord) => void;
   /**
    * Stores an outbox operation's event durably; the platform is answered once it resolves. Absent: the
    * engine runs without a store (dry-run, test) and delivers the event inline, answering what the
@@ -54,7 +56,7 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
   const { route } = prepared;
   const problems = inputProblems.length > 0
     ? inputProblems
-    : (prepared.checkInput?.(input) ?? []).map((p) => ({ path: `${route.inputSource}${p.path === '/' ? '' : p.path}`, message: p.message }));
+    : ((await prepared.checkInput?.inSlices(input)) ?? []).map((p) => ({ path: `${route.inputSource}${p.path === '/' ? '' : p.path}`, message: p.message }));
   if (problems.length > 0) throw new OperationFailure('INPUT_INVALID', `the request does not match the contract: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
 
   const operation = mapping.operations.get(route.operationId);
@@ -68,7 +70,7 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
       return { resultName: route.successResult };
     case 'flow':
       if (operation.outbox) return outboxAnswer(mapping, operation, input, prepared, deps);
-      return runFlow(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall, abandoned: deps.abandoned });
+      return runFlow(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall, onSkipped: deps.onSkipped, abandoned: deps.abandoned });
     case 'file':
       return runFileOperation(operation, input, prepared.checkData);
   }

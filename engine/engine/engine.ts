@@ -9,7 +9,10 @@ import { createHttpClient, type HttpClient } from '../http/client';
 import { silentLogger, type Logger } from '../log';
 import { requestBodyLimit } from './body-limit';
 import type { Mapping } from '../mapping/model';
-import type { TraceObserver } from '../pipeline/trace';
+import { createJournal, DEFAULT_JOURNAL_SIZE, type Journal } from './journal';
+import type { JournalEntry, JournalEntryWhat } from './journal-entry';
+import { outputOrigin, traceRecorder, type TraceStep } from './trace';
+import { allOf, type TraceObserver } from '../pipeline/trace';
 import { createConnectionPool, type ConnectionPool } from './connections';
 import { dispatch, failureOutcome, type PreparedRoute } from './dispatch';
 import { createErpProber, type ErpProbe } from './erp-probe';
@@ -28,6 +31,7 @@ import { createRouteTable } from './routing';
 import { pushNameOf } from './push';
 import { createPushServer, type PushBody } from './push-request';
 import type { CallReport } from '../pipeline/fetch-call';
+import type { SkippedRecord } from '../pipeline/skip-invalid';
 
 /**
  * The one way a request runs. The Koa server, `dry-run`, `test`, the bench and the tests all hand a
@@ -67,11 +71,18 @@ export interface EngineDeps {
    * the person running them (dry-run, test), who hold the mapping file and its secrets anyway.
    */
   readonly checkInboundAuth?: boolean;
+  /**
+   * Where the engine keeps the requests it served (the request journal); by default the last
+   * DEFAULT_JOURNAL_SIZE per mapping in memory. close() closes it.
+   */
+  readonly journal?: Journal;
 }
 
 export interface RunOptions {
-  /** Sees every step of the request (the dry-run trace). */
+  /** Sees every step of the request as it happens. */
   readonly observer?: TraceObserver;
+  /** Return every step of the request (the dry-run trace) in the answer, even when the journal keeps none. */
+  readonly trace?: boolean;
 }
 
 /** What a request gave: the HTTP answer, and for a contract route what happened on the way. */
@@ -83,16 +94,26 @@ export interface EngineAnswer {
   readonly headers: Readonly<Record<string, string>>;
   readonly mapping?: Mapping;
   readonly route?: RouteSpec;
-  /** A push endpoint's request (POST /push/<name>): the push it reached. */
+  /** A push endpoint's request (POST /push/<name>): the push it reached, and what it came to (Accepted, Duplicate, Invalid, ...). */
   readonly push?: PushSpec;
+  readonly pushResult?: string;
   readonly outcome?: Outcome;
   readonly envelope?: Envelope;
   /** Why the outcome is a failure, in the engine's words (also in validationStatus). */
   readonly failure?: { readonly kind: FailureKind; readonly message: string; readonly problems: readonly Problem[] };
   /** A fault inside the engine itself (a bug): logged, answered as the route's failure, kept for the CLI's bug report. */
   readonly fault?: unknown;
+  /**
+   * Records left out of a list answer (onInvalidRecord: skip), each with its number and problems; they
+   * are logged and counted already. Here for whoever keeps a record of requests (a request journal).
+   */
+  readonly skipped?: readonly SkippedRecord[];
   /** `outbox: 'inline'` only: what the background delivery of an outbox event (or a push's events) would do. */
   readonly delivery?: { readonly verdict: Verdict['kind']; readonly message?: string };
+  /** Every step of a contract request or a push, unmasked (mask with maskSteps before showing); with `trace` or a journal. */
+  readonly steps?: readonly TraceStep[];
+  /** The journal's entry of this request (unmasked); undefined when the journal keeps none. */
+  readonly entry?: JournalEntry;
   readonly durationMs: number;
 }
 
@@ -131,6 +152,8 @@ export interface Engine {
   currentRequest(): RequestContext | undefined;
   /** Connections to ERPs held now (one per distinct `system:`). */
   readonly connectionCount: number;
+  /** The requests served lately (see journal.ts). */
+  readonly journal: Journal;
   close(): Promise<void>;
 }
 
@@ -172,6 +195,10 @@ export function createEngine(deps: EngineDeps): Engine {
   const probeErp = createErpProber(http);
   const pool: ConnectionPool = createConnectionPool(http, (erp, ok) => meter.tokenFetch({ erp, ok }));
   const context = new AsyncLocalStorage<RequestContext>();
+  const journal = deps.journal ?? createJournal({ size: DEFAULT_JOURNAL_SIZE, log });
+  // Entry ids: unique across the processes sharing a state store, and cheaper than a UUID per request.
+  const journalPrefix = randomUUID().slice(0, 8);
+  let journalCount = 0;
   const deliverer = store && createDeliverer({
     store,
     mappings: () => served.mappings,
@@ -233,10 +260,27 @@ export function createEngine(deps: EngineDeps): Engine {
   };
   warnInsecure(deps.mappings);
 
-  async function run(request: EngineRequest, requestId: string, started: number, options: RunOptions): Promise<EngineAnswer> {
+  /** Keeps a served request (a contract route's or a push's) in the journal, when it keeps any. */
+  function keep(mapping: Mapping, requestId: string, startedAt: number, durationMs: number, steps: TraceStep[], what: JournalEntryWhat): JournalEntry | undefined {
+    if (journal.size === 0) return undefined;
+    const entry: JournalEntry = {
+      id: `${journalPrefix}-${(journalCount += 1)}`,
+      requestId, at: new Date(startedAt).toISOString(), mapping: mapping.name, file: mapping.file,
+      ...what,
+      steps,
+      rulesMatched: steps.flatMap((step) => (step.step === 'rule' && step.matched ? [{ call: step.call, when: step.when, result: step.result, at: step.at }] : [])),
+      durationMs: Math.round(durationMs * 10) / 10,
+    };
+    journal.add(entry, mapping);
+    return entry;
+  }
+
+  async function run(request: EngineRequest, requestId: string, started: number, startedAt: number, options: RunOptions): Promise<EngineAnswer> {
     const seconds = () => (clock.now() - started) / 1000;
     const idHeader = { 'x-request-id': requestId };
     const notFound = (error: string, mapping = ''): EngineAnswer => {
+      // Every request gets its one line at info, also one that is no contract route.
+      log.info({ requestId, ...(mapping ? { mapping } : {}), method: request.method, path: request.path, result: 'NotFound', ms: Math.round(clock.now() - started) }, 'request');
       meter.request({ mapping, operation: '', result: 'NotFound', seconds: seconds() });
       return { requestId, status: 404, body: { error }, headers: idHeader, durationMs: clock.now() - started };
     };
@@ -245,9 +289,22 @@ export function createEngine(deps: EngineDeps): Engine {
     const { mapping } = located;
     const pushName = pushNameOf(located.rest);
     if (pushName !== undefined) {
-      // The ERP's door: the push's own credentials, not the platform's (inbound.auth).
-      const served = await servePush(mapping, pushName, request, requestId, seconds, options.observer);
-      return { requestId, ...served, mapping, durationMs: clock.now() - started };
+      // The ERP's door: the push's own credentials, not the platform's (inbound.auth); traced and journaled as a contract request is.
+      const steps: TraceStep[] | undefined = options.trace || journal.size > 0 ? [] : undefined;
+      const recorder = steps && traceRecorder(mapping.platform?.baseUrl ?? mapping.system.baseUrl, undefined, steps);
+      const scope: RequestContext = { requestId, mapping: mapping.name, operation: `push/${pushName}`, method: request.method, path: request.path };
+      const pushed = await context.run(scope, () => servePush(mapping, pushName, request, requestId, seconds, allOf(options.observer, recorder)));
+      const durationMs = clock.now() - started;
+      if (pushed.delivery && steps) steps.push({ step: 'delivery', verdict: pushed.delivery.verdict, message: pushed.delivery.message });
+      // A push that did not reach its checks (unknown, refused) is kept out, as a refused contract request is.
+      const entry = steps && pushed.push && pushed.result !== 'Refused' ? keep(mapping, requestId, startedAt, durationMs, steps, {
+        operation: scope.operation as string, route: `POST /push/${pushName}`, mode: 'push',
+        request: { method: request.method, path: request.path, query: request.query, body: pushed.input },
+        result: pushed.result, success: pushed.status === 202,
+        failure: 'error' in pushed.body ? { kind: pushed.result, message: pushed.body.error } : undefined,
+        answer: { status: pushed.status, body: pushed.body },
+      }) : undefined;
+      return { requestId, status: pushed.status, body: pushed.body, headers: pushed.headers, mapping, push: pushed.push, pushResult: pushed.result, delivery: pushed.delivery, steps, entry, durationMs };
     }
     if (checkInboundAuth) {
       const verdict = checkInbound(mapping.inbound.auth, request.headers ?? {}, `adapter-engine/${mapping.name}`);
@@ -263,6 +320,7 @@ export function createEngine(deps: EngineDeps): Engine {
     if (match.kind === 'bad-path') return notFound(match.message, mapping.name);
     if (match.kind === 'method-not-allowed') {
       const allow = match.allowed.join(', ');
+      log.info({ requestId, mapping: mapping.name, method: request.method, path: request.path, result: 'MethodNotAllowed', ms: Math.round(clock.now() - started) }, 'request');
       meter.request({ mapping: mapping.name, operation: '', result: 'MethodNotAllowed', seconds: seconds() });
       return { requestId, status: 405, body: { error: `${request.method} is not allowed on ${request.path}; allowed: ${allow}` }, headers: { ...idHeader, allow }, durationMs: clock.now() - started };
     }
@@ -273,20 +331,26 @@ export function createEngine(deps: EngineDeps): Engine {
       // A cache hit is not a call to the ERP.
       if (report.cache !== 'hit') meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds });
     };
+    const steps: TraceStep[] | undefined = options.trace || journal.size > 0 ? [] : undefined;
     return context.run(scope, async () => {
       const requestLog = log.child({ requestId, mapping: mapping.name });
       let outcome: Outcome;
       let failure: EngineAnswer['failure'];
       let fault: unknown;
       let delivery: EngineAnswer['delivery'];
+      const skipped: SkippedRecord[] = [];
       try {
         const { input, problems } = readInput(route, request, match.params);
         outcome = await dispatch(mapping, prepared.get(route) as PreparedRoute, input, problems, {
           connection: () => pool.connectionFor(mapping.system),
-          observer: options.observer,
+          observer: allOf(options.observer, steps && traceRecorder(mapping.system.baseUrl, outputOrigin(mapping, route), steps)),
           log: requestLog,
           requestId,
           onCall,
+          onSkipped: (record) => {
+            skipped.push(record);
+            meter.recordSkipped({ mapping: mapping.name, operation: route.operationId });
+          },
           abandoned: request.signal,
           accept: store ? (operation, input) => accept(mapping, operation, input, requestId) : undefined,
           delivered: (error) => {
@@ -310,9 +374,17 @@ export function createEngine(deps: EngineDeps): Engine {
       }
       const envelope = toEnvelope(route, outcome);
       const durationMs = clock.now() - started;
+      if (delivery && steps) steps.push({ step: 'delivery', verdict: delivery.verdict, message: delivery.message });
+      const entry = steps && keep(mapping, requestId, startedAt, durationMs, steps, {
+        operation: route.operationId, route: `${route.method} ${route.path}`, mode: mapping.operations.get(route.operationId)?.mode ?? 'unmapped',
+        request: { method: request.method, path: request.path, query: request.query, body: request.body, params: route.inputSource === 'path' ? match.params : undefined },
+        result: outcome.resultName, success: envelope.isResultSuccess,
+        failure: failure && { kind: failure.kind, message: failure.message },
+        envelope,
+      });
       requestLog.info({ operation: route.operationId, method: route.method, path: request.path, result: outcome.resultName, ms: Math.round(durationMs) }, 'request');
       meter.request({ mapping: mapping.name, operation: route.operationId, result: outcome.resultName, seconds: durationMs / 1000 });
-      return { requestId, status: 200, body: envelope, headers: idHeader, mapping, route, outcome, envelope, failure, fault, delivery, durationMs };
+      return { requestId, status: 200, body: envelope, headers: idHeader, mapping, route, outcome, envelope, failure, fault, delivery, steps, entry, ...(skipped.length > 0 ? { skipped } : {}), durationMs };
     });
   }
 
@@ -338,10 +410,11 @@ export function createEngine(deps: EngineDeps): Engine {
     deliverer,
     async handle(request, options = {}) {
       const started = clock.now();
+      const startedAt = wallClock();
       const requestId = acceptedRequestId(request.requestId);
       meter.inFlight(1);
       try {
-        return await run(request, requestId, started, options);
+        return await run(request, requestId, started, startedAt, options);
       } catch (error) {
         // Only reachable through a fault outside a route's own funnel (routing itself); no stack leaves.
         log.error({ err: error, requestId, path: request.path }, 'engine fault outside a route');
@@ -358,8 +431,10 @@ export function createEngine(deps: EngineDeps): Engine {
     get connectionCount() {
       return pool.size;
     },
+    journal,
     async close() {
       await deliverer?.stop();
+      await journal.close();
       if (ownsHttp) http.close();
     },
   };

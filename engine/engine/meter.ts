@@ -12,6 +12,8 @@ export interface Meter {
   refused(report: { readonly mapping: string; readonly reason: RefusalReason }): void;
   /** One call to the ERP finished: statusClass is 2xx..5xx, or "none" when no answer came (timeout, reset, deadline). */
   erpCall(report: { readonly mapping: string; readonly call: string; readonly statusClass: string; readonly attempts: number; readonly seconds: number }): void;
+  /** A record left out of a list answer because it failed the contract check (onInvalidRecord: skip). */
+  recordSkipped(report: { readonly mapping: string; readonly operation: string }): void;
   /** A call with a cache: answered from it or not. */
   cache(report: { readonly mapping: string; readonly call: string; readonly hit: boolean }): void;
   /** An OAuth2 token fetch; erp is the token endpoint's origin. */
@@ -26,6 +28,7 @@ export const NO_METER: Meter = {
   request: () => undefined,
   refused: () => undefined,
   erpCall: () => undefined,
+  recordSkipped: () => undefined,
   cache: () => undefined,
   tokenFetch: () => undefined,
   outboxSettled: () => undefined,

@@ -26,6 +26,10 @@ export interface PushServed {
   readonly body: PushBody;
   readonly headers: Readonly<Record<string, string>>;
   readonly push?: PushSpec;
+  /** What the push came to, as counted and journaled: Accepted, Duplicate, Invalid, Refused, NotStored, NotFound, MethodNotAllowed. */
+  readonly result: string;
+  /** The pushed JSON, once read (for the request journal). */
+  readonly input?: unknown;
   /** Without a store: what delivering the events to the platform did (the first failure, if any). */
   readonly delivery?: { readonly verdict: Verdict['kind']; readonly message?: string };
 }
@@ -59,9 +63,9 @@ export function createPushServer(deps: PushServerDeps) {
   return async function serve(mapping: Mapping, name: string, request: EngineRequest, requestId: string, seconds: () => number, observer?: TraceObserver): Promise<PushServed> {
     const operation = `push/${name}`;
     const idHeader = { 'x-request-id': requestId };
-    const answer = (status: number, result: string, body: PushBody, extra: Record<string, string> = {}, push?: PushSpec): PushServed => {
+    const answer = (status: number, result: string, body: PushBody, extra: Record<string, string> = {}, push?: PushSpec, input?: unknown): PushServed => {
       deps.meter.request({ mapping: mapping.name, operation, result, seconds: seconds() });
-      return { status, body, headers: { ...idHeader, ...extra }, push };
+      return { status, body, headers: { ...idHeader, ...extra }, push, result, input };
     };
     const push = mapping.pushes.get(name);
     if (!push) return answer(404, 'NotFound', { error: `no push endpoint "${name}"; this mapping has ${[...mapping.pushes.keys()].join(', ') || 'none'}` });
@@ -82,11 +86,11 @@ export function createPushServer(deps: PushServerDeps) {
         return answer(401, 'Refused', { error: `authentication required: ${outcome.verdict.message}` }, { 'www-authenticate': outcome.verdict.challenge }, push);
       case 'invalid':
         pushLog.warn({ problems: outcome.problems }, outcome.message);
-        return answer(400, 'Invalid', { error: outcome.message, problems: outcome.problems }, {}, push);
+        return answer(400, 'Invalid', { error: outcome.message, problems: outcome.problems }, {}, push, outcome.input);
       case 'accepted': {
         const { receipt, events } = outcome;
         pushLog.info({ events: receipt.eventIds.length, duplicate: receipt.duplicate }, receipt.duplicate ? 'push already accepted (same idempotency key); not stored again' : 'push accepted');
-        const served = answer(202, receipt.duplicate ? 'Duplicate' : 'Accepted', { events: receipt.eventIds, duplicate: receipt.duplicate }, {}, push);
+        const served = answer(202, receipt.duplicate ? 'Duplicate' : 'Accepted', { events: receipt.eventIds, duplicate: receipt.duplicate }, {}, push, outcome.input);
         if (deps.store) {
           if (!receipt.duplicate) deps.stored();
           return served;

@@ -29,8 +29,9 @@ export function pushNameOf(rest: string): string | undefined {
 
 export type PushOutcome =
   | { readonly kind: 'refused'; readonly verdict: Extract<InboundVerdict, { ok: false }> }
-  | { readonly kind: 'invalid'; readonly message: string; readonly problems: readonly Problem[] }
-  | { readonly kind: 'accepted'; readonly receipt: PushReceipt; readonly events: readonly NewEvent[] };
+  /** `input`: the pushed JSON when it could be read. */
+  | { readonly kind: 'invalid'; readonly message: string; readonly problems: readonly Problem[]; readonly input?: unknown }
+  | { readonly kind: 'accepted'; readonly receipt: PushReceipt; readonly events: readonly NewEvent[]; readonly input: unknown };
 
 export interface PushAcceptance {
   readonly checkAuth: boolean;
@@ -120,7 +121,7 @@ export async function acceptPush(mapping: Mapping, push: PushSpec, request: Engi
   if ('problem' in body) return { kind: 'invalid', message: 'the push cannot be read', problems: [body.problem] };
   const { input } = body;
   const problems = await problemsOf(push, input);
-  if (problems.length > 0) return { kind: 'invalid', message: `the push is not valid: ${problems.length} problem${problems.length === 1 ? '' : 's'}`, problems };
+  if (problems.length > 0) return { kind: 'invalid', message: `the push is not valid: ${problems.length} problem${problems.length === 1 ? '' : 's'}`, problems, input };
   let idempotencyKey: string | undefined;
   let events: NewEvent[];
   const acceptedAt = deps.now();
@@ -129,12 +130,12 @@ export async function acceptPush(mapping: Mapping, push: PushSpec, request: Engi
     events = await eventsOf(mapping, push, input, requestId, acceptedAt);
   } catch (error) {
     if (!(error instanceof OperationFailure)) throw error;
-    return { kind: 'invalid', message: 'the push could not be turned into what the platform takes', problems: error.problems };
+    return { kind: 'invalid', message: 'the push could not be turned into what the platform takes', problems: error.problems, input };
   }
-  if (idempotencyKey === undefined) return { kind: 'invalid', message: 'the push has no idempotency key', problems: [{ path: `push.${push.name}.idempotencyKey`, message: 'gives nothing for this push; it must name the push (e.g. its document number)' }] };
-  if (!deps.store) return { kind: 'accepted', receipt: { eventIds: events.map((event) => event.id), duplicate: false }, events };
+  if (idempotencyKey === undefined) return { kind: 'invalid', message: 'the push has no idempotency key', problems: [{ path: `push.${push.name}.idempotencyKey`, message: 'gives nothing for this push; it must name the push (e.g. its document number)' }], input };
+  if (!deps.store) return { kind: 'accepted', receipt: { eventIds: events.map((event) => event.id), duplicate: false }, events, input };
   try {
-    return { kind: 'accepted', receipt: await deps.store.enqueuePush({ mapping: mapping.name, push: push.name, idempotencyKey, acceptedAt, events }), events };
+    return { kind: 'accepted', receipt: await deps.store.enqueuePush({ mapping: mapping.name, push: push.name, idempotencyKey, acceptedAt, events }), events, input };
   } catch {
     throw new OperationFailure('EVENT_NOT_STORED', 'the push could not be stored for delivery; send it again', [{ path: '', message: 'the outbox store is not available' }]);
   }

@@ -4,9 +4,9 @@
  * messages are for people and may change. docs/errors.md is generated from this table.
  */
 
-type Stage = 'yaml' | 'structure' | 'compile' | 'test files';
+type Stage = 'yaml' | 'structure' | 'compile' | 'test files' | 'test runs';
 
-/** `stage`: who raises the code — reading the YAML, the structure check (the format's JSON Schema), the compiler, or the CLI reading test and recorded-answer files. */
+/** `stage`: who raises the code — reading the YAML, the structure check (the format's JSON Schema), the compiler, the CLI reading test and recorded-answer files, or the CLI running a mapping's tests (`test` reports them as warnings, `validate --strict` as errors). */
 export const MAPPING_ISSUE_CODES = {
   FILE_UNREADABLE: { stage: 'yaml', meaning: 'the mapping file cannot be read' },
   YAML_SYNTAX: { stage: 'yaml', meaning: 'the file is not valid YAML' },
@@ -27,6 +27,7 @@ export const MAPPING_ISSUE_CODES = {
   MODES_MIXED: { stage: 'compile', meaning: 'an operation has settings of two ways of answering (for example static together with calls)' },
   MODE_MISMATCH: { stage: 'compile', meaning: 'the mode an operation states does not match the settings it has' },
   MODE_NOT_FOR_ROUTE: { stage: 'compile', meaning: 'a way of answering the route cannot use (acknowledge on a data route, static or output on an event route, file on a route without files)' },
+  SETTING_NOT_FOR_ROUTE: { stage: 'compile', meaning: 'a setting the route cannot use (onInvalidRecord: skip on a route that answers no list of records, or that is not answered by calls + output)' },
   OPERATION_INCOMPLETE: { stage: 'compile', meaning: 'an operation lacks what its route needs (a data route without output, an event route without calls)' },
   OUTBOX_NOT_ALLOWED: { stage: 'compile', meaning: 'delivery: outbox on an operation whose answer depends on the ERP (a data route, or an outcome rule giving a result other than success)' },
   RETRY_NOT_SAFE: { stage: 'compile', meaning: 'retries asked for on a request that is not marked safe to repeat' },
@@ -58,6 +59,10 @@ export const MAPPING_ISSUE_CODES = {
   UNKNOWN_CALL_NAME: { stage: 'test files', meaning: 'an answer is given for a call the operation does not make' },
   TEST_INPUT_INVALID: { stage: 'test files', meaning: 'a test case gives an input that cannot be used' },
   ANSWER_INVALID: { stage: 'test files', meaning: 'a recorded ERP answer that cannot have happened (both body and error, or a status with a transport error)' },
+  EXPRESSION_ALWAYS_EMPTY: { stage: 'test runs', meaning: 'an expression gave nothing in every test case that ran it (often a misspelt field of the ERP answer)' },
+  OUTPUT_FIELD_NEVER_FILLED: { stage: 'test runs', meaning: 'an output field the mapping writes is in no test case\'s answer (the expression that fills it always gave nothing)' },
+  TEST_FILE_MISSING: { stage: 'test runs', meaning: 'validate --strict found no test file for the mapping (<mapping>.test.yaml beside it, or --tests)' },
+  TEST_CASE_FAILED: { stage: 'test runs', meaning: 'validate --strict: a case of the mapping\'s test file fails' },
 } as const satisfies Record<string, { stage: Stage; meaning: string }>;
 
 export type MappingIssueCode = keyof typeof MAPPING_ISSUE_CODES;

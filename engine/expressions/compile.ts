@@ -1,11 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import jsonata from 'jsonata';
+import { CONCAT_STRING_FUNCTION, writeConcatOperands } from './concat-operands';
 import { foldLiteralObjects } from './constant-objects';
-import { buildFastPath } from './fast-path';
+import { buildFastPath, type FastPath } from './fast-path';
 import { fastPathSupport } from './fast-path/version';
 import { HELPER_FUNCTIONS } from './functions';
 import { evaluationGuard } from './guard';
 import { GUARDED_BUILTINS } from './guarded-builtins';
+import { evaluateInSlices, longListAt, slicedListField } from './list-slices';
 import { findUnsupportedRegex, LinearRegex } from './regex';
 
 /**
@@ -22,7 +24,7 @@ export interface ExpressionLimits {
 
 export const DEFAULT_MAX_TEXT_LENGTH = 64 * 1024 * 1024;
 
-export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 5_000_000, maxTextLength: DEFAULT_MAX_TEXT_LENGTH });
+export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 1_000_000, maxTextLength: DEFAULT_MAX_TEXT_LENGTH });
 
 /** How an expression's evaluations were answered, for the metrics (a live view, not a copy). */
 export interface ExpressionStats {
@@ -121,17 +123,84 @@ export function compileExpression(
   }
   const regexProblem = findUnsupportedRegex(expression.ast(), source);
   if (regexProblem) throw new UnsupportedRegexError(regexProblem.message, regexProblem.offset, source);
-  if (prelude) {
-    expression = jsonata(`(${prelude}\n${source}\n)`, options);
-    // The prelude's functions were checked on their own; this compiles their literals' new RegExp objects for RE2.
-    findUnsupportedRegex(expression.ast(), source);
-  }
+  // Everything below can neither fail nor report a problem of the mapping (the text and the prelude's
+  // functions were checked above and on their own), so it runs on the first evaluation instead of at
+  // load: a server with many mapping files answers sooner, and routes never asked cost nothing.
+  const parsed = expression;
+  let prepared: PreparedExpression | undefined;
+  const prepare = () => {
+    prepared ??= prepareExpression(prelude ? jsonata(`(${prelude}\n${source}\n)`, options) : parsed, source, prelude !== '', limits, compileOptions);
+    return prepared;
+  };
+  const stats = { fast: 0, fallback: 0, interpreter: 0 };
+  // `budgetMs`: what is left of the time limit (a slice of a long list runs with what the slices before it left).
+  const evaluateOnce = ({ interpreted, fast }: PreparedExpression, input: unknown, bindings: Record<string, unknown>, budgetMs: number): Promise<unknown> => {
+    const interpret = (spent: number) => {
+      const left = budgetMs - spent;
+      // The fast attempt counts against the limit: the interpreter gets what is left, never a fresh limit.
+      return limits.timeoutMs > 0 && left < limits.timeoutMs ? remainingBudget.run(Math.max(1, left), () => interpreted.evaluate(input, bindings)) : interpreted.evaluate(input, bindings);
+    };
+    if (!fast || fast.disabled) {
+      stats.interpreter += 1;
+      return interpret(0);
+    }
+    const started = Date.now();
+    const answer = fast.evaluate(input, bindings);
+    if (answer) {
+      stats.fast += 1;
+      return Promise.resolve(answer.value);
+    }
+    stats.fallback += 1;
+    return interpret(Date.now() - started);
+  };
+  const compiled = {
+    source,
+    stats,
+    // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
+    evaluate: (input: unknown, bindings?: Record<string, unknown>) => {
+      let ready: PreparedExpression;
+      try {
+        ready = prepare();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const { slicedField } = ready;
+      const list = slicedField === undefined ? undefined : longListAt(input, slicedField);
+      if (list && slicedField !== undefined) {
+        return evaluateInSlices((part, budgetMs) => evaluateOnce(ready, part, bindings ?? {}, budgetMs), input as Record<string, unknown>, slicedField, list, limits);
+      }
+      return evaluateOnce(ready, input, bindings ?? {}, limits.timeoutMs);
+    },
+  };
+  // Not enumerable: whoever walks the mapping's values (deepFreeze) must not prepare every expression.
+  Object.defineProperty(compiled, 'fastPath', { enumerable: false, get: () => prepare().fast !== undefined });
+  return Object.freeze(compiled) as CompiledExpression;
+}
+
+interface PreparedExpression {
+  readonly interpreted: jsonata.Expression;
+  readonly fast?: FastPath;
+  /** The list field mapped element by element that is evaluated in slices (list-slices.ts), if any. */
+  readonly slicedField?: string;
+}
+
+/** The parsed expression made ready to run: literal tables folded, functions registered, the fast path built. */
+function prepareExpression(
+  expression: jsonata.Expression,
+  source: string,
+  withPrelude: boolean,
+  limits: ExpressionLimits,
+  compileOptions: CompileOptions,
+): PreparedExpression {
+  // The prelude's functions were checked on their own; this compiles their literals' new RegExp objects for RE2.
+  if (withPrelude) findUnsupportedRegex(expression.ast(), source);
   // Inline lookup tables are built once here rather than on every evaluation (see constant-objects.ts).
   const constants = foldLiteralObjects(expression.ast());
   for (const [name, value] of constants) expression.assign(name, value);
   // $sort, $distinct, $spread and $string in slices, with the limits (guarded-builtins.ts), over JSONata's own.
   for (const builtin of GUARDED_BUILTINS) {
     expression.registerFunction(builtin.name, builtin.implementation as (...args: unknown[]) => unknown, builtin.signature);
+    if (builtin.name === 'string') expression.registerFunction(CONCAT_STRING_FUNCTION, builtin.implementation as (...args: unknown[]) => unknown, builtin.signature);
   }
   for (const helper of HELPER_FUNCTIONS) {
     expression.registerFunction(helper.name, helper.implementation as (...args: unknown[]) => unknown, helper.signature);
@@ -141,31 +210,10 @@ export function compileExpression(
   // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
   // subset that is evaluated synchronously with the same results, falling back to it for everything else.
   const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES);
-  const interpreted = expression;
-  const stats = { fast: 0, fallback: 0, interpreter: 0 };
-  return Object.freeze({
-    source,
-    fastPath: fast !== undefined,
-    stats,
-    // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
-    evaluate: (input: unknown, bindings?: Record<string, unknown>) => {
-      if (!fast || fast.disabled) {
-        stats.interpreter += 1;
-        return interpreted.evaluate(input, bindings ?? {});
-      }
-      const started = Date.now();
-      const answer = fast.evaluate(input, bindings ?? {});
-      if (answer) {
-        stats.fast += 1;
-        return Promise.resolve(answer.value);
-      }
-      stats.fallback += 1;
-      const spent = Date.now() - started;
-      // The fast attempt counts against the limit: the interpreter gets what is left, never a fresh limit.
-      if (limits.timeoutMs > 0 && spent > 0) return remainingBudget.run(Math.max(1, limits.timeoutMs - spent), () => interpreted.evaluate(input, bindings ?? {}));
-      return interpreted.evaluate(input, bindings ?? {});
-    },
-  });
+  // The interpreter's `&` writes its operands with the guarded $string (concat-operands.ts); the fast path, compiled above, already does.
+  writeConcatOperands(expression.ast());
+  // Long lists mapped element by element are evaluated in slices, letting other requests in (list-slices.ts).
+  return { interpreted: expression, fast, slicedField: slicedListField(expression.ast()) };
 }
 
 /**

@@ -90,4 +90,15 @@ export const HELPER_FUNCTIONS: readonly HelperFunction[] = [
     doc: "$isoDateTime('30.11.2026') → '2026-11-30T00:00:00Z', always UTC in whole seconds; null gives nothing. Optional format: YYYY-MM-DD, DD.MM.YYYY, DD/MM/YYYY, MM/DD/YYYY, YYYYMMDD (null: none). Optional zone, an IANA name: values without an offset are local times there, $isoDateTime('2026-11-30 08:00', null, 'Europe/Berlin') → '2026-11-30T07:00:00Z'.",
     implementation: ((value: unknown, format?: string | null, zone?: string) => toIsoDateTime(value, format, zone)) as HelperFunction['implementation'],
   },
+  {
+    name: 'odataLiteral',
+    signature: '<(snbl)-:s>',
+    doc: "$odataLiteral(\"O'Brien\") → 'O''Brien' (quoted, ' doubled), 42 → 42, true → true, null → null: an OData key or $filter value.",
+    implementation: ((value: string | number | boolean | null | undefined) => {
+      if (value === undefined) return undefined;
+      if (typeof value === 'string') return `'${value.replace(/'/g, "''")}'`;
+      if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(`${value} is no OData number`);
+      return value === null ? 'null' : String(value);
+    }) as HelperFunction['implementation'],
+  },
 ];

@@ -4,20 +4,22 @@
  * - the evaluation lets the event loop run every YIELD_AFTER_MS: JSONata's interpreter is async, but only
  *   through promises, which never let a timer or a socket in; without this a 5 s runaway is a 5 s freeze
  *   of every request of the process, even though its time limit stops it in the end;
- * - a text or a list a step built cannot grow past the limits: a doubling `$s & $s` or a `$pad` with a
- *   width of half a billion reach V8's own maximum within a few steps, and the next built-in that walks
- *   such a text (`$length` copies it into an array) ends the process with a fatal out-of-memory.
+ * - a text or a list a step built cannot grow past the limits: a doubling `$s & $s` reaches V8's own
+ *   maximum within a few steps, and the next built-in that copies such a text ends the process with a
+ *   fatal out-of-memory (JSONata's `$length` did, before guarded-texts.ts).
  * Steps that only read a value (a field, a variable) are not measured: a large input is not the
  * expression's doing.
  */
+
+import { SLICE_MS } from '../time-slices';
 
 export interface GuardLimits {
   readonly maxTextLength: number;
   readonly maxSequence: number;
 }
 
-/** How long an evaluation runs before it lets the event loop turn. */
-export const YIELD_AFTER_MS = 10;
+/** How long an evaluation runs before it lets the event loop turn: the engine's one slice length. */
+export const YIELD_AFTER_MS = SLICE_MS;
 
 /** Thrown when a step built a text or a list over the limit; the request fails with this message. */
 export class ExpressionLimitError extends Error {

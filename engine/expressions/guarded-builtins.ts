@@ -1,5 +1,9 @@
 import { isDeepEqual } from './deep-equal';
-import { ExpressionLimitError, YIELD_AFTER_MS, textTooLong } from './guard';
+import { YIELD_AFTER_MS } from './guard';
+import { JSON_BUILTINS } from './guarded-json';
+import { LIST_BUILTINS } from './guarded-lists';
+import { TEXT_BUILTINS } from './guarded-texts';
+import { CHECK_EVERY, drive, guardrailsOf, isNumeric, isSequence, isThenable, refuseLongList, turn, type Comparator, type Focus } from './guarded-slices';
 
 /**
  * Replacements for JSONata built-ins whose own implementation (jsonata 2.2.2) escapes the guard: a
@@ -9,7 +13,9 @@ import { ExpressionLimitError, YIELD_AFTER_MS, textTooLong } from './guard';
  *   memory: 30,000 numbers took 4.4 s and 820 MB, 5,000,000 ended the process out of memory);
  * - `$distinct`: compares every item with every kept item (quadratic: 30,000 numbers 0.6 s);
  * - `$spread`: concatenates the whole result again for every item (quadratic: 100,000 objects 92 s);
- * - `$string`: one JSON.stringify with a JavaScript replacer (5,000,000 numbers: 1.5 s in one block).
+ * - `$string` and `$clone` (guarded-json.ts), `$reverse`, `$shuffle` and `$zip` (guarded-lists.ts): linear,
+ *   but one step of up to seconds on millions of items; `$length`, `$substring` and `$pad`
+ *   (guarded-texts.ts): a second per ten million characters.
  * Each gives the same results as the original (a differential test compares them), refuses a list longer
  * than the sequence limit, and works in slices: in the interpreter it lets the event loop turn every
  * YIELD_AFTER_MS and checks the time limit (JSONata's own D1012); on the synchronous fast path a call
@@ -18,97 +24,6 @@ import { ExpressionLimitError, YIELD_AFTER_MS, textTooLong } from './guard';
  * fetches them the same way (fast-path/runtime.ts). JSONata's order-by syntax `list^(key)` calls its own
  * sort directly and cannot be replaced this way (docs/mapping-format.md, Limits).
  */
-
-/** What JSONata passes a built-in as `this` (the fast path passes the same shape, without an environment). */
-interface Focus {
-  readonly options?: { readonly sequence?: number; readonly maxTextLength?: number };
-  readonly environment?: { readonly base?: { readonly guardrails?: () => void } };
-  readonly createSequence?: (...items: unknown[]) => unknown[];
-}
-
-/** The fast path gave a built-in more than a slice of work: it falls back to the interpreter, which can pause. */
-export class FastPathSliceExceeded extends Error {
-  constructor() {
-    super('too much work for the synchronous fast path');
-    this.name = 'FastPathSliceExceeded';
-  }
-}
-
-/** Items (or comparisons, or values written) between two looks at the clock. */
-const CHECK_EVERY = 1024;
-
-function maxSequence(focus: Focus | undefined): number {
-  const limit = focus?.options?.sequence;
-  return typeof limit === 'number' && limit > 0 ? limit : Infinity;
-}
-
-/** The guard's error (guard.ts): the request fails with it, as for a list a step built. */
-function refuseLongList(focus: Focus | undefined, name: string, list: readonly unknown[]): void {
-  const limit = maxSequence(focus);
-  if (list.length > limit) throw new ExpressionLimitError('list', `${name} was given a list of ${list.length} items; the limit is ${limit}`);
-}
-
-function guardrailsOf(focus: Focus | undefined): (() => void) | undefined {
-  const guardrails = focus?.environment?.base?.guardrails;
-  return typeof guardrails === 'function' ? guardrails : undefined;
-}
-
-function turn(): Promise<void> {
-  return new Promise((resolve) => {
-    setImmediate(resolve);
-  });
-}
-
-/**
- * Runs `work` (a bounded amount per call, true once finished) to the end. Within one slice it stays
- * synchronous, so small inputs cost nothing more; past it, the interpreter continues asynchronously with
- * its time limit checked and the event loop let in between slices, and the fast path gives up.
- */
-function drive<T>(focus: Focus | undefined, work: () => boolean, result: () => T): T | Promise<T> {
-  const started = Date.now();
-  while (!work()) {
-    if (Date.now() - started < YIELD_AFTER_MS) continue;
-    const guardrails = guardrailsOf(focus);
-    if (!guardrails) throw new FastPathSliceExceeded();
-    return (async () => {
-      for (;;) {
-        await turn();
-        guardrails();
-        const since = Date.now();
-        for (;;) {
-          if (work()) return result();
-          if (Date.now() - since >= YIELD_AFTER_MS) break;
-        }
-      }
-    })();
-  }
-  return result();
-}
-
-// ---------------------------------------------------------------------------------------------- values
-
-type Comparator = (a: unknown, b: unknown) => unknown;
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-}
-
-/** JSONata's isNumeric: a number that is not NaN; an infinite one is an error (D1001). */
-function isNumeric(value: unknown): boolean {
-  if (typeof value !== 'number' || Number.isNaN(value)) return false;
-  if (!Number.isFinite(value)) throw { code: 'D1001', value, stack: new Error().stack };
-  return true;
-}
-
-function isFunction(value: unknown): boolean {
-  if (typeof value === 'function') return true;
-  const flags = value as { _jsonata_function?: unknown; _jsonata_lambda?: unknown } | null | undefined;
-  return Boolean(flags && (flags._jsonata_function === true || flags._jsonata_lambda === true));
-}
-
-function isSequence(value: unknown): boolean {
-  return Array.isArray(value) && (value as { sequence?: unknown }).sequence === true;
-}
 
 // ---------------------------------------------------------------------------------------------- $sort
 
@@ -344,118 +259,6 @@ function spreadValue(focus: Focus, value: unknown): unknown {
   return value;
 }
 
-// ---------------------------------------------------------------------------------------------- $string
-
-/** JSONata's replacer for $string: numbers to 15 significant digits, functions as "". */
-function replace(value: unknown): unknown {
-  if (value !== undefined && value !== null && isNumeric(value)) {
-    return !Number.isInteger(value) ? Number((value as number).toPrecision(15)) : value;
-  }
-  return value && isFunction(value) ? '' : value;
-}
-
-interface Container {
-  readonly value: object;
-  /** Object.keys of an object; undefined for an array. */
-  readonly keys: readonly string[] | undefined;
-  readonly length: number;
-  index: number;
-  readonly parts: string[];
-  readonly indent: string;
-  readonly stepback: string;
-}
-
-/**
- * JSON.stringify(value, replacer, gap) as the ECMAScript algorithm writes it (SerializeJSONProperty,
- * SerializeJSONObject, SerializeJSONArray), on an explicit stack so that it can stop between values.
- */
-function serializer(root: unknown, gap: string, maxLength: number): { work: () => boolean; result: () => string | undefined } {
-  const stack: Container[] = [];
-  let written = 0;
-  let answer: string | undefined;
-  let done = false;
-  /** A value's text, or a container to descend into. */
-  const property = (holder: object, key: string, raw: unknown, indent: string): string | Container | undefined => {
-    let value = raw;
-    if (value !== null && (typeof value === 'object' || typeof value === 'bigint')) {
-      const toJSON = (value as { toJSON?: unknown }).toJSON;
-      if (typeof toJSON === 'function') value = (toJSON as (key: string) => unknown).call(value, key);
-    }
-    value = replace(value);
-    if (value instanceof Number || value instanceof String || value instanceof Boolean || typeof value === 'bigint' || typeof value === 'symbol') {
-      // Rare wrappers: JSON.stringify itself writes them (and throws for a BigInt).
-      return JSON.stringify(value);
-    }
-    if (typeof value === 'string' || typeof value === 'number') {
-      const text = typeof value === 'string' ? JSON.stringify(value) : Number.isFinite(value) ? String(value) : 'null';
-      // What the values and keys alone add up to, never more than the whole text: past the limit, stop now.
-      written += text.length + key.length;
-      if (written > maxLength) throw textTooLong(written, maxLength);
-      return text;
-    }
-    if (value === null) return 'null';
-    if (value === true) return 'true';
-    if (value === false) return 'false';
-    if (typeof value === 'object') {
-      if (stack.some((open) => open.value === value)) throw new TypeError('Converting circular structure to JSON');
-      const keys = Array.isArray(value) ? undefined : Object.keys(value);
-      return { value, keys, length: keys ? keys.length : (value as unknown[]).length, index: 0, parts: [], indent: indent + gap, stepback: indent };
-    }
-    return undefined;
-  };
-  const close = (container: Container): string => {
-    const [open, end] = container.keys ? ['{', '}'] : ['[', ']'];
-    if (container.parts.length === 0) return open + end;
-    if (gap === '') return open + container.parts.join(',') + end;
-    return `${open}\n${container.indent}${container.parts.join(`,\n${container.indent}`)}\n${container.stepback}${end}`;
-  };
-  /** Hands a finished text to the container it belongs to (or makes it the answer). */
-  const deliver = (text: string | undefined, key: string | undefined): void => {
-    const parent = stack[stack.length - 1];
-    if (!parent) {
-      answer = text;
-      done = true;
-      return;
-    }
-    if (!parent.keys) parent.parts.push(text ?? 'null');
-    else if (text !== undefined) parent.parts.push(`${JSON.stringify(key)}:${gap ? ' ' : ''}${text}`);
-  };
-  const start = property({ '': root }, '', root, '');
-  if (typeof start === 'object') stack.push(start);
-  else deliver(start, '');
-  const work = (): boolean => {
-    for (let steps = 0; !done && steps < CHECK_EVERY; steps++) {
-      const container = stack[stack.length - 1];
-      if (container.index >= container.length) {
-        stack.pop();
-        const text = close(container);
-        const parent = stack[stack.length - 1];
-        deliver(text, parent?.keys ? parent.keys[parent.index - 1] : undefined);
-        continue;
-      }
-      const key = container.keys ? container.keys[container.index] : String(container.index);
-      container.index += 1;
-      const item = property(container.value, key, (container.value as Record<string, unknown>)[key], container.indent);
-      if (typeof item === 'object') stack.push(item);
-      else deliver(item, key);
-    }
-    return done;
-  };
-  return { work, result: () => answer };
-}
-
-/** $string(value, prettify?): JSONata's $string, written out in slices and refused past the text limit. */
-function string(this: Focus | undefined, value: unknown, prettify = false): unknown {
-  if (value === undefined) return undefined;
-  if (typeof value === 'string') return value;
-  if (isFunction(value)) return '';
-  if (typeof value === 'number' && !Number.isFinite(value)) throw { code: 'D3001', value, stack: new Error().stack };
-  const root = Array.isArray(value) && (value as { outerWrapper?: unknown }).outerWrapper ? (value as unknown[])[0] : value;
-  const limit = this?.options?.maxTextLength;
-  const { work, result } = serializer(root, prettify ? '  ' : '', typeof limit === 'number' && limit > 0 ? limit : Infinity);
-  return drive(this, work, result);
-}
-
 export interface GuardedBuiltin {
   readonly name: string;
   readonly signature: string;
@@ -467,5 +270,7 @@ export const GUARDED_BUILTINS: readonly GuardedBuiltin[] = [
   { name: 'sort', signature: '<af?:a>', implementation: sort as GuardedBuiltin['implementation'] },
   { name: 'distinct', signature: '<x:x>', implementation: distinct as GuardedBuiltin['implementation'] },
   { name: 'spread', signature: '<x-:a<o>>', implementation: spread as GuardedBuiltin['implementation'] },
-  { name: 'string', signature: '<x-b?:s>', implementation: string as GuardedBuiltin['implementation'] },
+  ...JSON_BUILTINS,
+  ...LIST_BUILTINS,
+  ...TEXT_BUILTINS,
 ];

@@ -37,41 +37,84 @@ function firstInvalidUtf8(bytes: Buffer): number {
   return 0;
 }
 
-function decodeUtf8(bytes: Buffer): string {
-  try {
-    // ignoreBOM false (the default): a UTF-8 byte order mark is removed, with or without it reads the same.
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    const at = firstInvalidUtf8(bytes);
-    throw fileInvalid('file', `is not UTF-8 text (invalid byte 0x${bytes[at]?.toString(16).padStart(2, '0') ?? '??'} near byte ${at + 1}); if the file comes from a Windows program, the mapping should declare encoding: windows-1252`);
-  }
+/** Bytes → text a piece at a time; `end()` gives what the last pieces held back (a split character). */
+export interface TextDecoding {
+  write(bytes: Buffer): string;
+  end(): string;
 }
 
-function decodeUtf16(bytes: Buffer, variant: 'utf-16le' | 'utf-16be'): string {
-  const body = bytes.subarray(2);
-  if (body.length % 2 !== 0) throw fileInvalid('file', 'is not UTF-16 text: it has an odd number of bytes (cut off?)');
-  return iconv.decode(body, variant);
+/** The whole file for an error message: it is decoded again only when the message needs it. */
+type Whole = () => Buffer;
+
+function utf8Decoding(whole: Whole): TextDecoding {
+  // ignoreBOM false (the default): a UTF-8 byte order mark is removed, with or without it reads the same.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const strictly = (decode: () => string): string => {
+    try {
+      return decode();
+    } catch {
+      const bytes = whole();
+      const at = firstInvalidUtf8(bytes);
+      throw fileInvalid('file', `is not UTF-8 text (invalid byte 0x${bytes[at]?.toString(16).padStart(2, '0') ?? '??'} near byte ${at + 1}); if the file comes from a Windows program, the mapping should declare encoding: windows-1252`);
+    }
+  };
+  return {
+    write: (bytes) => strictly(() => decoder.decode(bytes, { stream: true })),
+    end: () => strictly(() => decoder.decode()),
+  };
 }
 
-export function decodeText(bytes: Buffer, encoding: TextEncoding): string {
+/** iconv-lite's decoder, after the first `skip` bytes of the stream (a byte order mark). */
+function iconvDecoding(encoding: string, skip: number): TextDecoding {
+  const decoder = iconv.getDecoder(encoding);
+  let toSkip = skip;
+  return {
+    write: (bytes) => {
+      const rest = toSkip > 0 ? bytes.subarray(toSkip) : bytes;
+      toSkip = Math.max(0, toSkip - bytes.length);
+      return decoder.write(rest);
+    },
+    end: () => decoder.end() ?? '',
+  };
+}
+
+function utf16Decoding(size: number, variant: 'utf-16le' | 'utf-16be'): TextDecoding {
+  if ((size - 2) % 2 !== 0) throw fileInvalid('file', 'is not UTF-16 text: it has an odd number of bytes (cut off?)');
+  return iconvDecoding(variant, 2);
+}
+
+const NOTHING: TextDecoding = { write: () => '', end: () => '' };
+
+/**
+ * How a file of `size` bytes that starts with `head` (its first 3 bytes, or all of a shorter file) is
+ * decoded in the encoding the mapping declares. Problems the start of the file shows are thrown here;
+ * invalid UTF-8 is thrown by the piece that holds it.
+ */
+export function textDecoding(head: Buffer, size: number, encoding: TextEncoding, whole: Whole): TextDecoding {
   switch (encoding) {
     case 'auto': {
-      const utf16 = utf16Bom(bytes);
-      return utf16 ? decodeUtf16(bytes, utf16) : decodeUtf8(bytes);
+      const utf16 = utf16Bom(head);
+      return utf16 ? utf16Decoding(size, utf16) : utf8Decoding(whole);
     }
     case 'utf-8':
-      return decodeUtf8(bytes);
+      return utf8Decoding(whole);
     case 'utf-16': {
-      const utf16 = utf16Bom(bytes);
+      const utf16 = utf16Bom(head);
       if (!utf16) {
-        if (bytes.length === 0) return '';
+        if (size === 0) return NOTHING;
         throw fileInvalid('file', 'is not UTF-16 text with a byte order mark; the mapping declares encoding: utf-16, which needs the mark to know the byte order');
       }
-      return decodeUtf16(bytes, utf16);
+      return utf16Decoding(size, utf16);
     }
     case 'windows-1252':
       // A UTF-8 mark in a file declared Windows-1252 would show up as "ï»¿" in the first column name.
-      if (startsWith(bytes, UTF8_BOM)) throw fileInvalid('file', 'starts with a UTF-8 byte order mark but the mapping declares encoding: windows-1252; send it as Windows-1252 or change the mapping to utf-8');
-      return iconv.decode(bytes, 'windows-1252');
+      if (startsWith(head, UTF8_BOM)) throw fileInvalid('file', 'starts with a UTF-8 byte order mark but the mapping declares encoding: windows-1252; send it as Windows-1252 or change the mapping to utf-8');
+      return iconvDecoding('windows-1252', 0);
   }
+}
+
+/** All of `bytes` at once (a JSON file, which is parsed whole). */
+export function decodeText(bytes: Buffer, encoding: TextEncoding): string {
+  const decoding = textDecoding(bytes.subarray(0, 3), bytes.length, encoding, () => bytes);
+  return decoding.write(bytes) + decoding.end();
 }

@@ -5,11 +5,18 @@
  */
 export const DELIMITER_CANDIDATES = [',', ';', '\t'] as const;
 
-export function detectDelimiter(text: string, quote: string, comment: string | undefined): string {
+/**
+ * `complete` false: `text` is the start of a file whose rest has not arrived yet; the answer is undefined
+ * until a line with data is complete in it (a line cut off at the end might hold more delimiters).
+ */
+export function detectDelimiter(text: string, quote: string, comment: string | undefined, complete = true): string | undefined {
   let lineStart = 0;
   while (lineStart < text.length) {
     let lineEnd = text.indexOf('\n', lineStart);
-    if (lineEnd === -1) lineEnd = text.length;
+    if (lineEnd === -1) {
+      if (!complete) return undefined;
+      lineEnd = text.length;
+    }
     const line = text.slice(lineStart, lineEnd).replace(/\r$/, '');
     lineStart = lineEnd + 1;
     if (line.trim() === '' || (comment && line.startsWith(comment))) continue;
@@ -25,5 +32,5 @@ export function detectDelimiter(text: string, quote: string, comment: string | u
     const best = counts.indexOf(Math.max(...counts));
     return DELIMITER_CANDIDATES[best];
   }
-  return DELIMITER_CANDIDATES[0];
+  return complete ? DELIMITER_CANDIDATES[0] : undefined;
 }

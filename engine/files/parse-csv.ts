@@ -1,16 +1,38 @@
+import { finished } from 'node:stream/promises';
+import { parse as parseStream, type CsvError } from 'csv-parse';
 import { parse, type Options } from 'csv-parse/sync';
+import { TimeSlices } from '../time-slices';
 import { detectDelimiter } from './detect-delimiter';
 import { fileInvalid, type FileProblems } from './problems';
 
 /**
- * CSV text → column names and records (arrays of cell texts), with csv-parse doing the parsing. Records
- * are kept as arrays, not objects: building one object per row costs more than the parsing itself on a
- * 200,000-line file. Row numbers are not tracked on the way either (csv-parse's per-record info doubles
- * the parse time); `rowOf` recomputes them with a second parse only when a problem needs one.
+ * CSV text → column names and records (arrays of cell texts), with csv-parse doing the parsing. The
+ * text arrives in pieces (decoded from the upload as the parser asks) and goes through csv-parse's
+ * stream parser between turns of the event loop: a 200,000-line file neither exists as one text nor
+ * stops the process while it is read. Records are kept as arrays, not objects: building one object per
+ * row costs more than the parsing itself on a 200,000-line file. Row numbers are not tracked on the way
+ * either (csv-parse's per-record info doubles the parse time); `rowOf` recomputes them with a second
+ * parse of the whole text, decoded again, only when a problem needs one.
  */
 
 export type { CsvOptions } from '../mapping/file-settings';
 import type { CsvOptions } from '../mapping/file-settings';
+
+/** A file's text: in pieces for reading, whole only for row numbers and error descriptions. */
+export interface CsvText {
+  pieces(): AsyncIterator<string>;
+  whole(): string;
+}
+
+/** A text that is already whole. */
+export function wholeText(text: string): CsvText {
+  return {
+    async *pieces() {
+      yield text;
+    },
+    whole: () => text,
+  };
+}
 
 export interface CsvTable {
   readonly columns: readonly string[];
@@ -86,19 +108,65 @@ function recordStartLines(text: string, options: Options): Int32Array {
   return Int32Array.from(starts);
 }
 
-export function parseCsv(text: string, options: CsvOptions, problems: FileProblems): CsvTable {
-  const delimiter = options.delimiter === 'auto' ? detectDelimiter(text, options.quote, options.comment) : options.delimiter;
-  const csvOptions = parserOptions(options, delimiter);
-  let all: string[][];
-  try {
-    all = parse(text, csvOptions) as string[][];
-  } catch (error) {
-    describeParseError(error as { code?: string; lines?: number; message: string }, text, options, csvOptions);
+interface ParseFailure {
+  readonly error: { code?: string; lines?: number; message: string };
+}
+
+/**
+ * Every record of the text, parsed piece by piece. A CSV error stops the parsing but not the reading:
+ * the rest of the text is still decoded, so a decoding problem later in the file is the one reported,
+ * as when the whole text was decoded before parsing.
+ */
+async function parseRecords(text: CsvText, options: CsvOptions): Promise<{ all: string[][]; csvOptions: Options } | ParseFailure & { csvOptions: Options }> {
+  const slices = new TimeSlices();
+  const pieces = text.pieces();
+  let head = '';
+  let delimiter = options.delimiter === 'auto' ? undefined : options.delimiter;
+  let ended = false;
+  // `auto` needs the first line with data, complete, before the parser can start.
+  while (delimiter === undefined) {
+    const next = await pieces.next();
+    if (next.done) ended = true;
+    else head += next.value;
+    delimiter = detectDelimiter(head, options.quote, options.comment, ended);
   }
+  const csvOptions = parserOptions(options, delimiter);
+  const all: string[][] = [];
+  let failure: CsvError | undefined;
+  const parser = parseStream(csvOptions);
+  parser.on('data', (record: string[]) => all.push(record));
+  parser.on('error', (error: CsvError) => {
+    failure ??= error;
+  });
+  // After an error the parser is destroyed at once; its 'error' event follows on a later tick.
+  const feed = (piece: string) => {
+    if (!parser.destroyed && piece !== '') parser.write(piece);
+  };
+  feed(head);
+  while (!ended) {
+    if (slices.due()) await slices.turn();
+    const next = await pieces.next();
+    if (next.done) ended = true;
+    else feed(next.value);
+  }
+  if (!parser.destroyed) {
+    parser.end();
+    await finished(parser).catch(() => undefined); // the error, if the end of the text has one, is in `failure`
+  }
+  // A parse error reaches the 'error' listener on a later tick.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return failure ? { error: failure, csvOptions } : { all, csvOptions };
+}
+
+export async function parseCsv(text: CsvText, options: CsvOptions, problems: FileProblems): Promise<CsvTable> {
+  const parsed = await parseRecords(text, options);
+  const { csvOptions } = parsed;
+  if ('error' in parsed) describeParseError(parsed.error, text.whole(), options, csvOptions);
+  const { all } = parsed;
   let lines: Int32Array | undefined;
   const headerRows = options.header ? 1 : 0;
   const rowOf = (index: number) => {
-    lines ??= recordStartLines(text, csvOptions);
+    lines ??= recordStartLines(text.whole(), csvOptions);
     return lines[index + headerRows];
   };
   const ragged = new Set<number>();

@@ -5,9 +5,10 @@ import { OperationFailure, type Problem } from '../errors';
 import type { CsvLayout, FileOperation, JsonLayout } from '../mapping/model';
 import { evaluateAt } from '../mapping/evaluate';
 import { buildRecords, rowObject } from './build-records';
-import { decodeBase64Strict } from './decode-base64';
-import { decodeText, type TextEncoding } from './decode-text';
-import { parseCsv } from './parse-csv';
+import { TimeSlices } from '../time-slices';
+import { readBase64 } from './decode-base64';
+import { decodeText, textDecoding, type TextEncoding } from './decode-text';
+import { parseCsv, type CsvTable, type CsvText } from './parse-csv';
 import { parseJsonFile } from './parse-json';
 import { FileProblems } from './problems';
 import { reportByPath, reportByRow } from './trace-problems';
@@ -29,38 +30,71 @@ function asList(value: unknown): unknown[] {
  * The contract check, capped at the room the problem list has left (plus `skipped`, the problems the
  * caller will drop as already reported), so a file that is wrong on every row costs one linear pass.
  */
-function checkContract(data: unknown[], checkData: Validator | undefined, problems: FileProblems, skipped = 0): readonly Problem[] {
+async function checkContract(data: unknown[], checkData: Validator | undefined, problems: FileProblems, skipped = 0): Promise<readonly Problem[]> {
   if (!checkData) return [];
-  const found = checkData(data, problems.room + Math.min(skipped, 1000));
+  const found = await checkData.inSlices(data, problems.room + Math.min(skipped, 1000));
   // Past the cap, the problems of rows already reported (bad cells, ragged rows) cannot be told apart,
   // so only what certainly is new is counted.
   problems.addUnlisted(Math.max(0, unlistedOf(found) - skipped));
   return listedOf(found);
 }
 
-/** Synchronous, so the decoded bytes (as large as the file) are garbage as soon as the text exists. */
-function readText(fileContent: string, maxFileBytes: number, encoding: TextEncoding): string {
-  return decodeText(decodeBase64Strict(fileContent, maxFileBytes), encoding);
+/** A JSON file is parsed whole, so it is decoded whole. */
+async function readText(fileContent: string, maxFileBytes: number, encoding: TextEncoding): Promise<string> {
+  return decodeText((await readBase64(fileContent, maxFileBytes)).whole(), encoding);
 }
 
-async function fromCsv(text: string, layout: CsvLayout, checkData: Validator | undefined, problems: FileProblems): Promise<unknown[]> {
-  const table = parseCsv(text, layout, problems);
+/**
+ * A CSV file's text, decoded piece by piece while the parser reads it: neither the file's bytes nor its
+ * text exist whole (they would be 2 × 19 MB for 200,000 lines). What the first bytes show (a byte order
+ * mark the encoding forbids, an odd UTF-16 length) is refused before reading starts.
+ */
+async function csvText(fileContent: string, maxFileBytes: number, encoding: TextEncoding): Promise<CsvText> {
+  const file = await readBase64(fileContent, maxFileBytes);
+  const head = Buffer.from(fileContent.slice(0, 4), 'base64');
+  const decoding = textDecoding(head, file.size, encoding, file.whole);
+  return {
+    async *pieces() {
+      for (const bytes of file.pieces()) {
+        const text = decoding.write(bytes);
+        if (text !== '') yield text;
+      }
+      const rest = decoding.end();
+      if (rest !== '') yield rest;
+    },
+    whole: () => decodeText(file.whole(), encoding),
+  };
+}
+
+/** The rows as objects for a JSONata transform, built between turns of the event loop. */
+async function rowObjects(table: CsvTable): Promise<Record<string, unknown>[]> {
+  const slices = new TimeSlices(256);
+  const rows = new Array<Record<string, unknown>>(table.records.length);
+  for (let index = 0; index < rows.length; index += 1) {
+    rows[index] = rowObject(table, index);
+    if (slices.due()) await slices.turn();
+  }
+  return rows;
+}
+
+async function fromCsv(text: CsvText, layout: CsvLayout, checkData: Validator | undefined, problems: FileProblems): Promise<unknown[]> {
+  const table = await parseCsv(text, layout, problems);
   if (table.records.length === 0 && problems.count === 0) return []; // an empty file, or a header alone
   checkColumns(table, referencedColumns(layout.types, layout.build), problems);
   problems.throwIfAny(); // a missing column or a broken header would make every row wrong: say that once
-  const failed = convertTypedCells(table, layout.types, problems);
+  const failed = await convertTypedCells(table, layout.types, problems);
 
   if (layout.build.kind === 'output') {
     // A JSONata transform cannot say which row a contract problem came from, so bad cells go first.
     problems.throwIfAny();
-    const rows = table.records.map((_, index) => rowObject(table, index));
+    const rows = await rowObjects(table);
     const data = asList(await evaluateAt(layout.build.expression, rows, 'csv.output', 'FILE_INVALID'));
-    reportByPath(checkContract(data, checkData, problems), problems);
+    reportByPath(await checkContract(data, checkData, problems), problems);
     problems.throwIfAny();
     return data;
   }
   const built = await buildRecords(table, layout.build, problems);
-  reportByRow(checkContract(built.data, checkData, problems, failed.size + table.ragged.size), built, layout.build, table, failed, problems);
+  reportByRow(await checkContract(built.data, checkData, problems, failed.size + table.ragged.size), built, layout.build, table, failed, problems);
   problems.throwIfAny();
   return built.data;
 }
@@ -69,7 +103,7 @@ async function fromJson(text: string, layout: JsonLayout, checkData: Validator |
   const parsed = parseJsonFile(text);
   if (parsed.empty) return [];
   const data = asList(await evaluateAt(layout.output, parsed.value, 'json.output', 'FILE_INVALID'));
-  reportByPath(checkContract(data, checkData, problems), problems);
+  reportByPath(await checkContract(data, checkData, problems), problems);
   problems.throwIfAny();
   return data;
 }
@@ -83,8 +117,9 @@ export async function runFileOperation(operation: FileOperation, input: unknown,
     const message = `this adapter does not accept ${typeName ?? `file type ${fileType}`} files here; it accepts ${accepted}`;
     throw new OperationFailure('FILE_NOT_SUPPORTED', message, [{ path: 'fileType', message }]);
   }
-  const text = readText(fileContent, operation.maxFileBytes, layout.encoding);
   const problems = new FileProblems(operation.maxProblems);
-  const data = typeName === 'CSV' ? await fromCsv(text, layout as CsvLayout, checkData, problems) : await fromJson(text, layout as JsonLayout, checkData, problems);
+  const data = typeName === 'CSV'
+    ? await fromCsv(await csvText(fileContent, operation.maxFileBytes, layout.encoding), layout as CsvLayout, checkData, problems)
+    : await fromJson(await readText(fileContent, operation.maxFileBytes, layout.encoding), layout as JsonLayout, checkData, problems);
   return { resultName: operation.route.successResult, data };
 }

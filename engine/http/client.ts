@@ -4,6 +4,8 @@ import https from 'node:https';
 import tls from 'node:tls';
 import axios, { AxiosError, type AxiosInstance } from 'axios';
 import type { ResponseType, TlsSpec } from '../mapping/model';
+import { decodeErrorBody } from './error-body';
+import { RequestAbandoned } from './faults';
 
 /**
  * The one module that talks to external systems. Everything outbound goes through `HttpClient.send`,
@@ -23,11 +25,13 @@ export interface OutboundRequest {
   readonly timeoutMs: number;
   readonly responseType: ResponseType;
   readonly maxResponseBytes: number;
+  /** Aborted when the platform closed the connection: the call is cut off (RequestAbandoned) instead of running to its timeout. */
+  readonly signal?: AbortSignal;
 }
 
 export interface OutboundResponse {
   readonly status: number;
-  /** Lower-cased header names. */
+  /** Lower-cased header names; repeated headers joined by ", ", except set-cookie by "\n" (cookie dates hold commas). */
   readonly headers: Readonly<Record<string, string>>;
   /** Parsed as the call declared: JSON value, text, or Base64 of the bytes. Undefined when unreadable. */
   readonly body: unknown;
@@ -89,6 +93,7 @@ function preview(text: string): string {
 export const EMPTY_BODY = 'the answer has an empty body; a JSON body was expected';
 
 export function decodeBody(data: Buffer, responseType: ResponseType, contentType: string, status?: number): { body: unknown; bodyError?: string } {
+  if (responseType === 'binary' && status !== undefined && status >= 400) return decodeErrorBody(data, contentType);
   if (responseType === 'binary') {
     // An ERP that cannot deliver the file usually answers an HTML page or a JSON error, often with status
     // 200: passed on as Base64 it would be "the image". An image/* type (SVG is XML) is always bytes.
@@ -114,7 +119,8 @@ function flattenHeaders(headers: Record<string, unknown>): Record<string, string
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || value === null) continue;
-    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    const lower = name.toLowerCase();
+    flat[lower] = Array.isArray(value) ? value.join(lower === 'set-cookie' ? '\n' : ', ') : String(value);
   }
   return flat;
 }
@@ -168,6 +174,10 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
       // timer below bounds the whole call, headers and body, and aborts it when the time is up.
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), request.timeoutMs);
+      // The platform left: the ERP's work for it is of no use any more.
+      const abandon = () => controller.abort();
+      if (request.signal?.aborted) abandon();
+      request.signal?.addEventListener('abort', abandon, { once: true });
       let response;
       try {
         response = await instance.request<Buffer>({
@@ -182,11 +192,13 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
           signal: controller.signal,
         });
       } catch (error) {
+        if (request.signal?.aborted) throw new RequestAbandoned(request.callName, true);
         if (controller.signal.aborted) throw new TransportError('TIMEOUT', `${request.method} ${request.url.origin}${request.url.pathname}: no answer within ${request.timeoutMs} ms (headers and body)`);
         if (error instanceof AxiosError) throw classify(error, request);
         throw error;
       } finally {
         clearTimeout(timer);
+        request.signal?.removeEventListener('abort', abandon);
       }
       const headers = flattenHeaders(response.headers as Record<string, unknown>);
       const decoded = decodeBody(Buffer.from(response.data ?? []), request.responseType, headers['content-type'] ?? '', response.status);

@@ -3,15 +3,18 @@ import type { Logger } from '../log';
 import type { CallSpec, SystemSpec } from '../mapping/model';
 import { TransportError, type HttpClient, type OutboundRequest, type OutboundResponse } from './client';
 import type { Deadline } from './deadline';
+import { withCookies } from './cookies';
+import { withCsrf } from './csrf';
 import { ResponseCache } from './response-cache';
 import { createAuthenticator, type Authenticator } from './with-auth';
 import { withRetry, type AttemptReport } from './with-retry';
 
 /**
  * Everything the engine keeps per ERP between contract requests: the concurrency limit, the
- * credentials (with the OAuth2 token cache), and the answer caches of the calls. Layers, outside in:
- * cache → retry → limit → auth → HttpClient. The limit sits inside the retry so a request waiting to
- * retry holds no slot; auth sits innermost so every attempt carries a valid token.
+ * credentials (with the OAuth2 token cache), the session (cookies, CSRF token) and the answer caches of
+ * the calls. Layers, outside in: cache → retry → limit → auth → CSRF → cookies → HttpClient. The limit
+ * sits inside the retry so a request waiting to retry holds no slot; auth sits inside the limit so every
+ * attempt carries a valid token.
  */
 
 export interface SendContext {
@@ -37,7 +40,9 @@ export class ErpConnection {
 
   constructor(readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean) => void) {
     this.limit = pLimit(system.maxConcurrency);
-    this.auth = createAuthenticator(system.auth, http, system.tls, onTokenFetch);
+    // Per connection, below the credentials: the ERP's session cookies, and SAP's CSRF token over them.
+    const session = system.cookies === 'session' ? withCookies(http) : http;
+    this.auth = createAuthenticator(system.auth, system.csrf ? withCsrf(session, system.csrf, system.baseUrl) : session, system.tls, onTokenFetch);
   }
 
   /** Requests in flight and waiting for a slot, for tests and diagnostics. */
@@ -94,7 +99,7 @@ export class ErpConnection {
     const attemptOnce = () =>
       this.slotWithin(deadline, label, async () => {
         const timeoutMs = deadline.timeoutFor(request.timeoutMs, label);
-        const { response, sends } = await this.auth.send({ ...request, timeoutMs, tls: this.system.tls });
+        const { response, sends } = await this.auth.send({ ...request, timeoutMs, tls: this.system.tls, signal: deadline.abandoned });
         if (sends > 1) {
           renewals += sends - 1;
           log?.info({ ...target }, 'the ERP answered 401; renewed the OAuth2 token and sent the request again');

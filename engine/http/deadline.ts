@@ -7,8 +7,8 @@ import { DeadlinePassed, RequestAbandoned } from './faults';
 export class Deadline {
   private readonly endsAt: number;
 
-  /** `abandoned`: aborted when the platform closes the connection; no call starts after that. */
-  constructor(readonly limitMs?: number, private readonly now: () => number = () => performance.now(), private readonly abandoned?: AbortSignal) {
+  /** `abandoned`: aborted when the platform closes the connection; no call starts after that, and the one under way is cut off (client.ts). */
+  constructor(readonly limitMs?: number, private readonly now: () => number = () => performance.now(), readonly abandoned?: AbortSignal) {
     this.endsAt = limitMs === undefined ? Infinity : now() + limitMs;
   }
 

@@ -11,18 +11,22 @@ export class DeadlinePassed extends Error {
   }
 }
 
-/** The OAuth2 token endpoint could not give a token (unreachable, an error status, no access_token). */
+/** The OAuth2 token endpoint could not give a token (unreachable, an error status, no access_token), or the ERP gave no CSRF token. */
 export class TokenUnavailable extends Error {
-  constructor(message: string) {
+  /** @param summary what the platform may read: the fault without the endpoint's URL (the message, for the log, has it). */
+  constructor(message: string, readonly summary: string) {
     super(message);
     this.name = 'TokenUnavailable';
   }
 }
 
-/** The platform closed the connection before its answer: nothing more is sent to the ERP for it. */
+/**
+ * The platform closed the connection before its answer: nothing more is sent to the ERP for it, and a
+ * call under way is cut off (`cutOff`) rather than left to run to its timeout.
+ */
 export class RequestAbandoned extends Error {
-  constructor(readonly label: string) {
-    super(`the platform closed the connection before the answer; calls.${label} and what follows were not made`);
+  constructor(readonly label: string, cutOff = false) {
+    super(`the platform closed the connection before the answer; calls.${label} ${cutOff ? 'was cut off' : 'and what follows were not made'}`);
     this.name = 'RequestAbandoned';
   }
 }

@@ -49,8 +49,9 @@ export class TokenSource {
     if (this.cached?.token === token) this.cached = undefined;
   }
 
+  /** The endpoint's URL goes to the log only: it is often an internal address (issue 18, item 7). */
   private failure(message: string): TokenUnavailable {
-    return new TokenUnavailable(`the OAuth2 token endpoint ${this.spec.tokenUrl.origin}${this.spec.tokenUrl.pathname} ${message}`);
+    return new TokenUnavailable(`the OAuth2 token endpoint ${this.spec.tokenUrl.origin}${this.spec.tokenUrl.pathname} ${message}`, `the OAuth2 token endpoint ${message}`);
   }
 
   private async fetch(timeoutMs: number): Promise<string> {

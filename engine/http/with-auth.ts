@@ -1,5 +1,6 @@
 import type { AuthSpec, TlsSpec } from '../mapping/model';
 import type { HttpClient, OutboundRequest, OutboundResponse } from './client';
+import { withQueryParams } from './query-encoding';
 import { TokenSource } from './token-source';
 
 /**
@@ -31,8 +32,8 @@ export function createAuthenticator(auth: AuthSpec, http: HttpClient, tls: TlsSp
       return {
         async send(request) {
           if (auth.in === 'header') return { response: await http.send(withHeader(request, auth.name, auth.value.reveal())), sends: 1 };
-          const url = new URL(request.url.href);
-          url.searchParams.set(auth.name, auth.value.reveal());
+          // Set without rewriting the rest of the query (URLSearchParams would re-encode it as a form).
+          const url = withQueryParams(request.url, { [auth.name]: auth.value.reveal() }, 'percent');
           return { response: await http.send({ ...request, url }), sends: 1 };
         },
       };

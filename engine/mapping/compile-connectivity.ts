@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MappingIssueCode } from '../errors';
-import type { AuthDocument, CacheDocument, CallRetryDocument, ForEachDocument, PaginateDocument, SystemDocument, TlsDocument } from './format/mapping';
+import type { AuthDocument, CacheDocument, CallDocument, CallRetryDocument, ForEachDocument, PaginateDocument, PlatformDocument, SystemDocument, TlsDocument } from './format/mapping';
 import { Secret } from './secret';
-import type { AuthSpec, CacheSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RetryPolicy, TlsSpec } from './model';
+import type { AuthSpec, CacheSpec, CsrfSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RetryPolicy, TlsSpec } from './model';
 import type { PathSegment, YamlSource } from './yaml-source';
 
 /**
@@ -114,6 +114,28 @@ export function compileTls(h: CompileHelpers, raw: TlsDocument | undefined, bloc
     h.warn('TLS_VERIFY_OFF', [...where, 'insecureSkipVerify'], `${block}.tls.insecureSkipVerify is true: the ${block === 'system' ? 'ERP' : 'platform'} certificate is NOT checked, so anyone on the network path can read and change the traffic, credentials included. Use caFile instead outside of a test setup`);
   }
   return { ca, cert, key: key === undefined ? undefined : new Secret(key), caFile: raw.caFile, certFile: raw.certFile, keyFile: raw.keyFile, insecureSkipVerify };
+}
+
+/** The CSRF token belongs to the ERP's session: without the session cookie every write would be refused. */
+export function compileCsrf(h: CompileHelpers, raw: SystemDocument | PlatformDocument, block: SystemBlock = 'system'): CsrfSpec | undefined | false {
+  if (!raw.csrf) return undefined;
+  if (raw.cookies !== 'session') {
+    h.report('SETTINGS_DISAGREE', [block, 'csrf'], `${block}.csrf needs ${block}.cookies: session: SAP Gateway binds the CSRF token to the session cookie it sets, so without the cookie every write is refused`, h.source.keyAt([block, 'csrf']));
+    return false;
+  }
+  return { header: raw.csrf.header, fetchPath: raw.csrf.fetchPath };
+}
+
+/** rawQuery names parameters of the call's query: a name that is not there is a typo that would send the value encoded. */
+export function compileRawQuery(h: CompileHelpers, raw: CallDocument, where: readonly PathSegment[]): readonly string[] | undefined {
+  const names = raw.rawQuery ?? [];
+  const unknown = names.findIndex((name) => !Object.hasOwn(raw.query ?? {}, name));
+  if (unknown >= 0) {
+    const known = Object.keys(raw.query ?? {});
+    h.report('SETTINGS_DISAGREE', [...where, 'rawQuery', unknown], `${named(where)}.rawQuery names "${names[unknown]}", which is not a parameter under query${known.length ? ` (it has ${known.join(', ')})` : ''}`);
+    return undefined;
+  }
+  return names;
 }
 
 export function compileSystemRetry(raw: SystemDocument['retry']): RetryPolicy {

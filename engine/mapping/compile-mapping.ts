@@ -1,3 +1,5 @@
+import { declaredSecretValues } from './mask';
+import type { Secret } from './secret';
 import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
@@ -8,7 +10,7 @@ import { dateArgumentProblems } from './date-arguments';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
 import { compileInbound } from './compile-inbound';
 import { compilePushes, type PushCompileContext } from './compile-push';
-import { compileCache, compileCallRetry, compileForEach, compilePaginate, type CompileHelpers } from './compile-connectivity';
+import { compileCache, compileCallRetry, compileForEach, compilePaginate, compileRawQuery, type CompileHelpers } from './compile-connectivity';
 import { compileSystem, type CallTarget } from './compile-system';
 import { withDefaults, type CallDocument, type MappingDocument, type OperationDocument, type OperationMode } from './format';
 import type { OutboxDocument, OutcomeDocument } from './format/mapping';
@@ -36,6 +38,18 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * The contract's validators for static answers, built on first use and shared by every mapping loaded in
+ * the process: like the contract schemas they check against, they are constants of the program (as the
+ * format's shape check in check-structure.ts is). A registry per file (two AJV instances holding every
+ * contract schema) was half the load time of each further mapping file.
+ */
+let staticChecks: SchemaRegistry | undefined;
+function staticAnswerChecks(): SchemaRegistry {
+  staticChecks ??= createSchemaRegistry();
+  return staticChecks;
+}
+
 /** Which calls the expressions being compiled may read as `calls.<name>` (set while an operation's are). */
 interface CallScope {
   readonly operationId: string;
@@ -52,8 +66,6 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   readonly warnings: MappingIssue[] = [];
   /** The `$name := function(...) {...};` definitions an expression needs, placed before it. */
   private preludeFor: (source: string) => string = () => '';
-  /** Only static answers need the contract's validators at load; most mappings never build them. */
-  private schemas?: SchemaRegistry;
   /** Set while an operation's expressions are compiled: their `calls.<name>` are checked against it. */
   private scope?: CallScope;
 
@@ -92,7 +104,10 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
 
   expression(text: string, path: readonly PathSegment[], offsetInString = 0): LocatedExpression | undefined {
     try {
-      const compiled = Object.freeze({ ...compileExpression(text, this.limits, this.preludeFor(text)), origin: { file: this.source.file, ...this.source.insideString(path, offsetInString) } });
+      const expression = compileExpression(text, this.limits, this.preludeFor(text));
+      const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
+      // The properties, not a spread: `fastPath` is a getter that prepares the expression, which waits for the first evaluation.
+      const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, Object.getOwnPropertyDescriptors(expression)) as LocatedExpression);
       if (this.scope) this.callsRead(text, path, offsetInString, this.scope);
       for (const problem of dateArgumentProblems(text)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
       return compiled;
@@ -186,12 +201,15 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     const retry = compileCallRetry(this, raw.retry, raw.method, target.retry, path);
     const paginate = compilePaginate(this, raw.paginate, path);
     const forEach = compileForEach(this, raw.forEach, path);
-    if (!pathTemplate || (raw.body !== undefined && !body) || !retry || paginate === false || forEach === false) return undefined;
+    const rawQuery = compileRawQuery(this, raw, path);
+    if (!pathTemplate || (raw.body !== undefined && !body) || !retry || paginate === false || forEach === false || !rawQuery) return undefined;
     return {
       name: raw.name,
       method: raw.method,
       path: pathTemplate,
       query,
+      queryEncoding: raw.queryEncoding ?? target.queryEncoding,
+      rawQuery,
       headers,
       body,
       responseType: raw.responseType,
@@ -249,6 +267,9 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     const origin = this.origin(path);
     const mode = this.modeOf(operationId, raw, path);
     if (!mode) return undefined;
+    if (raw.onInvalidRecord === 'skip' && (mode !== 'flow' || (route.dataSchema as { type?: string } | null)?.type !== 'array')) {
+      return this.refuse('SETTING_NOT_FOR_ROUTE', [...path, 'onInvalidRecord'], `onInvalidRecord: skip leaves records out of a list answered by calls + output; ${operationId} ${mode === 'flow' ? 'answers no list' : `is answered by ${mode}`}`);
+    }
 
     if (mode === 'file' && raw.file) {
       if (!FILE_ROUTES[operationId]) {
@@ -259,7 +280,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     }
     if (mode === 'static') {
       if (route.kind === 'event') return this.refuse('MODE_NOT_FOR_ROUTE', path, `${operationId} is an event route and answers without data; use "acknowledge: true" instead of "static"`);
-      const problems = (this.schemas ??= createSchemaRegistry()).compile(route.dataSchema as JsonSchema)(raw.static);
+      const problems = staticAnswerChecks().compile(route.dataSchema as JsonSchema)(raw.static);
       if (problems.length > 0) {
         for (const problem of problems) {
           const where = problem.path.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
@@ -286,7 +307,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     this.capped(raw, path, target.spec);
     const outbox = this.beforeAnyCall(operationId, defined, 'outbox.orderingKey', () => this.outbox(raw, path, route, outcomes as OutcomeRule[]));
     if (outbox === false) return undefined;
-    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs, outbox };
+    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs, onInvalidRecord: raw.onInvalidRecord, outbox };
   }
 
   /**
@@ -358,8 +379,11 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     return undefined;
   }
 }
-/** `baseDir` is where relative file paths of the mapping (TLS files) are read from. */
-export function compileMapping(source: YamlSource, baseDir = process.cwd()): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
+/**
+ * `baseDir` is where relative file paths of the mapping (TLS files) are read from; `secretEnv` are the
+ * values of the secret-named variables the text uses (the model keeps values, not where they came from).
+ */
+export function compileMapping(source: YamlSource, baseDir = process.cwd(), secretEnv: readonly Secret[] = []): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
   const raw: MappingDocument = withDefaults(source.value);
   const limits: ExpressionLimits = { timeoutMs: raw.limits.expressionTimeoutMs, maxDepth: raw.limits.expressionMaxDepth, maxSequence: raw.limits.expressionMaxSequence };
   const compiler = new Compiler(source, limits, baseDir);
@@ -369,13 +393,14 @@ export function compileMapping(source: YamlSource, baseDir = process.cwd()): { m
   const inbound = compileInbound(compiler, raw.inbound);
   const operations = new Map<string, Operation>();
   for (const [operationId, rawOperation] of Object.entries(raw.operations)) {
-    const compiled = compiler.operation(operationId, rawOperation ?? { delivery: 'direct' }, target);
+    const compiled = compiler.operation(operationId, rawOperation ?? { delivery: 'direct', onInvalidRecord: 'fail' }, target);
     if (compiled) operations.set(operationId, deepFreeze(compiled));
   }
   const platform = raw.platform && compileSystem(compiler, raw.platform, 'platform');
   const pushes = compilePushes(compiler, raw.push, platform);
   if (compiler.issues.length > 0 || !system || !inbound || !pushes || (platform && !platform.spec)) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
-  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations, platform: platform?.spec, pushes };
+  const secretValues = [...secretEnv, ...declaredSecretValues(system, inbound, platform?.spec, pushes)];
+  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations, platform: platform?.spec, pushes, secretValues };
   deepFreeze(mapping);
   return { mapping, issues: [], warnings: compiler.warnings };
 }

@@ -1,4 +1,4 @@
-import { compileAuth, compileSystemRetry, compileTls, unsetUrl, type CompileHelpers, type SystemBlock } from './compile-connectivity';
+import { compileAuth, compileCsrf, compileSystemRetry, compileTls, unsetUrl, type CompileHelpers, type SystemBlock } from './compile-connectivity';
 import type { PlatformDocument, SystemDocument } from './format/mapping';
 import type { RetryPolicy, SystemSpec } from './model';
 
@@ -7,13 +7,14 @@ export interface CallTarget {
   readonly spec?: SystemSpec;
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
+  readonly queryEncoding: SystemSpec['queryEncoding'];
 }
 
 /** The ERP (system:) or the platform (platform:): the same settings, compiled by the same code. */
 export function compileSystem(h: CompileHelpers, raw: SystemDocument | PlatformDocument, block: SystemBlock): CallTarget {
   const retry = compileSystemRetry(raw.retry);
   // Without a usable system its calls are still compiled (every problem of the file is reported at once).
-  const failed: CallTarget = { timeoutMs: raw.timeoutMs, retry };
+  const failed: CallTarget = { timeoutMs: raw.timeoutMs, retry, queryEncoding: raw.queryEncoding };
   // A ${VAR} left unset (validate and routes work without the customer's secrets) is warned about where it is.
   let baseUrl = unsetUrl(h, [block, 'baseUrl']);
   try {
@@ -32,12 +33,14 @@ export function compileSystem(h: CompileHelpers, raw: SystemDocument | PlatformD
   }
   const auth = compileAuth(h, raw.auth, block);
   const tls = compileTls(h, raw.tls, block);
-  if (!auth || tls === false) return failed;
+  const csrf = compileCsrf(h, raw, block);
+  if (!auth || tls === false || csrf === false) return failed;
   const spec: SystemSpec = {
     baseUrl, headers: Object.entries(raw.headers ?? {}), timeoutMs: raw.timeoutMs, maxResponseBytes: raw.maxResponseBytes, auth, tls, maxConcurrency: raw.maxConcurrency,
+    queryEncoding: raw.queryEncoding, cookies: raw.cookies, csrf,
     requestIdHeader: raw.requestIdHeader === false ? undefined : raw.requestIdHeader,
     idempotencyHeader: raw.idempotencyHeader === false ? undefined : raw.idempotencyHeader,
     healthCheck: 'healthCheck' in raw ? raw.healthCheck : undefined,
   };
-  return { spec, timeoutMs: raw.timeoutMs, retry };
+  return { spec, timeoutMs: raw.timeoutMs, retry, queryEncoding: raw.queryEncoding };
 }

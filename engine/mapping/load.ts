@@ -4,6 +4,7 @@ import { ROUTES } from '../contract/routes';
 import { MappingLoadError, type MappingIssue } from '../errors';
 import { checkStructure, describePath } from './check-structure';
 import { compileMapping } from './compile-mapping';
+import { secretEnvValues } from './mask';
 import { respell } from './format/respellings';
 import type { Mapping } from './model';
 import { parseYamlSource, type UnsetVariables } from './yaml-source';
@@ -45,7 +46,7 @@ export function checkMappingText(text: string, file: string, env: NodeJS.Process
   const source = { ...parsed.source, value };
   const structural = checkStructure(source);
   if (structural.length > 0) return { issues: [...early, ...structural].sort(byPosition) };
-  const compiled = compileMapping(source, baseDir);
+  const compiled = compileMapping(source, baseDir, secretEnvValues(text, env));
   if (!compiled.mapping) return { issues: [...early, ...compiled.issues].sort(byPosition) };
   const warnings: MappingIssue[] = ROUTES.filter((route) => !compiled.mapping!.operations.has(route.operationId)).map((route) => ({
     file, line: 0, col: 0, path: `operations.${route.operationId}`, severity: 'warning', code: 'UNMAPPED_ROUTE',

@@ -34,6 +34,10 @@ export interface CallSpec {
   /** Path under the system's base URL; placeholder values are URI-encoded. */
   readonly path: Template;
   readonly query: readonly (readonly [string, Template])[];
+  /** How query values are written: percent (RFC 3986, space as %20) or form (space as +). */
+  readonly queryEncoding: 'percent' | 'form';
+  /** Query parameters sent raw (OData's $filter): see engine/http/query-encoding.ts. */
+  readonly rawQuery: readonly string[];
   readonly headers: readonly (readonly [string, Template])[];
   readonly body?: LocatedExpression;
   readonly responseType: ResponseType;
@@ -107,6 +111,8 @@ export interface FlowOperation extends OperationBase {
   readonly output?: LocatedExpression;
   /** Overall time budget of one contract request, over all its calls and retries. */
   readonly deadlineMs?: number;
+  /** List routes: a record that fails the contract check fails the answer, or is left out of the list. */
+  readonly onInvalidRecord: 'fail' | 'skip';
   /** Event routes with delivery: outbox: stored, answered at once, delivered in the background. */
   readonly outbox?: OutboxSpec;
 }
@@ -186,6 +192,12 @@ export interface SystemSpec {
   readonly maxResponseBytes: number;
   readonly auth: AuthSpec;
   readonly tls?: TlsSpec;
+  /** The default query encoding of the calls. */
+  readonly queryEncoding: 'percent' | 'form';
+  /** session: cookies the ERP sets are kept per connection and sent back. */
+  readonly cookies: 'none' | 'session';
+  /** SAP Gateway's CSRF token protocol; needs cookies: session. */
+  readonly csrf?: CsrfSpec;
   /** Most requests in flight to this ERP at once, over all contract requests. */
   readonly maxConcurrency: number;
   /** The header carrying an outbox event's id on each delivery attempt; undefined sends none. */
@@ -264,6 +276,12 @@ export type AuthSpec =
       readonly clientAuth: 'basic' | 'body';
     };
 
+export interface CsrfSpec {
+  readonly header: string;
+  /** Under baseUrl: where a token is fetched (GET) when a write comes before any read. */
+  readonly fetchPath: string;
+}
+
 /** TLS toward the ERP; the files are read at load so a missing file is a load error. */
 export interface TlsSpec {
   readonly ca?: string;
@@ -289,4 +307,6 @@ export interface Mapping {
   readonly platform?: SystemSpec;
   /** Push endpoints by name (empty without push:). */
   readonly pushes: ReadonlyMap<string, PushSpec>;
+  /** Values masked wherever people read what the mapping sent or got (dry run, request journal, recorded tests); see mask.ts. */
+  readonly secretValues: readonly Secret[];
 }

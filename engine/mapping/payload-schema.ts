@@ -29,10 +29,12 @@ export function compilePayloadSchema(schema: Record<string, unknown>): Validator
   const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: true });
   addFormats(ajv);
   const validate = ajv.compile(structuredClone(schema));
-  return (value, limit = PROBLEM_LIMIT) => {
+  const check = (value: unknown, limit = PROBLEM_LIMIT): readonly Problem[] => {
     if (validate(value)) return [];
     const problems = (validate.errors ?? []).map(problemOf);
     if (problems.length <= limit) return problems;
     return [...problems.slice(0, limit), { path: '', message: `and ${problems.length - limit} more problems` }];
   };
+  // A push is as large as the body limit lets it be, checked once when it arrives: no slices needed.
+  return Object.assign(check, { inSlices: async (value: unknown, limit?: number) => check(value, limit) });
 }

@@ -24,7 +24,14 @@ import type {
  *   nothing and needs no locks, by the argument above.
  */
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
+
+/**
+ * An event holds back the later events of its key while it is pending (leased or not) or dead and
+ * blocking; the first of these per key is the only one a claim may hand out. Written the same way in the
+ * partial index and the claim, so the planner proves the index covers the claim's condition.
+ */
+const BLOCKING = `(status = 'pending' OR (status = 'dead' AND blocks_key_when_dead))`;
 
 /** Each step brings the schema from version i to i + 1; `$S` is the quoted schema. */
 const MIGRATIONS: readonly string[] = [
@@ -50,7 +57,10 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX outbox_events_pending ON $S.outbox_events (seq) WHERE status = 'pending';
    CREATE INDEX outbox_events_key_seq ON $S.outbox_events (mapping, ordering_key, seq);
    CREATE INDEX outbox_events_settled ON $S.outbox_events (settled_at) WHERE status IN ('delivered', 'dropped');`,
-  // 2: the ERP's pushes, delivered to the platform, share the table; a push's idempotency key is kept with its event ids.
+  // The events that hold their key (BLOCKING): a claim finds the first of each key here instead of
+  // looking past every pending event of a key and every settled one before it.
+  `CREATE INDEX outbox_events_blocking ON $S.outbox_events (mapping, ordering_key, seq) WHERE ${BLOCKING};`,
+  // 3: the ERP's pushes, delivered to the platform, share the table; a push's idempotency key is kept with its event ids.
   `ALTER TABLE $S.outbox_events ADD COLUMN kind text NOT NULL DEFAULT 'event' CHECK (kind IN ('event', 'push'));
    CREATE TABLE $S.outbox_push_receipts (
      mapping text NOT NULL,
@@ -199,13 +209,27 @@ export async function openPostgresStore(url: string, options: { schema?: string 
       const client = await pool.connect();
       try {
         await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-        const { rows } = await client.query<EventRow>(`WITH due AS (
+        // The first BLOCKING event of each key, keys walked through the partial index (a loose index
+        // scan: one seek per key that has any), so a claim costs the number of such keys, not the number
+        // of events waiting behind them. Of those, the pending, due and unleased ones, oldest first, are
+        // locked by primary key (= ANY of an array: no join the planner could turn into a scan of every
+        // pending event) and checked again on their newest version.
+        const { rows } = await client.query<EventRow>(`WITH RECURSIVE heads AS (
+            (SELECT seq, mapping, ordering_key, status, next_attempt_at, lease_until FROM ${T}
+              WHERE ${BLOCKING} ORDER BY mapping, ordering_key, seq LIMIT 1)
+            UNION ALL
+            SELECT n.* FROM heads h CROSS JOIN LATERAL (
+              SELECT seq, mapping, ordering_key, status, next_attempt_at, lease_until FROM ${T}
+              WHERE ${BLOCKING} AND (mapping, ordering_key) > (h.mapping, h.ordering_key)
+              ORDER BY mapping, ordering_key, seq LIMIT 1) n),
+          candidates AS (
+            SELECT seq FROM heads
+            WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+            ORDER BY seq LIMIT $2),
+          due AS (
             SELECT e.seq FROM ${T} e
-            WHERE e.status = 'pending' AND e.next_attempt_at <= $1 AND (e.lease_until IS NULL OR e.lease_until < $1)
-              AND NOT EXISTS (SELECT 1 FROM ${T} b
-                WHERE b.mapping = e.mapping AND b.ordering_key = e.ordering_key AND b.seq < e.seq
-                  AND (b.status = 'pending' OR (b.status = 'dead' AND b.blocks_key_when_dead)))
-            ORDER BY e.seq LIMIT $2
+            WHERE e.seq = ANY(ARRAY(SELECT seq FROM candidates))
+              AND e.status = 'pending' AND e.next_attempt_at <= $1 AND (e.lease_until IS NULL OR e.lease_until < $1)
             FOR UPDATE OF e SKIP LOCKED)
           UPDATE ${T} t SET lease_owner = $3, lease_until = $4, attempts = t.attempts + 1
           FROM due WHERE t.seq = due.seq RETURNING t.*`,

@@ -15,8 +15,15 @@ import type {
  * every SQLite error (SQLITE_FULL, SQLITE_BUSY after the timeout, ...) rejects the returned promise.
  */
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * An event holds back the later events of its key while it is pending (leased or not) or dead and
+ * blocking; the first of these per key is the only one a claim may hand out. Written the same way in the
+ * partial index and the claim, so SQLite's planner sees that the index covers the claim's condition.
+ */
+const BLOCKING = `(status = 'pending' OR (status = 'dead' AND blocks_key_when_dead = 1))`;
 
 /** Each step brings the schema from version i to i + 1. */
 const MIGRATIONS: readonly string[] = [
@@ -41,7 +48,10 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX events_status_seq ON events (status, seq);
    CREATE INDEX events_key_seq ON events (mapping, ordering_key, seq);`,
-  // 2: the ERP's pushes, delivered to the platform, share the table; a push's idempotency key is kept with its event ids.
+  // The events that hold their key (BLOCKING): a claim finds the first of each key here instead of
+  // looking past every pending event of a key and every delivered one before it.
+  `CREATE INDEX events_blocking ON events (mapping, ordering_key, seq) WHERE ${BLOCKING};`,
+  // 3: the ERP's pushes, delivered to the platform, share the table; a push's idempotency key is kept with its event ids.
   `ALTER TABLE events ADD COLUMN kind TEXT NOT NULL DEFAULT 'event' CHECK (kind IN ('event', 'push'));
    CREATE TABLE push_receipts (
      mapping TEXT NOT NULL,
@@ -145,11 +155,20 @@ export function openSqliteStore(dir: string): OutboxStore {
   const purgeReceipts = db.prepare(`DELETE FROM push_receipts WHERE accepted_at < ? AND NOT EXISTS (
     SELECT 1 FROM json_each(push_receipts.event_ids) j JOIN events e ON e.id = j.value)`);
   const byId = db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE id = ?`);
-  const due = db.prepare<[number, number, number], EventRow>(`SELECT ${COLUMNS} FROM events e
+  // Claimable events are the first BLOCKING event of each key that is pending, due and not leased. The
+  // keys are walked through the partial index (a loose index scan: one seek per key that has any), so a
+  // claim costs the number of such keys, not the number of events waiting behind them. The next key is
+  // the next ordering key of the same mapping, else the first of the next mapping: two seeks SQLite
+  // serves from the index (a row-value comparison over both columns would scan the whole mapping).
+  const next = (where: string) => `(SELECT n.seq FROM events n INDEXED BY events_blocking WHERE ${BLOCKING} AND ${where}
+    ORDER BY n.mapping, n.ordering_key, n.seq LIMIT 1)`;
+  const due = db.prepare<[number, number, number], EventRow>(`WITH RECURSIVE heads(head) AS (
+      SELECT ${next('1')}
+      UNION ALL
+      SELECT COALESCE(${next('n.mapping = h.mapping AND n.ordering_key > h.ordering_key')}, ${next('n.mapping > h.mapping')})
+      FROM heads JOIN events h ON h.seq = heads.head)
+    SELECT ${COLUMNS} FROM heads CROSS JOIN events e ON e.seq = heads.head
     WHERE e.status = 'pending' AND e.next_attempt_at <= ? AND (e.lease_until IS NULL OR e.lease_until < ?)
-      AND NOT EXISTS (SELECT 1 FROM events b
-        WHERE b.mapping = e.mapping AND b.ordering_key = e.ordering_key AND b.seq < e.seq
-          AND (b.status = 'pending' OR (b.status = 'dead' AND b.blocks_key_when_dead = 1)))
     ORDER BY e.seq LIMIT ?`);
   const lease = db.prepare(`UPDATE events SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 WHERE seq = ?`);
   const settledDelivered = db.prepare(`UPDATE events SET status = 'delivered', settled_at = ?, lease_owner = NULL,

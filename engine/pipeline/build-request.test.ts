@@ -40,7 +40,7 @@ describe('buildRequest', () => {
       '      - name: c\n        method: POST\n        path: /search\n        query: { q: "{input.q}", missing: "{input.none}", tag: "{input.tags}", fixed: "v1" }\n        headers: { X-User: "user {input.user}" }\n        body: \'{ "n": input.q }\'',
     );
     const request = await buildRequest(call, system, { input: { q: 'a b&c', tags: ['x', 'y'], user: 'ann' }, calls: {} });
-    expect(request.url.search).toBe('?q=a+b%26c&tag=x&tag=y&fixed=v1');
+    expect(request.url.search).toBe('?q=a%20b%26c&tag=x&tag=y&fixed=v1');
     expect(request.headers).toEqual({ 'X-Fixed': 'yes', 'X-User': 'user ann' });
     expect(request.body).toEqual({ n: 'a b&c' });
     expect(request.method).toBe('POST');

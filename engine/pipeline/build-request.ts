@@ -1,5 +1,6 @@
 import { OperationFailure } from '../errors';
 import type { OutboundRequest } from '../http/client';
+import { encodeQueryName, encodeQueryValue, encodeRawLiteral, withQueryPairs } from '../http/query-encoding';
 import type { CallSpec, SystemSpec, Template } from '../mapping/model';
 import type { ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
@@ -17,8 +18,11 @@ function scalarText(value: unknown, what: string): string {
   throw new OperationFailure('REQUEST_INVALID', `${what} gave ${JSON.stringify(value)}; expected text or a number`);
 }
 
-/** A template that is one placeholder may give nothing (the parameter is left out) or a list (repeated). */
-async function render(template: Template, context: ExpressionContext, what: string, encode: (text: string) => string): Promise<Rendered> {
+/**
+ * A template that is one placeholder may give nothing (the parameter is left out) or a list (repeated).
+ * `encode` applies to placeholder values, `literal` to the template's own text.
+ */
+async function render(template: Template, context: ExpressionContext, what: string, encode: (text: string) => string, literal: (text: string) => string = (text) => text): Promise<Rendered> {
   const sole = template.parts.length === 1 && typeof template.parts[0] !== 'string' ? template.parts[0] : undefined;
   if (sole) {
     const value = await evaluateAt(sole, context, what);
@@ -29,7 +33,7 @@ async function render(template: Template, context: ExpressionContext, what: stri
   let text = '';
   for (const part of template.parts) {
     if (typeof part === 'string') {
-      text += part;
+      text += literal(part);
       continue;
     }
     const value = await evaluateAt(part, context, what);
@@ -64,11 +68,13 @@ export async function buildRequest(call: CallSpec, system: SystemSpec, context: 
   if (typeof path !== 'string') {
     throw new OperationFailure('REQUEST_INVALID', `${label}.path gave no value`, [{ path: `${label}.path`, message: 'the path gave no value' }]);
   }
-  const url = joinUnderBase(system.baseUrl, path, call.name);
+  const pairs: string[] = [];
   for (const [name, template] of call.query) {
-    const value = await render(template, context, `${label}.query.${name}`, (text) => text);
-    for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) url.searchParams.append(name, item);
+    const raw = call.rawQuery.includes(name);
+    const value = await render(template, context, `${label}.query.${name}`, (text) => encodeQueryValue(text, raw ? 'raw' : call.queryEncoding), raw ? encodeRawLiteral : (text) => encodeQueryValue(text, call.queryEncoding));
+    for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) pairs.push(`${encodeQueryName(name)}=${item}`);
   }
+  const url = withQueryPairs(joinUnderBase(system.baseUrl, path, call.name), pairs);
   const headers: Record<string, string> = Object.fromEntries(system.headers);
   for (const [name, template] of call.headers) {
     const value = await render(template, context, `${label}.headers.${name}`, (text) => text);

@@ -45,7 +45,7 @@ function meaningOf(error: unknown, label: string): unknown {
   if (error instanceof TransportError) return new OperationFailure('ERP_UNREACHABLE', error.message, [{ path: `calls.${label}`, message: error.summary }]);
   if (error instanceof RequestAbandoned) return new OperationFailure('DEADLINE_EXCEEDED', error.message, [{ path: `calls.${label}`, message: error.message }]);
   if (error instanceof DeadlinePassed) return new OperationFailure('DEADLINE_EXCEEDED', error.message, [{ path: `calls.${label}`, message: error.message }]);
-  if (error instanceof TokenUnavailable) return new OperationFailure('AUTH_FAILED', error.message, [{ path: 'system.auth', message: error.message }]);
+  if (error instanceof TokenUnavailable) return new OperationFailure('AUTH_FAILED', error.message, [{ path: 'system.auth', message: error.summary }]);
   return error;
 }
 
@@ -90,7 +90,7 @@ export async function fetchAnswer(call: CallSpec, context: ExpressionContext, la
   const { system } = env.connection;
   const request = withEngineHeaders(await buildRequest(call, system, context), system, env);
   const send = sender(call, label, env);
-  if (call.paginate) return fetchPages(call.paginate, request, context, label, system.baseUrl, send);
+  if (call.paginate) return fetchPages(call.paginate, request, context, label, system.baseUrl, send, call.queryEncoding);
   const response = await send(request);
   return { record: { status: response.status, headers: response.headers, body: response.body }, target: targetOf(request), bodyError: response.bodyError };
 }

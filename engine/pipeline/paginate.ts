@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { OperationFailure } from '../errors';
 import type { OutboundRequest } from '../http/client';
+import { withQueryParams, type QueryEncoding } from '../http/query-encoding';
 import type { LocatedExpression, PaginateSpec } from '../mapping/model';
 import type { ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
@@ -17,12 +18,6 @@ import type { Answer, SendPage } from './answer';
  *   nothing at all fails, unless the mapping says lastPageMayBeFull: a misspelt next would otherwise end
  *   the list after its first page. An explicit end (null, "", false) is always the end.
  */
-
-function withParams(request: OutboundRequest, params: Record<string, string | number | undefined>): OutboundRequest {
-  const url = new URL(request.url.href);
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, String(value));
-  return { ...request, url };
-}
 
 function asList(value: unknown): unknown[] {
   if (value === undefined || value === null) return [];
@@ -65,7 +60,9 @@ function underBase(link: string, current: URL, base: URL, label: string): URL {
   return url;
 }
 
-export async function fetchPages(spec: PaginateSpec, first: OutboundRequest, context: ExpressionContext, label: string, base: URL, send: SendPage): Promise<Answer> {
+/** `encoding` writes the page parameters (page, offset, cursor) as the call writes its own query. */
+export async function fetchPages(spec: PaginateSpec, first: OutboundRequest, context: ExpressionContext, label: string, base: URL, send: SendPage, encoding: QueryEncoding = 'percent'): Promise<Answer> {
+  const withParams = (request: OutboundRequest, params: Record<string, string | number | undefined>): OutboundRequest => ({ ...request, url: withQueryParams(request.url, params, encoding) });
   const items: unknown[] = [];
   let previousCount: number | undefined;
   let page = spec.style === 'page' ? spec.firstPage : 0;

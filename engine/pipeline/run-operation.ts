@@ -8,6 +8,7 @@ import type { FlowOperation } from '../mapping/model';
 import type { CallRecord } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { runCall, type CallRules } from './run-call';
+import { withoutInvalidRecords, type SkippedRecord } from './skip-invalid';
 import type { CallEnv, CallReport } from './fetch-call';
 import type { TraceObserver } from './trace';
 
@@ -33,6 +34,8 @@ export interface PipelineDeps {
   /** Aborted when the platform has gone: no further call is made for it. */
   readonly abandoned?: AbortSignal;
   readonly onCall?: (report: CallReport) => void;
+  /** A record left out of a list answer (onInvalidRecord: skip), after it was logged. */
+  readonly onSkipped?: (record: SkippedRecord) => void;
 }
 
 /** JSONata gives a lone object for a one-element result and nothing for none; a list route wants a list. */
@@ -67,9 +70,20 @@ export async function runFlow(
   if (route.kind === 'event' || !operation.output) return { resultName: route.successResult, externalMessage: successMessage };
 
   const raw = await evaluateAt(operation.output, { input, calls }, 'output');
-  const data = asDeclaredShape(raw, (route.dataSchema as { type?: string }).type === 'array');
+  let data = asDeclaredShape(raw, (route.dataSchema as { type?: string }).type === 'array');
   deps.observer?.output?.(data);
-  const problems = checkData ? checkData(data).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message })) : [];
+  if (operation.onInvalidRecord === 'skip' && checkData && Array.isArray(data)) {
+    const { kept, skipped } = await withoutInvalidRecords(data, checkData);
+    for (const record of skipped) {
+      const name = record.number === undefined ? `record ${record.index}` : `record ${record.number}`;
+      const why = record.problems.slice(0, 3).map((p) => `${p.path} ${p.message}`).join('; ');
+      deps.log?.warn({ operation: route.operationId, record: record.number, index: record.index, problems: record.problems }, `${name} left out of the answer (onInvalidRecord: skip): ${why}`);
+      deps.observer?.skipped?.(`data[${record.index}]`, `${name} left out (onInvalidRecord: skip): ${why}`);
+      deps.onSkipped?.(record);
+    }
+    data = kept;
+  }
+  const problems = checkData ? (await checkData.inSlices(data)).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message })) : [];
   deps.observer?.check?.(problems);
   if (problems.length > 0) {
     throw new OperationFailure('OUTPUT_INVALID', `the output does not match the contract: ${problems.slice(0, 3).map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);

@@ -24,3 +24,20 @@ export interface TraceObserver {
   output?(data: unknown): void;
   check?(problems: readonly { path: string; message: string }[]): void;
 }
+
+/** One observer that tells each of the given ones every step (the journal's recorder and a caller's own). */
+export function allOf(...given: readonly (TraceObserver | undefined)[]): TraceObserver | undefined {
+  const list = given.filter((observer): observer is TraceObserver => observer !== undefined);
+  if (list.length <= 1) return list[0];
+  return {
+    request: (request) => list.forEach((o) => o.request?.(request)),
+    attempt: (label, report) => list.forEach((o) => o.attempt?.(label, report)),
+    response: (label, response, info) => list.forEach((o) => o.response?.(label, response, info)),
+    rule: (label, rule) => list.forEach((o) => o.rule?.(label, rule)),
+    ruleChecked: (label, index, rule, matched) => list.forEach((o) => o.ruleChecked?.(label, index, rule, matched)),
+    skipped: (label, message) => list.forEach((o) => o.skipped?.(label, message)),
+    note: (text) => list.forEach((o) => o.note?.(text)),
+    output: (data) => list.forEach((o) => o.output?.(data)),
+    check: (problems) => list.forEach((o) => o.check?.(problems)),
+  };
+}

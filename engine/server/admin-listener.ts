@@ -13,7 +13,7 @@ export async function startAdminListener(settings: Pick<ServeSettings, 'admin' |
   if (!admin) return { close: async () => undefined };
   const server = createListener(createAdminApp(sources).callback());
   const address = await listenOn(server, admin.port, admin.host);
-  settings.print(`admin endpoints on http://${admin.host.includes(':') ? `[${admin.host}]` : admin.host}:${address.port} (/health/live, /health/ready, /metrics, /openapi.json)`);
+  settings.print(`admin endpoints on http://${admin.host.includes(':') ? `[${admin.host}]` : admin.host}:${address.port} (/health/live, /health/ready, /metrics, /openapi.json, /requests)`);
   return {
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());

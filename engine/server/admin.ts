@@ -1,15 +1,23 @@
 import Koa from 'koa';
+import type { JournalEntry } from '../engine/journal-entry';
+import { filterFromQuery } from '../journal/query';
+import type { JournalFilter, JournalSummary } from '../journal/store';
 
 /**
- * The operator's listener, on its own port (never the platform's): liveness, readiness, metrics and
- * the contract document. Read-only, so it has no credentials of its own; it listens on 127.0.0.1
+ * The operator's listener, on its own port (never the platform's): liveness, readiness, metrics, the
+ * contract document and the request journal (`/requests`, secrets masked). Read-only, so it has no credentials of its own; it listens on 127.0.0.1
  * unless the operator chooses otherwise (--admin-host).
  */
 export interface AdminSources {
   readonly ready: () => Promise<{ readonly ready: boolean }>;
   readonly metrics: () => Promise<{ readonly contentType: string; readonly text: string }>;
   readonly openapi: () => Record<string, unknown>;
+  /** The request journal: the latest requests matching a filter, newest first, and one request in full. */
+  readonly requests: (filter: JournalFilter) => Promise<readonly JournalSummary[]>;
+  readonly request: (id: string) => Promise<JournalEntry | undefined>;
 }
+
+const ENDPOINTS = '/health/live, /health/ready, /metrics, /openapi.json, /requests and /requests/{id}';
 
 export function createAdminApp(sources: AdminSources): Koa {
   const started = Date.now();
@@ -40,9 +48,26 @@ export function createAdminApp(sources: AdminSources): Koa {
       case '/openapi.json':
         ctx.body = sources.openapi();
         return;
-      default:
+      case '/requests': {
+        const asked = filterFromQuery(ctx.query);
+        if ('error' in asked) {
+          ctx.status = 400;
+          ctx.body = { error: asked.error };
+          return;
+        }
+        ctx.body = { requests: await sources.requests(asked.filter) };
+        return;
+      }
+      default: {
+        const id = /^\/requests\/([A-Za-z0-9._:-]{1,128})$/.exec(ctx.path)?.[1];
+        const entry = id === undefined ? undefined : await sources.request(id);
+        if (entry) {
+          ctx.body = entry;
+          return;
+        }
         ctx.status = 404;
-        ctx.body = { error: `no admin endpoint ${ctx.path}; there are /health/live, /health/ready, /metrics and /openapi.json` };
+        ctx.body = { error: id === undefined ? `no admin endpoint ${ctx.path}; there are ${ENDPOINTS}` : `no request ${id} in the journal (it keeps the latest requests of each mapping; see --journal-size)` };
+      }
     }
   });
   // An admin request that fails is answered 500 by Koa and logged by the caller's error handler; never a crash.

@@ -6,6 +6,7 @@ import pLimit from 'p-limit';
 import getRawBody from 'raw-body';
 import type { Engine } from '../engine/engine';
 import type { BodyError } from '../engine/request';
+import { answerJson } from './json-answer';
 
 export interface HttpAppOptions {
   /** Largest JSON body accepted from the platform; by default what the engine's mappings need (engine.bodyLimitBytes). */
@@ -131,7 +132,7 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
     ctx.res.off('close', onClose);
     ctx.status = answer.status;
     for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
-    ctx.body = answer.body;
+    await answerJson(ctx, answer.body);
   });
   koa.silent = true;
   return koa;

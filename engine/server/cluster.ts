@@ -1,7 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { startAdminListener } from './admin-listener';
-import { listenOn, servedOpenApi, startInstance } from './instance';
+import { listenOn, servedOpenApi, startInstance, type Instance } from './instance';
+import { journalFor } from './journal-store';
+import type { JournalEntry } from '../engine/journal-entry';
+import { listLimit, type JournalFilter, type JournalSummary } from '../journal/store';
 import { createMetrics } from './metrics';
 import { outboxFor } from './outbox-store';
 import { installProcessGuards } from './process-guards';
@@ -18,8 +21,26 @@ import type { Readiness } from './readiness';
  * reloads on to every worker, and on SIGTERM lets each worker drain before it exits.
  */
 
-type ToWorker = { readonly type: 'adapter:reload'; readonly force: boolean } | { readonly type: 'adapter:ready?'; readonly id: number } | { readonly type: 'adapter:stop' };
-type ToPrimary = { readonly type: 'adapter:listening'; readonly port: number } | { readonly type: 'adapter:ready'; readonly id: number; readonly readiness: Readiness };
+/** What the primary asks every worker, each question with its id; a worker answers `adapter:answer` with that id. */
+type Question = { readonly type: 'adapter:ready?' } | { readonly type: 'adapter:requests?'; readonly filter: JournalFilter } | { readonly type: 'adapter:request?'; readonly entryId: string };
+type ToWorker = { readonly type: 'adapter:reload'; readonly force: boolean } | { readonly type: 'adapter:stop' } | { readonly type: 'adapter:ask'; readonly id: number; readonly question: Question };
+type ToPrimary = { readonly type: 'adapter:listening'; readonly port: number } | { readonly type: 'adapter:answer'; readonly id: number; readonly answer: unknown };
+
+/** A worker's answer to a question. */
+async function answerOf(instance: Instance, question: Question): Promise<unknown> {
+  switch (question.type) {
+    case 'adapter:ready?': return instance.readiness();
+    case 'adapter:requests?': return instance.engine.journal.list(question.filter);
+    case 'adapter:request?': return (await instance.engine.journal.get(question.entryId)) ?? null;
+  }
+}
+
+/** Each worker keeps its own journal (and they share the state store's): one list, newest first, each request once. */
+function mergedRequests(answers: readonly unknown[], filter: JournalFilter): JournalSummary[] {
+  const byId = new Map<string, JournalSummary>();
+  for (const list of answers as readonly JournalSummary[][]) for (const summary of list) byId.set(summary.id, summary);
+  return [...byId.values()].sort((a, b) => b.at - a.at).slice(0, listLimit(filter));
+}
 
 const isMessage = (message: unknown, type: string): boolean => typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 
@@ -32,22 +53,26 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   const removeGuards = installProcessGuards({ currentRequest: () => undefined }, log);
   let stopping = false;
   let asked = 0;
-  const pendingReady = new Map<number, { readonly answers: Map<number, Readiness>; readonly done: () => void }>();
+  const pending = new Map<number, { readonly answers: Map<number, unknown>; readonly done: () => void }>();
 
   const fork = (): Worker => {
     const worker = cluster.fork(workerEnv);
     worker.on('message', (message: ToPrimary) => {
-      if (isMessage(message, 'adapter:ready') && message.type === 'adapter:ready') {
-        const pending = pendingReady.get(message.id);
-        pending?.answers.set(worker.process.pid ?? 0, message.readiness);
-        if (pending && pending.answers.size >= Object.keys(cluster.workers ?? {}).length) pending.done();
+      if (isMessage(message, 'adapter:answer') && message.type === 'adapter:answer') {
+        const waiting = pending.get(message.id);
+        waiting?.answers.set(worker.process.pid ?? 0, message.answer);
+        if (waiting && waiting.answers.size >= Object.keys(cluster.workers ?? {}).length) waiting.done();
       }
     });
     return worker;
   };
   const workers = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+  // A worker may be dying between isConnected() and the write (EPIPE): with a callback the error comes
+  // here instead of as an uncaught exception of the primary; the exit handler replaces that worker.
   const send = (message: ToWorker) => {
-    for (const worker of workers()) if (worker.isConnected()) worker.send(message);
+    for (const worker of workers()) {
+      if (worker.isConnected()) worker.send(message, undefined, (error) => { if (error) log.warn({ err: error, pid: worker.process.pid, message: message.type }, 'a worker could not be told; it is ending'); });
+    }
   };
 
   const listening = new Promise<number>((resolve) => {
@@ -79,16 +104,20 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   const port = await listening;
   for (const line of listeningLines(settings, port, settings.initial.mappings.map((mapping) => mapping.name))) settings.print(line);
 
-  const readiness = async (): Promise<Readiness & { readonly workers: readonly { pid: number; ready: boolean }[] }> => {
+  /** Every worker's answer (by pid) that came within two seconds. */
+  const ask = async (question: Question): Promise<Map<number, unknown>> => {
     const id = (asked += 1);
-    const answers = new Map<number, Readiness>();
+    const answers = new Map<number, unknown>();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 2000);
-      pendingReady.set(id, { answers, done: () => { clearTimeout(timer); resolve(); } });
-      send({ type: 'adapter:ready?', id });
+      pending.set(id, { answers, done: () => { clearTimeout(timer); resolve(); } });
+      send({ type: 'adapter:ask', id, question });
     });
-    pendingReady.delete(id);
-    const all = [...answers.entries()];
+    pending.delete(id);
+    return answers;
+  };
+  const readiness = async (): Promise<Readiness & { readonly workers: readonly { pid: number; ready: boolean }[] }> => {
+    const all = [...(await ask({ type: 'adapter:ready?' })).entries()] as [number, Readiness][];
     const first = all[0]?.[1];
     return {
       ready: all.length === workerCount && all.every(([, answer]) => answer.ready),
@@ -101,6 +130,8 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     ready: readiness,
     metrics: async () => ({ contentType: aggregator.contentType, text: `${await aggregator.clusterMetrics()}\n${await own.metrics()}` }),
     openapi: () => servedOpenApi(served, engineVersion()),
+    requests: async (filter) => mergedRequests([...(await ask({ type: 'adapter:requests?', filter })).values()], filter),
+    request: async (entryId) => [...(await ask({ type: 'adapter:request?', entryId })).values()].find((entry): entry is JournalEntry => entry !== null),
   });
   const stopWatching = settings.watch ? watchMappings(settings.source.watched, () => reload(false), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP')) : () => undefined;
   await signals.stopped;
@@ -126,26 +157,29 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   new AggregatorRegistry();
   AggregatorRegistry.setRegistries([metrics.registry]);
   const outbox = await outboxFor(settings);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox });
+  const journal = await journalFor(settings, log);
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal });
   const removeGuards = installProcessGuards(instance.engine, log);
   const signals = onSignals(() => instance.reload({ force: true }));
-  const address = await listenOn(instance.server, settings.port, settings.host);
-  instance.engine.deliverer?.start();
   const toPrimary = (message: ToPrimary) => process.send?.(message);
-  toPrimary({ type: 'adapter:listening', port: address.port });
-  await new Promise<void>((resolve) => {
+  // Listening for the primary before the port is: a reload or a stop sent while this worker starts is not lost.
+  const stopped = new Promise<void>((resolve) => {
     process.on('message', (message: ToWorker) => {
       if (isMessage(message, 'adapter:reload') && message.type === 'adapter:reload') instance.reload({ force: message.force });
       if (isMessage(message, 'adapter:stop')) resolve();
-      if (isMessage(message, 'adapter:ready?') && message.type === 'adapter:ready?') {
+      if (isMessage(message, 'adapter:ask') && message.type === 'adapter:ask') {
         const { id } = message;
-        void instance.readiness().then((readiness) => toPrimary({ type: 'adapter:ready', id, readiness }), () => undefined);
+        void answerOf(instance, message.question).then((answer) => toPrimary({ type: 'adapter:answer', id, answer }), () => undefined);
       }
     });
     // The primary is gone (killed): nobody will restart or stop this worker, so it stops by itself.
     process.once('disconnect', () => resolve());
     void signals.stopped.then(() => resolve());
   });
+  const address = await listenOn(instance.server, settings.port, settings.host);
+  instance.engine.deliverer?.start();
+  toPrimary({ type: 'adapter:listening', port: address.port });
+  await stopped;
   const result = await instance.stop(settings.shutdownTimeoutMs);
   if (!result.finished) log.warn({ forcedConnections: result.forcedConnections }, 'shutdown timeout passed; connections with requests still in flight were closed');
   signals.remove();

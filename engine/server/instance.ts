@@ -3,6 +3,7 @@ import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { openApiDocument } from '../contract/openapi';
 import { createEngine, type Engine } from '../engine/engine';
+import type { Journal } from '../engine/journal';
 import type { Logger } from '../log';
 import { engineVersion } from '../paths';
 import { createHttpApp } from './app';
@@ -28,6 +29,7 @@ export interface InstanceSettings {
   readonly log: Logger;
   readonly metrics: EngineMetrics;
   readonly outbox?: OutboxStore;
+  readonly journal?: Journal;
 }
 
 export interface Instance {
@@ -73,7 +75,7 @@ export function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetri
 export function startInstance(settings: InstanceSettings): Instance {
   const { source, log, metrics } = settings;
   const { outbox } = settings;
-  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox });
+  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal });
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
   for (const state of settings.initial.states) if (state.mapping) metrics.reload({ mapping: state.mapping.name, ok: true });

@@ -73,10 +73,20 @@ export function readTlsFiles(files: TlsFiles): https.ServerOptions {
  * the whole request within 5 minutes (a file upload of tens of MB over a slow link: 50 MB at 2 Mbit/s is
  * about 200 s). An idle keep-alive connection closes after 65 s: Node's default of 5 s is shorter than
  * the 60 s idle timeout of common load balancers, which then reuse a connection the engine is closing
- * and answer 502; at 65 s the balancer closes first. Node checks these every 30 s, so they are loose.
+ * and answer 502; at 65 s the balancer closes first. Node looks for overdue requests every 5 s (its
+ * default of 30 s let a slow client stay up to 30 s past the limits).
  */
-export function createListener(handler: http.RequestListener, tlsFiles?: TlsFiles): http.Server | https.Server {
-  const timeouts = { headersTimeout: 30_000, requestTimeout: 300_000, keepAliveTimeout: 65_000 };
+export interface ListenerTimeouts {
+  readonly headersTimeout: number;
+  readonly requestTimeout: number;
+  readonly keepAliveTimeout: number;
+  readonly connectionsCheckingInterval: number;
+}
+
+export const LISTENER_TIMEOUTS: ListenerTimeouts = Object.freeze({ headersTimeout: 30_000, requestTimeout: 300_000, keepAliveTimeout: 65_000, connectionsCheckingInterval: 5_000 });
+
+/** `timeouts`: LISTENER_TIMEOUTS; tests shorten them to see them act. */
+export function createListener(handler: http.RequestListener, tlsFiles?: TlsFiles, timeouts: ListenerTimeouts = LISTENER_TIMEOUTS): http.Server | https.Server {
   const server = tlsFiles ? https.createServer({ ...readTlsFiles(tlsFiles), ...timeouts }, handler) : http.createServer(timeouts, handler);
   return server;
 }

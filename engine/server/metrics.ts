@@ -37,6 +37,7 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   const erpAttempts = new Counter({ name: 'adapter_erp_call_attempts_total', help: 'HTTP requests sent to the ERP for those calls, retries and token renewals included.', labelNames: ['mapping', 'call'], registers });
   const erpRetries = new Counter({ name: 'adapter_erp_call_retries_total', help: 'Attempts beyond the first.', labelNames: ['mapping', 'call'], registers });
   const erpDuration = new Histogram({ name: 'adapter_erp_call_duration_seconds', help: 'Time of one ERP call over all its attempts.', labelNames: ['mapping', 'call'], buckets: DURATION_BUCKETS, registers });
+  const skipped = new Counter({ name: 'adapter_records_skipped_total', help: 'Records (work orders, items) left out of a list answer because they did not match the contract (onInvalidRecord: skip).', labelNames: ['mapping', 'operation'], registers });
   const cache = new Counter({ name: 'adapter_cache_lookups_total', help: 'Answer cache lookups of calls with a cache.', labelNames: ['mapping', 'call', 'outcome'], registers });
   const tokens = new Counter({ name: 'adapter_oauth2_token_fetches_total', help: 'OAuth2 token fetches, by token endpoint and outcome (ok, failed).', labelNames: ['erp', 'outcome'], registers });
   const reloads = new Counter({ name: 'adapter_mapping_reloads_total', help: 'Mapping loads after start (SIGHUP, --watch), by outcome (ok, failed).', labelNames: ['mapping', 'outcome'], registers });
@@ -84,6 +85,9 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
       erpAttempts.inc({ mapping, call }, attempts);
       erpRetries.inc({ mapping, call }, Math.max(0, attempts - 1));
       erpDuration.observe({ mapping, call }, seconds);
+    },
+    recordSkipped({ mapping, operation }) {
+      skipped.inc({ mapping, operation });
     },
     cache({ mapping, call, hit }) {
       cache.inc({ mapping, call, outcome: hit ? 'hit' : 'miss' });

@@ -1,6 +1,7 @@
 import { startAdminListener, type AdminListener } from './admin-listener';
 import { listenOn, startInstance } from './instance';
 import { createMetrics } from './metrics';
+import { journalFor } from './journal-store';
 import { outboxFor } from './outbox-store';
 import { installProcessGuards } from './process-guards';
 import { listeningLines, type ServeSettings } from './settings';
@@ -15,7 +16,8 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   const { log } = settings;
   const metrics = createMetrics();
   const outbox = await outboxFor(settings);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox });
+  const journal = await journalFor(settings, log);
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal });
   const removeGuards = installProcessGuards(instance.engine, log);
   // Before the first "listening" line (see onSignals); they stay installed while draining: a second Ctrl-C must not kill the requests in flight.
   const signals = onSignals(() => instance.reload({ force: true }));
@@ -27,6 +29,8 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
       ready: () => instance.readiness(),
       metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.text() }),
       openapi: () => instance.openapi(),
+      requests: (filter) => journal.list(filter),
+      request: (id) => journal.get(id),
     });
   } catch (error) {
     await instance.stop(0);

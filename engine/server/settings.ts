@@ -17,6 +17,8 @@ export interface ServeSettings {
   readonly shutdownTimeoutMs: number;
   /** Where outbox events are kept; opened when a mapping uses delivery: outbox, or when given explicitly. */
   readonly outbox: OutboxLocation & { readonly explicit: boolean };
+  /** Requests the journal keeps per mapping (0: none); in the state store too when the server has one. */
+  readonly journalSize: number;
   readonly log: Logger;
   /** Lines for the operator's terminal (the listening addresses). */
   readonly print: (line: string) => void;

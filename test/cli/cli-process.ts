@@ -157,7 +157,7 @@ export const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
  * The serve processes and servers a test file starts, stopped after each test: every `serve` still
  * running gets SIGTERM and is waited for, then every cleanup runs.
  */
-export function stoppedAfterEach(afterEach: (hook: () => Promise<void>) => void): { running: Serving[]; cleanups: (() => Promise<void>)[] } {
+export function stoppedAfterEach(afterEach: (hook: () => Promise<void>, timeout?: number) => void): { running: Serving[]; cleanups: (() => Promise<void>)[] } {
   const running: Serving[] = [];
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -166,6 +166,7 @@ export function stoppedAfterEach(afterEach: (hook: () => Promise<void>) => void)
       await serving.exited;
     }
     for (const cleanup of cleanups.splice(0)) await cleanup();
-  });
+    // A process drains before it exits (--workers: each worker), slow on a busy 2-core machine.
+  }, 60_000);
   return { running, cleanups };
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, STACK_LINE, startRecordingErp, tempDir, writeFile } from './cli-process';
 
@@ -19,6 +20,7 @@ system:
   baseUrl: \${ERP_URL}
   headers:
     Authorization: Bearer \${ERP_API_TOKEN}
+  auth: { type: apiKey, in: query, name: api_key, value: "\${ERP_KEY}" }
 operations:
   GetItem:
     calls:
@@ -27,7 +29,7 @@ operations:
         path: /articles/{input.number}
         query:
           tenant: \${ERP_API_TOKEN}
-          api_key: plain-key-value
+          $skiptoken: page-2-position
     output: '{ "number": calls.article.body.articleNo }'
 `;
 
@@ -92,7 +94,7 @@ describe('adapter-engine dry-run against a live external system', () => {
     stop = erp.close;
     const mapping = writeFile(tempDir(), 'secretive.yaml', SECRET_MAPPING);
     const token = 's3cr3t-token-value';
-    const result = await runCli(['dry-run', mapping, 'GetItem', '-i', '{"number":"A-100"}'], { env: { ERP_URL: erp.url, ERP_API_TOKEN: token } });
+    const result = await runCli(['dry-run', mapping, 'GetItem', '-i', '{"number":"A-100"}'], { env: { ERP_URL: erp.url, ERP_API_TOKEN: token, ERP_KEY: 'plain-key-value' } });
     expect(result.code).toBe(0);
     expect(erp.received).toHaveLength(1);
     expect(erp.received[0].headers.authorization).toBe(`Bearer ${token}`);
@@ -100,7 +102,7 @@ describe('adapter-engine dry-run against a live external system', () => {
     expect(result.stdout).not.toContain('plain-key-value');
     expect(result.stdout).toContain('Authorization: ***');
     expect(result.stdout).toContain('tenant=***');
-    expect(result.stdout).toContain('api_key=***');
+    expect(result.stdout).toContain('$skiptoken=page-2-position'); // a page's position, not a credential
     expect(result.stdout).toContain('(sent)');
   });
 
@@ -195,5 +197,30 @@ push:
     const json = JSON.parse(result.stdout) as { status: number; answer: { problems: unknown[] } };
     expect(json.status).toBe(400);
     expect(json.answer.problems).toEqual([{ path: '/batchId', message: 'is required' }]);
+  });
+});
+
+describe('adapter-engine dry-run --file (issue 17)', () => {
+  it('reads the file, sends it Base64 in fileContent with the type from its extension', async () => {
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'ParseItemFile', '--file', 'examples/files/items.csv', '--json'], { env: ERP });
+    expect(result.code).toBe(0);
+    const trace = JSON.parse(result.stdout) as { input: { fileType: number; fileContent: string }; envelope: { isResultSuccess: boolean; data: { number: string }[] } };
+    expect(trace.input.fileType).toBe(1);
+    expect(Buffer.from(trace.input.fileContent, 'base64').toString('latin1')).toBe(fs.readFileSync('examples/files/items.csv', 'latin1'));
+    expect(trace.envelope.isResultSuccess).toBe(true);
+    expect(trace.envelope.data.length).toBeGreaterThan(0);
+  });
+
+  it('--input gives the type of a file whose extension does not say it; other routes refuse --file', async () => {
+    const dir = tempDir();
+    const file = writeFile(dir, 'export.txt', fs.readFileSync('examples/files/items.json', 'utf8'));
+    const typed = await runCli(['dry-run', 'mappings/example.yaml', 'ParseItemFile', '--file', file, '--input', '{"fileType": 0}'], { env: ERP });
+    expect(typed.code).toBe(0);
+    const untyped = await runCli(['dry-run', 'mappings/example.yaml', 'ParseItemFile', '--file', file], { env: ERP });
+    expect(untyped.code).toBe(2);
+    expect(untyped.stderr).toContain('cannot tell the file type');
+    const wrongRoute = await runCli(['dry-run', 'mappings/example.yaml', 'GetItem', '--file', file], { env: ERP });
+    expect(wrongRoute.code).toBe(2);
+    expect(wrongRoute.stderr).toContain('--file is for the file routes');
   });
 });

@@ -154,7 +154,8 @@ describe('serve: reload without restart', () => {
     expect(logLines.map((line) => line.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^mapping file not loaded; the mapping loaded at .* keeps serving$/), expect.stringMatching(/b\.yaml:\d+:\d+ {2}/)]));
   });
 
-  it.each([[[] as string[]], [['--workers', '2']]])('a SIGHUP sent the moment the first listening line appears reloads and the process keeps serving (Node ends a process on SIGHUP by default) %j', async (workers) => {
+  // With --workers the primary forks two processes, each compiling the mapping: slow on a busy 2-core machine.
+  it.each([[[] as string[]], [['--workers', '2']]])('a SIGHUP sent the moment the first listening line appears reloads and the process keeps serving (Node ends a process on SIGHUP by default) %j', { timeout: 60_000 }, async (workers) => {
     const file = writeFile(tempDir(), 'only.yaml', staticMapping('only', 'first'));
     const serving = await startServe([...workers, '--admin-port', '0', file], {}, 1, { onFirstListeningLine: (child) => child.kill('SIGHUP') });
     running.push(serving);

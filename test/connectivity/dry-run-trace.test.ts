@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findRoute } from '../../engine/contract/routes';
 import { createAnsweringClient } from '../../engine/cli/answers';
-import { createMasker } from '../../engine/cli/mask';
+import { createMasker } from '../../engine/mapping/mask';
 import { runCase } from '../../engine/cli/run-case';
 import { createEngine } from '../../engine/engine/engine';
 import { head, mappingFromText } from '../support/engine';
@@ -16,7 +16,7 @@ const mapping = mappingFromText(head('http://erp.test/api', 'retry: { attempts: 
     output: '{ "number": calls.article.body.no }'
 `);
 const route = findRoute('GetItem')!;
-const mask = createMasker('/nonexistent/mapping.yaml', {});
+const mask = createMasker([]);
 
 describe('dry-run trace of connectivity', () => {
   it('shows how many attempts an answer took, and a cache hit', async () => {

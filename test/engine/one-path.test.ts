@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnsweringClient } from '../../engine/cli/answers';
-import { noMasking } from '../../engine/cli/mask';
+import { noMasking } from '../../engine/mapping/mask';
 import { runCase } from '../../engine/cli/run-case';
 import { findRoute } from '../../engine/contract/routes';
 import { createHttpClient } from '../../engine/http/client';

@@ -2,8 +2,9 @@
  * Issue 18, item 7: an empty 200 from the ERP became Succeed with an empty work order list; an API key
  * sent in the query reached validationStatus and the log through a redirect's Location; absolute mapping
  * file paths and the ERP's internal URLs reached the platform. Now an empty answer to a JSON call is
- * unreadable (except 204, and on event routes); the platform gets the call's name and the status, the
- * log the detail with the mapping's credentials masked.
+ * unreadable (except 204, and on event routes); the platform gets the call's name and the status (or
+ * that the OAuth2 token endpoint failed, without its URL), the log the detail with the mapping's
+ * credentials masked.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -79,6 +80,19 @@ describe('what the platform and the log get from ERP faults (issue 18, item 7)',
     expect(JSON.stringify(envelope)).not.toContain('127.0.0.1');
     expect(JSON.stringify(envelope.validationStatus)).toContain('connection refused');
     expect(logged).toContain('127.0.0.1');
+  });
+
+  it('no token endpoint URL in the answer when the OAuth2 token cannot be had', async () => {
+    const tokenUrl = `${await deadErpUrl()}/oauth/token`;
+    const auth = `auth: { type: oauth2ClientCredentials, tokenUrl: "${tokenUrl}", clientId: engine, clientSecret: "\${ERP_KEY}" }`;
+    engine = await startEngine(`${head(erp.url, auth)}  GetExternalIndexableValueLabel:\n    calls: [{ name: label, method: GET, path: /label }]\n    output: '{"label": calls.label.body.text}'\n`, { log: log(), env: { ERP_KEY: SECRET } });
+    const envelope = await engine.call('GET', '/WorkOrders/WorkOrderExternalIndexableValueLabel');
+    expect(envelope).toMatchObject({ isResultSuccess: false, data: null });
+    expect(JSON.stringify(envelope.validationStatus)).toContain('the OAuth2 token endpoint could not be reached (REFUSED)');
+    expect(JSON.stringify(envelope)).not.toContain('127.0.0.1');
+    expect(JSON.stringify(envelope)).not.toContain('/oauth/token');
+    expect(logged).toContain(tokenUrl);
+    expect(logged).not.toContain(SECRET);
   });
 
   it('no mapping file path in the answer when an expression fails', async () => {

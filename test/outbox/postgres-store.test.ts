@@ -73,12 +73,42 @@ describeWithPostgres('PostgreSQL outbox store', (server) => {
     const schema = freshSchema();
     const stores = await Promise.all(Array.from({ length: 5 }, () => open(schema)));
     const { rows } = await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`);
-    expect(rows).toEqual([{ version: 2 }]);
+    expect(rows).toEqual([{ version: 3 }]);
     const event = await stores[0].enqueue(newEvent());
     const again = await open(schema);
     expect(await again.get(event.id)).toEqual(event);
     expect(await stores[4].get(event.id)).toEqual(event);
-    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 2 }]);
+    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 3 }]);
+  });
+
+  /** Version 1 as the engine first wrote it, with three events of one key; `$S` is the schema. */
+  const VERSION_1 = `CREATE TABLE $S.outbox_schema_version (version integer NOT NULL);
+    CREATE TABLE $S.outbox_events (seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, id text NOT NULL UNIQUE, mapping text NOT NULL,
+      operation text NOT NULL, ordering_key text NOT NULL, input json, request_id text NOT NULL, accepted_at bigint NOT NULL,
+      blocks_key_when_dead boolean NOT NULL, status text NOT NULL CHECK (status IN ('pending', 'delivered', 'dead', 'dropped')),
+      attempts integer NOT NULL DEFAULT 0, next_attempt_at bigint NOT NULL, last json, settled_at bigint, drop_reason text,
+      lease_owner text, lease_until bigint);
+    CREATE INDEX outbox_events_pending ON $S.outbox_events (seq) WHERE status = 'pending';
+    CREATE INDEX outbox_events_key_seq ON $S.outbox_events (mapping, ordering_key, seq);
+    CREATE INDEX outbox_events_settled ON $S.outbox_events (settled_at) WHERE status IN ('delivered', 'dropped');
+    INSERT INTO $S.outbox_events (id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead, status, next_attempt_at)
+      VALUES ('a', 'm1', 'Op', 'k', '{"n":1}', 'r', ${T0}, true, 'delivered', ${T0}), ('b', 'm1', 'Op', 'k', '{"n":2}', 'r', ${T0}, true, 'pending', ${T0}),
+             ('c', 'm1', 'Op', 'k', '{"n":3}', 'r', ${T0}, true, 'pending', ${T0});`;
+  /** Version 2 added the partial index the claim walks. */
+  const VERSION_2 = `${VERSION_1}
+    CREATE INDEX outbox_events_blocking ON $S.outbox_events (mapping, ordering_key, seq) WHERE (status = 'pending' OR (status = 'dead' AND blocks_key_when_dead));`;
+
+  it.each([[1, VERSION_1], [2, VERSION_2]])('brings a schema of version %i up to date (3), keeping its events as kind event; claims and takes pushes', async (version, tables) => {
+    const schema = freshSchema();
+    await sql(server().url, `CREATE SCHEMA "${schema}"; ${tables.replaceAll('$S', `"${schema}"`)} INSERT INTO "${schema}".outbox_schema_version VALUES (${version});`);
+    const store = await open(schema);
+    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 3 }]);
+    expect((await store.claimDue({ now: T0, limit: 10, leaseMs: 1000, owner: 'w1' })).map((e) => [e.id, e.kind, e.input])).toEqual([['b', 'event', { n: 2 }]]);
+    const push = { mapping: 'm1', push: 'NewOrder', idempotencyKey: 'SO-1', acceptedAt: T0, events: [newEvent({ kind: 'push', operation: 'NewOrder', orderingKey: 'p' })] };
+    expect(await store.enqueuePush(push)).toEqual({ eventIds: [push.events[0].id], duplicate: false });
+    expect(await store.enqueuePush({ ...push, events: [newEvent({ kind: 'push' })] })).toEqual({ eventIds: [push.events[0].id], duplicate: true });
+    const indexes = await sql(server().url, `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname = 'outbox_events_blocking'`, [schema]);
+    expect(indexes.rows).toHaveLength(1);
   });
 
   it('refuses a schema from a newer engine', async () => {

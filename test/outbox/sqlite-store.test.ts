@@ -77,14 +77,47 @@ describe('SQLite outbox store', () => {
 
   it('writes with WAL, synchronous FULL and a busy timeout, and records the schema version', async () => {
     const store = open(dir());
-    expect(readSqliteSettings(store)).toEqual({ journalMode: 'wal', synchronous: 2, busyTimeoutMs: 5000, schemaVersion: 2 });
+    expect(readSqliteSettings(store)).toEqual({ journalMode: 'wal', synchronous: 2, busyTimeoutMs: 5000, schemaVersion: 3 });
     // WAL is a property of the file: another connection sees it too.
     const db = new Database(store.location, { readonly: true });
     cleanups.push(() => { db.close(); });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
     await store.close();
     expect(readSqliteSettings(store)).toBeUndefined();
+  });
+
+  /** Version 1 as the engine first wrote it (the table, the two indexes of then), with three events of one key. */
+  const VERSION_1 = `CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, mapping TEXT NOT NULL,
+      operation TEXT NOT NULL, ordering_key TEXT NOT NULL, input TEXT, request_id TEXT NOT NULL, accepted_at INTEGER NOT NULL,
+      blocks_key_when_dead INTEGER NOT NULL, status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead', 'dropped')),
+      attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER NOT NULL, last TEXT, settled_at INTEGER, drop_reason TEXT,
+      lease_owner TEXT, lease_until INTEGER);
+      CREATE INDEX events_status_seq ON events (status, seq);
+      CREATE INDEX events_key_seq ON events (mapping, ordering_key, seq);
+      INSERT INTO events (id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead, status, next_attempt_at)
+        VALUES ('a', 'm1', 'Op', 'k', '{"n":1}', 'r', ${T0}, 1, 'delivered', ${T0}), ('b', 'm1', 'Op', 'k', '{"n":2}', 'r', ${T0}, 1, 'pending', ${T0}),
+               ('c', 'm1', 'Op', 'k', '{"n":3}', 'r', ${T0}, 1, 'pending', ${T0});`;
+  /** Version 2 added the partial index the claim walks. */
+  const VERSION_2 = `${VERSION_1}
+      CREATE INDEX events_blocking ON events (mapping, ordering_key, seq) WHERE (status = 'pending' OR (status = 'dead' AND blocks_key_when_dead = 1));`;
+
+  it.each([[1, VERSION_1], [2, VERSION_2]])('brings a file of schema version %i up to date (3), keeping its events as kind event; claims from the index and takes pushes', async (version, schema) => {
+    const d = dir();
+    const file = path.join(d, 'outbox.sqlite');
+    const old = new Database(file);
+    old.exec(schema);
+    old.pragma(`user_version = ${version}`);
+    old.close();
+    const store = open(d);
+    expect(readSqliteSettings(store)?.schemaVersion).toBe(3);
+    expect((await store.claimDue({ now: T0, limit: 10, leaseMs: 1000, owner: 'w1' })).map((e) => [e.id, e.kind, e.input])).toEqual([['b', 'event', { n: 2 }]]);
+    const push = { mapping: 'm1', push: 'NewOrder', idempotencyKey: 'SO-1', acceptedAt: T0, events: [newEvent({ kind: 'push', operation: 'NewOrder', orderingKey: 'p' })] };
+    expect(await store.enqueuePush(push)).toEqual({ eventIds: [push.events[0].id], duplicate: false });
+    expect(await store.enqueuePush({ ...push, events: [newEvent({ kind: 'push' })] })).toEqual({ eventIds: [push.events[0].id], duplicate: true });
+    const db = new Database(file, { readonly: true });
+    cleanups.push(() => { db.close(); });
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'events_blocking'`).all()).toHaveLength(1);
   });
 
   it('refuses a file written by a newer schema version', async () => {

@@ -87,6 +87,35 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
       expect(ids(await claim(T0 + LEASE * 30))).not.toContain(b2.id);
     });
 
+    it('with backlogs on several keys of several mappings, claims the first event of each key whose turn it is', async () => {
+      // Keys that sort around each other (a, a2, b) in three mappings, each with a history and a backlog.
+      const make = (mapping: string, orderingKey: string, extra: Partial<NewEvent> = {}) => newEvent({ mapping, orderingKey, ...extra });
+      const stored = await enqueueAll([
+        make('m1', 'a'), make('m2', 'a'), make('m1', 'a2'), make('m3', 'b', { blocksKeyWhenDead: false }),
+        make('m1', 'b'), make('m1', 'a'), make('m2', 'a'), make('m1', 'a2'), make('m3', 'b'), make('m1', 'b'),
+        make('m1', 'a'), make('m2', 'a'), make('m1', 'a2'), make('m3', 'b'), make('m1', 'b'),
+      ]);
+      const [m1a1, m2a1, m1a21, m3b1, m1b1, m1a2, m2a2, m1a22, m3b2, m1b2, m1a3, , , m3b3] = stored;
+      expect(ids(await claim(T0, 'w1', 100))).toEqual(ids([m1a1, m2a1, m1a21, m3b1, m1b1]));
+      await store.delivered(m1a1.id, 'w1', T0 + 1); // m1/a: the next goes
+      await store.dead(m2a1.id, 'w1', T0 + 1, { error: 'refused' }); // m2/a: dead and blocking, nothing goes
+      await store.retryLater(m1a21.id, 'w1', T0 + 1000, { error: 'busy' }); // m1/a2: not due yet
+      await store.dead(m3b1.id, 'w1', T0 + 1, { error: 'refused' }); // m3/b: dead, not blocking, the next goes
+      // m1/b: still leased (in flight), nothing goes.
+      expect(ids(await claim(T0 + 2, 'w2', 100))).toEqual(ids([m1a2, m3b2]));
+      expect(ids(await claim(T0 + 1000, 'w2', 100))).toEqual([m1a21.id]);
+      await store.drop(m2a1.id, 'fixed by hand', T0 + 1001);
+      await store.delivered(m1b1.id, 'w1', T0 + 1001);
+      await store.delivered(m1a2.id, 'w2', T0 + 1001);
+      await store.delivered(m1a21.id, 'w2', T0 + 1001);
+      await store.delivered(m3b2.id, 'w2', T0 + 1001);
+      // Oldest first over all keys, and the limit counts across keys.
+      expect(ids(await claim(T0 + 1002, 'w3', 3))).toEqual(ids([m2a2, m1a22, m1b2]));
+      expect(ids(await claim(T0 + 1002, 'w3', 100))).toEqual(ids([m1a3, m3b3]));
+      // The rest wait behind events in flight.
+      expect(ids(await claim(T0 + 1002, 'w3', 100))).toEqual([]);
+    });
+
     it('honours the limit, oldest first', async () => {
       const stored = await enqueueAll([1, 2, 3, 4].map((i) => newEvent({ orderingKey: `k${i}` })));
       expect(ids(await claim(T0, 'w1', 2))).toEqual(ids(stored.slice(0, 2)));

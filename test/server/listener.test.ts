@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import type http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createListener, readTlsFiles, type TlsFiles } from '../../engine/server/listener';
+import { createListener, readTlsFiles, LISTENER_TIMEOUTS, type TlsFiles } from '../../engine/server/listener';
 
 const fixture = (name: string) => path.join(__dirname, '..', 'fixtures', 'tls', name);
 const pem = (name: string) => fs.readFileSync(fixture(name));
@@ -52,6 +52,49 @@ describe('createListener', () => {
     expect(server.keepAliveTimeout).toBeGreaterThan(60_000);
     expect(server.requestTimeout).toBeGreaterThanOrEqual(120_000);
     expect(server.headersTimeout).toBeLessThanOrEqual(server.requestTimeout);
+  });
+
+  describe('drops slow clients (issue 18, item 8: "slow clients hold connections for minutes")', () => {
+    // The same mechanism as in `serve`, with the limits cut from 30 s and 5 min to what a test can wait for.
+    const SHORT = { ...LISTENER_TIMEOUTS, headersTimeout: 400, requestTimeout: 800, connectionsCheckingInterval: 100 };
+
+    /** Sends `head`, then one byte of `trickle` every 100 ms; what the server wrote before it closed the connection. */
+    async function trickling(head: string, trickle: string): Promise<string> {
+      const server = createListener((request, response) => {
+        request.resume();
+        request.on('end', () => response.end('complete'));
+      }, undefined, SHORT);
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => { answer += chunk.toString(); });
+      socket.on('error', () => undefined);
+      socket.write(head);
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (sent < trickle.length && !socket.destroyed) socket.write(trickle[sent++]);
+      }, 100);
+      // Bounded: a client that is not dropped keeps trickling for the whole of `trickle` (30 s).
+      const closed = await new Promise<boolean>((resolve) => {
+        socket.once('close', () => resolve(true));
+        setTimeout(() => resolve(false), 10_000);
+      });
+      clearInterval(timer);
+      socket.destroy();
+      expect(closed).toBe(true);
+      return answer;
+    }
+
+    it('a client that sends its headers a byte at a time (slowloris)', async () => {
+      const answer = await trickling('GET / HTTP/1.1\r\nHost: x\r\n', 'X-Slow: a'.padEnd(300, 'a'));
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    }, 15_000);
+
+    it('a client that sends its body a byte at a time', async () => {
+      const answer = await trickling('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 300\r\n\r\n', '{'.padEnd(300, ' '));
+      expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    }, 15_000);
   });
 
   it('serves HTTPS to a client that trusts the CA', async () => {

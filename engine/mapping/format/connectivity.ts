@@ -29,6 +29,11 @@ export const auth = variants('type', [
   }),
 ], 'How the engine authenticates toward the system (the ERP, or the platform under platform:). Secrets come from environment variables and never appear in logs or messages.');
 
+export const csrf = block({
+  header: withDefault(text('The header that carries the token.'), 'X-CSRF-Token'),
+  fetchPath: withDefault(text('Path under system.baseUrl that a GET fetches a token from when a write comes before any read, e.g. / (the OData service root) or /$metadata.', { pattern: '^/' }), '/'),
+}, { description: "SAP Gateway's CSRF protection: reads ask for a token (X-CSRF-Token: Fetch), every write (POST, PUT, PATCH, DELETE) carries it, and a 403 answered with X-CSRF-Token: Required fetches a new one and sends the write once more. One token per ERP connection, shared by all requests; needs cookies: session (the token belongs to the session)." });
+
 export const tls = block({
   caFile: optional(text("PEM file with the CA certificates that sign the system's certificate (added to the machine's CAs). Relative to the mapping file.")),
   certFile: optional(text('PEM client certificate for mutual TLS; needs keyFile.')),

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ROUTES } from '../../contract/routes';
 import { DEFAULT_EXPRESSION_LIMITS } from '../../expressions/compile';
-import { auth, cache, callRetry, forEach, paginate, systemRetry, tls } from './connectivity';
+import { auth, cache, callRetry, csrf, forEach, paginate, systemRetry, tls } from './connectivity';
 import { block, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
 import { buildFileBlock } from './file';
 import { inbound } from './inbound';
@@ -18,14 +18,18 @@ const milliseconds = (description: string) => integer(1, 600_000, description);
 export const OPERATION_MODES = ['flow', 'static', 'acknowledge', 'file'] as const;
 export type OperationMode = (typeof OPERATION_MODES)[number];
 
+const queryEncoding = (description: string) => oneOfWords(['percent', 'form'], `percent: RFC 3986, every character but letters, digits and -._~ percent-encoded, a space as %20. form: as HTML forms, a space as +. ${description}`);
+
 const call = block({
   name: Type.String({ pattern: NAME_PATTERN, description: 'Name of the call (letters, digits, _): later expressions read calls.<name>.status, .headers, .body.' }),
   method: oneOfWords(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], 'HTTP method.'),
   path: template('Path under system.baseUrl, e.g. /sales-orders/{input.Code}. Placeholder values are URI-encoded, so they can never change the path.'),
   query: optional(Type.Record(Type.String(), template('Query parameter value.'), { description: 'Query parameters: name to value template. A placeholder giving nothing leaves the parameter out.' })),
+  queryEncoding: optional(queryEncoding('How this call writes its query values. Default: system.queryEncoding.')),
+  rawQuery: optional(Type.Array(text('A parameter name under query.'), { description: "Query parameters sent raw: the characters of OData's syntax ($ ( ) , : / = @ ; ! * ?) as they are, only spaces, &, #, +, % and characters a URL cannot hold encoded, e.g. [$filter, $orderby]. A placeholder's value can still never add a parameter; quote OData literals with $odataLiteral." })),
   headers: optional(Type.Record(Type.String(), template('Header value.'), { description: 'Extra headers for this call, on top of system.headers.' })),
   body: optional(expression('Builds the JSON request body from input and earlier calls.')),
-  responseType: withDefault(oneOfWords(['json', 'text', 'binary'], 'How to read the response body: json, text, or binary (given to expressions as Base64).'), 'json'),
+  responseType: withDefault(oneOfWords(['json', 'text', 'binary'], 'How to read the response body: json, text, or binary (given to expressions as Base64). An error answer (status 400 or more) of a binary call is read by its content type instead: JSON as JSON, text and XML as text, so outcome rules can read the ERP\'s error.'), 'json'),
   timeoutMs: optional(milliseconds('Timeout of each attempt of this call, in milliseconds. Default: system.timeoutMs.')),
   retry: optional(callRetry),
   paginate: optional(paginate),
@@ -56,6 +60,7 @@ function buildOperation() {
     acknowledge: optional(Type.Literal(true, { description: 'Event routes only: answer success without forwarding anything.' })),
     file: optional(buildFileBlock()),
     deadlineMs: optional(milliseconds('Overall time budget of one contract request over all its calls, retries and pages; past it the answer is AdapterApiClientFailed.')),
+    onInvalidRecord: withDefault(oneOfWords(['fail', 'skip'], 'List routes answered by calls + output: what a record (a work order, an item) that does not match the contract does to the answer. fail: the whole answer is a failure (WorkOrderInvalid, or OperationFailed where the route has no such result), so nothing wrong reaches the warehouse and someone must fix the mapping or the ERP data. skip: that record is left out of the list, with a warning in the log naming it and why, and counted in adapter_records_skipped_total; the other records are answered.'), 'fail'),
     delivery: withDefault(oneOfWords(['direct', 'outbox'], 'Event routes: direct forwards the event while the platform waits and answers what the ERP said; outbox stores it durably, answers success at once, and delivers it in the background, retrying while the ERP is down.'), 'direct'),
     outbox: optional(outbox),
   }, { description: 'How one contract route is answered: calls (+ outcomes + output), output alone, static, acknowledge, or file.' });
@@ -74,6 +79,9 @@ const connectivity = {
   maxResponseBytes: withDefault(integer(1024, undefined, 'Largest response body accepted, in bytes.'), 52_428_800),
   auth: withDefault(auth, { type: 'none' }),
   tls: optional(tls),
+  queryEncoding: withDefault(queryEncoding('The default of every call.'), 'percent'),
+  cookies: withDefault(oneOfWords(['none', 'session'], 'none: cookies the ERP sets are ignored. session: they are kept per ERP connection (in memory, by domain and path, until they expire) and sent back with every call, as a browser would; for ERPs that keep a login or a CSRF token in a session cookie (SAP Gateway).'), 'none'),
+  csrf: optional(csrf),
   retry: withDefault(systemRetry, {} as Static<typeof systemRetry>),
   maxConcurrency: withDefault(integer(1, 1024, 'Most requests in flight to the system at once, over all requests.'), 16),
   idempotencyHeader: withDefault(Type.Union([text('Header name.'), Type.Literal(false)], {
@@ -123,6 +131,7 @@ export type PushDocument = Static<ReturnType<typeof buildPushBlock<typeof call, 
 export type AuthDocument = Static<typeof auth>;
 export type InboundDocument = Static<typeof inbound>;
 export type TlsDocument = Static<typeof tls>;
+export type CsrfDocument = Static<typeof csrf>;
 export type CallRetryDocument = Static<typeof callRetry>;
 export type PaginateDocument = Static<typeof paginate>;
 export type ForEachDocument = Static<typeof forEach>;

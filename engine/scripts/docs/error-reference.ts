@@ -11,6 +11,7 @@ const STAGE_TITLES = {
   structure: 'The structure check (the format\'s JSON Schema)',
   compile: 'Compiling expressions, templates and operations',
   'test files': 'Test files and recorded answers (adapter-engine test, dry-run --answers)',
+  'test runs': 'What the test cases never exercised (warnings of adapter-engine test, errors of validate --strict)',
 } as const;
 
 export function renderErrorReference(): string {

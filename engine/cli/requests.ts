@@ -1,0 +1,159 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { findRoute, type RouteSpec } from '../contract/routes';
+import type { JournalEntry } from '../engine/journal-entry';
+import { EXIT_CODES } from '../errors';
+import { JOURNAL_QUERY, type JournalQuery } from '../journal/query';
+import type { JournalSummary } from '../journal/store';
+import { renderDryRun, renderPushRun } from './dry-run-render';
+import { out, table } from './output';
+import { inputOf, testCaseOf, withCase } from './recorded-case';
+import { usageError } from './usage';
+
+/**
+ * `adapter-engine requests`: the request journal of a running server, read from its admin listener.
+ * `show` prints one request as `dry-run` does; `export --as-test` writes it as a mapping test case.
+ */
+
+interface AdminOptions {
+  admin?: string;
+  json?: boolean;
+}
+
+function adminUrl(options: AdminOptions): string {
+  const given = options.admin ?? process.env.ADMIN_URL ?? (process.env.ADMIN_PORT ? `http://127.0.0.1:${process.env.ADMIN_PORT}` : undefined);
+  if (!given) usageError('name the server\'s admin listener: --admin http://host:port (serve --admin-port), or set ADMIN_URL');
+  return given.replace(/\/+$/, '');
+}
+
+async function fetchAdmin(options: AdminOptions, pathAndQuery: string): Promise<{ status: number; body: unknown }> {
+  const url = `${adminUrl(options)}${pathAndQuery}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    return usageError(`cannot reach the admin listener at ${adminUrl(options)}: ${cause}`);
+  }
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) as unknown };
+  } catch {
+    return usageError(`${url} did not answer JSON (HTTP ${response.status}); is it the admin listener of adapter-engine serve?`);
+  }
+}
+
+function errorOf(body: unknown): string {
+  return typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : JSON.stringify(body);
+}
+
+async function list(options: AdminOptions & JournalQuery): Promise<number> {
+  const query = new URLSearchParams();
+  for (const name of Object.keys(JOURNAL_QUERY) as (keyof JournalQuery)[]) {
+    const value = options[name];
+    if (value !== undefined) query.set(name, value);
+  }
+  const { status, body } = await fetchAdmin(options, `/requests${query.size > 0 ? `?${query}` : ''}`);
+  if (status === 400) usageError(errorOf(body));
+  if (status !== 200) throw new Error(`GET /requests answered ${status}: ${errorOf(body)}`);
+  const requests = (body as { requests: JournalSummary[] }).requests;
+  if (options.json) {
+    out.json(requests);
+    return EXIT_CODES.OK;
+  }
+  const c = out.colors;
+  if (requests.length === 0) {
+    out.line('no requests match');
+    return EXIT_CODES.OK;
+  }
+  out.line(table([
+    ['TIME', 'ID', 'MAPPING', 'OPERATION', 'RESULT', 'MS', 'REQUEST'].map((title) => c.bold(title)),
+    ...requests.map((r) => [new Date(r.at).toISOString(), r.id, r.mapping, r.operation, r.success ? c.green(r.result) : c.red(r.result), String(Math.round(r.durationMs)), `${r.method} ${r.path}`]),
+  ]).join('\n'));
+  return EXIT_CODES.OK;
+}
+
+async function entryFor(id: string, options: AdminOptions): Promise<{ entry: JournalEntry; route?: RouteSpec }> {
+  const { status, body } = await fetchAdmin(options, `/requests/${encodeURIComponent(id)}`);
+  if (status === 404) usageError(errorOf(body));
+  if (status !== 200) throw new Error(`GET /requests/${id} answered ${status}: ${errorOf(body)}`);
+  const entry = body as JournalEntry;
+  if (entry.mode === 'push') return { entry };
+  const route = findRoute(entry.operation);
+  if (!route) throw new Error(`the journal names an operation this engine does not know: ${entry.operation}`);
+  return { entry, route };
+}
+
+async function show(id: string, options: AdminOptions): Promise<number> {
+  const { entry, route } = await entryFor(id, options);
+  if (options.json) {
+    out.json(entry);
+    return EXIT_CODES.OK;
+  }
+  const answers = `live, at ${entry.at}, request id ${entry.requestId}, ${Math.round(entry.durationMs)} ms`;
+  if (!route || !entry.envelope) {
+    const answer = entry.answer ?? { status: 0, body: null };
+    renderPushRun({ push: entry.operation.replace(/^push\//, ''), steps: [...entry.steps], status: answer.status, body: answer.body }, {
+      title: `request ${entry.id}`, mapping: entry.mapping, file: entry.file, input: entry.request.body, answers, auth: 'checked by the server',
+    });
+    return entry.success ? EXIT_CODES.OK : EXIT_CODES.FAILED;
+  }
+  const mode = entry.mode as Parameters<typeof renderDryRun>[0]['mode'];
+  renderDryRun({ route, mode, steps: [...entry.steps], failure: entry.failure, envelope: entry.envelope, resultName: entry.result }, {
+    title: `request ${entry.id}`,
+    mapping: entry.mapping,
+    file: entry.file,
+    input: inputOf(entry, route),
+    answers,
+    unanswered: [],
+  });
+  return entry.success ? EXIT_CODES.OK : EXIT_CODES.FAILED;
+}
+
+interface ExportOptions extends AdminOptions {
+  asTest?: boolean;
+  out?: string;
+  mappingFile?: string;
+}
+
+async function exportRequest(id: string, options: ExportOptions): Promise<number> {
+  if (!options.asTest) usageError('say what to export as: --as-test (a mapping test case)');
+  const { entry, route } = await entryFor(id, options);
+  if (!route || !entry.envelope) return usageError(`request ${id} is a push (${entry.route}); only contract requests are exported as tests`);
+  const testCase = testCaseOf({ route, input: inputOf(entry, route), steps: entry.steps, resultName: entry.result, envelope: entry.envelope }, `request ${entry.requestId} at ${entry.at} answered ${entry.result}`);
+  if ('problem' in testCase) usageError(`request ${id} cannot be exported: ${testCase.problem}`);
+  const mappingFile = options.mappingFile ?? entry.file;
+  if (!options.out) {
+    out.line(withCase(undefined, testCase, `${process.cwd()}/exported.test.yaml`, mappingFile).trimEnd());
+    return EXIT_CODES.OK;
+  }
+  let existing: string | undefined;
+  try {
+    existing = fs.existsSync(options.out) ? fs.readFileSync(options.out, 'utf8') : undefined;
+    fs.writeFileSync(options.out, withCase(existing, testCase, options.out, mappingFile));
+  } catch (error) {
+    usageError(`cannot write ${options.out}: ${(error as Error).message}`);
+  }
+  out.line(`${existing === undefined ? 'wrote' : 'added to'} ${options.out}: case "${testCase.name}" (run it with adapter-engine test ${options.out})`);
+  return EXIT_CODES.OK;
+}
+
+export function registerRequests(program: Command, run: (work: Promise<number>) => Promise<void>): void {
+  const requests = program
+    .command('requests')
+    .summary('what happened to the requests a server answered lately')
+    .description('The request journal of a running server: the latest requests of each mapping (serve --journal-size), read from its admin listener. Each holds the request, every call to the external system with its answer (secrets masked), the outcome rules that matched and the envelope answered.\n\nWithout a subcommand it lists requests, newest first, filtered by the options.')
+    .option('--admin <url>', 'the admin listener of the server (serve --admin-port), e.g. http://127.0.0.1:9090 (default: env ADMIN_URL)')
+    .option('--json', 'print JSON');
+  for (const [name, help] of Object.entries(JOURNAL_QUERY)) requests.option(`--${name} <value>`, help);
+  requests.action((options: AdminOptions & JournalQuery) => run(list(options)));
+  // --admin and --json are the parent's options wherever they are written.
+  requests.command('show').description('one request, step by step, as dry-run shows it').argument('<id>', 'journal id (from the list)')
+    .action((id: string, _options: unknown, command: Command) => run(show(id, command.optsWithGlobals<AdminOptions>())));
+  requests.command('export').description('write one request as a mapping test case with the external system\'s recorded answers, to replay it offline with adapter-engine test').argument('<id>', 'journal id (from the list)')
+    .option('--as-test', 'as a mapping test case')
+    .option('-o, --out <file>', 'test file to write or add the case to (default: print it)')
+    .option('--mapping-file <file>', 'the mapping file the test runs (default: the file the server named)')
+    .action((id: string, _options: unknown, command: Command) => run(exportRequest(id, command.optsWithGlobals<ExportOptions>())));
+  for (const command of requests.commands) command.exitOverride();
+}

@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, startRecordingErp, startServe, stoppedAfterEach, tempDir, writeFile } from './cli-process';
+
+/**
+ * Support staff's tools on the real binary against a real stand-in ERP: the journal of a running server
+ * (`requests`, `requests show`), a request exported as a test case and replayed offline with the ERP
+ * stopped, and `record`. No credential reaches the output or the files.
+ */
+const SECRET = 'tok-77aa88bb99cc';
+const MAPPING = `version: 1
+name: acme
+system:
+  baseUrl: \${ERP_URL}
+  auth: { type: bearer, token: "\${ERP_TOKEN}" }
+operations:
+  GetWorkOrderByCode:
+    calls:
+      - name: order
+        method: GET
+        path: /orders/{input.Code}
+    outcomes:
+      - when: response.body.state = 'BLOCKED'
+        result: WorkOrderDoesNotExist
+        message: "'Order ' & input.Code & ' is blocked'"
+    output: '{ "number": calls.order.body.no, "dueDate": "2026-12-01T00:00:00Z", "requests": [] }'
+`;
+const ANSWER = { no: '4711', state: 'BLOCKED', note: `issued for ${SECRET}` };
+const OFFLINE = { ERP_URL: 'http://127.0.0.1:9/api', ERP_TOKEN: 'not-the-real-one' };
+
+const { running, cleanups } = stoppedAfterEach(afterEach);
+
+async function servedWithErp(answer: unknown = ANSWER, extra: string[] = []) {
+  const erp = await startRecordingErp(answer);
+  cleanups.push(() => erp.close());
+  const dir = tempDir();
+  const mappingFile = writeFile(dir, 'acme.yaml', MAPPING);
+  const serving = await startServe([...extra, '--admin-port', '0', mappingFile], { ERP_URL: erp.url, ERP_TOKEN: SECRET });
+  running.push(serving);
+  return { erp, dir, mappingFile, serving, admin: serving.adminUrl as string };
+}
+
+describe('adapter-engine requests', () => {
+  it('finds a failed request by its work order, shows it as dry-run does, and exports it as a test that replays offline', async () => {
+    const { dir, mappingFile, serving, admin, erp } = await servedWithErp();
+    const envelope = await (await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=4711`)).json() as { isResultSuccess: boolean };
+    expect(envelope.isResultSuccess).toBe(false);
+    await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=1000`);
+
+    const listed = await runCli(['requests', '--admin', admin, '--contains', '4711', '--outcome', 'failure', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const requests = JSON.parse(listed.stdout) as { id: string; path: string; result: string }[];
+    expect(requests).toEqual([expect.objectContaining({ path: '/WorkOrders/Code?Code=4711', result: 'WorkOrderDoesNotExist' })]);
+    const table = await runCli(['requests', '--admin', admin]);
+    expect(table.stdout).toMatch(/WorkOrderDoesNotExist +\d+ +GET \/WorkOrders\/Code\?Code=4711/);
+
+    const shown = await runCli(['requests', 'show', requests[0].id, '--admin', admin]);
+    expect(shown.code).toBe(1);
+    expect(shown.stdout).toContain(`request ${requests[0].id}  GetWorkOrderByCode`);
+    expect(shown.stdout).toContain('1. call order  (sent)');
+    expect(shown.stdout).toMatch(/rule 1 +response\.body\.state = 'BLOCKED' +→ WorkOrderDoesNotExist +matched/);
+    expect(shown.stdout).toContain('"externalMessage": "Order 4711 is blocked"');
+    expect(shown.stdout).toContain('issued for ***');
+    expect(shown.stdout).not.toContain(SECRET);
+
+    const testFile = path.join(dir, 'acme.test.yaml');
+    const exported = await runCli(['requests', 'export', requests[0].id, '--as-test', '--out', testFile, '--admin', admin]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const written = fs.readFileSync(testFile, 'utf8');
+    expect(written).not.toContain(SECRET);
+    expect(written).not.toMatch(/authorization/i);
+
+    // The ERP and the server are gone: the case replays from its recorded answers.
+    serving.child.kill('SIGTERM');
+    await serving.exited;
+    await erp.close();
+    const replayed = await runCli(['test', testFile], { env: OFFLINE });
+    expect(replayed.code, replayed.stdout).toBe(0);
+    expect(replayed.stdout).toContain('1 passed, 0 failed');
+
+    // A mapping that answers differently now fails the case.
+    fs.writeFileSync(mappingFile, MAPPING.replace("' is blocked'", "' is on hold'"));
+    const changed = await runCli(['test', testFile], { env: OFFLINE });
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toContain('externalMessage');
+  }, 90_000); // one server and seven command runs, each a Node process
+
+  it('refuses a filter it does not know, and an id the journal does not hold', async () => {
+    const { admin } = await servedWithErp();
+    const bad = await runCli(['requests', '--admin', admin, '--outcome', 'maybe']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('outcome must be "success" or "failure"');
+    const unknown = await runCli(['requests', 'show', 'nope-1', '--admin', admin]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no request nope-1 in the journal');
+  }, 60_000);
+
+  it('lists the requests of every worker with --workers', async () => {
+    const { serving, admin } = await servedWithErp(ANSWER, ['--workers', '2']);
+    for (let i = 0; i < 6; i += 1) await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=47${i}`, { headers: { connection: 'close' } });
+    const listed = await (await fetch(`${admin}/requests?limit=100`)).json() as { requests: { path: string }[] };
+    expect(listed.requests.map((r) => r.path).sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `/WorkOrders/Code?Code=47${i}`));
+  }, 60_000);
+});
+
+describe('adapter-engine record', () => {
+  it('runs an operation live and appends a test case without secrets, which replays offline', async () => {
+    const erp = await startRecordingErp(ANSWER);
+    cleanups.push(() => erp.close());
+    const dir = tempDir();
+    const mappingFile = writeFile(dir, 'acme.yaml', MAPPING);
+    const env = { ERP_URL: erp.url, ERP_TOKEN: SECRET };
+    const first = await runCli(['record', mappingFile, 'GetWorkOrderByCode', '--input', '{"Code":"4711"}'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('result WorkOrderDoesNotExist');
+    const second = await runCli(['record', mappingFile, 'GET /WorkOrders/Code?Code=4712', '--name', 'second order'], { env });
+    expect(second.code, second.stderr).toBe(0);
+    expect(erp.received.map((r) => [r.url, r.headers.authorization])).toEqual([['/api/v1/orders/4711', `Bearer ${SECRET}`], ['/api/v1/orders/4712', `Bearer ${SECRET}`]]);
+
+    const testFile = path.join(dir, 'acme.test.yaml');
+    const written = fs.readFileSync(testFile, 'utf8');
+    expect(written).toContain('name: second order');
+    expect(written).toContain('note: issued for ***');
+    expect(written).not.toContain(SECRET);
+    await erp.close();
+    const replayed = await runCli(['test', testFile], { env: OFFLINE });
+    expect(replayed.code, replayed.stdout).toBe(0);
+    expect(replayed.stdout).toContain('2 passed, 0 failed');
+  }, 60_000);
+});
