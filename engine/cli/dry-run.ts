@@ -57,7 +57,7 @@ async function dryRunPush(mappingFile: string, name: string, options: DryRunOpti
   if (options.answers) usageError('--answers is for contract routes; a push\'s platform calls are not sent without --live (a synthetic 200 stands in)');
   const input = readInput(options, undefined);
   if (input === undefined) usageError(`a push takes a JSON body; give it with --input '<json>' or --input-file <file>`);
-  const erp = await withExampleErp(options.exampleErp, envWith(options.env), 0);
+  const erp = await withExampleErp(options.exampleErp, envWith(options.env), { erp: 0, platform: 0 });
   try {
     const mapping = loadOrReport(mappingFile, erp.env);
     if (!mapping) return EXIT_CODES.FAILED;
@@ -91,7 +91,7 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
   if (input === undefined && route.inputSource === 'body') usageError(`${route.operationId} takes a JSON body; give it with --input '<json>' or --input-file <file>${isFileRoute(route) ? ', or the file itself with --file <path>' : ''}`);
 
   let answers: RecordedAnswers | undefined;
-  const erp = await withExampleErp(options.exampleErp, envWith(options.env), 0);
+  const erp = await withExampleErp(options.exampleErp, envWith(options.env), { erp: 0, platform: 0 });
   try {
     // Recorded answers send nothing: the ERP's URL and secrets may be unset (each a warning).
     const mapping = loadOrReport(mappingFile, erp.env, options.answers ? 'warning' : 'error');

@@ -37,7 +37,7 @@ async function record(mappingFile: string, target: string, options: RecordOption
   if (input === undefined && route.inputSource === 'body') usageError(`${route.operationId} takes a JSON body; give it with --input '<json>' or --input-file <file>`);
   const testFile = options.out ?? mappingFile.replace(/\.(ya?ml)$/, '.test.$1');
   if (testFile === mappingFile) usageError(`the mapping file should end in .yaml; name the test file with --out`);
-  const erp = await withExampleErp(options.exampleErp, envWith(options.env), 0);
+  const erp = await withExampleErp(options.exampleErp, envWith(options.env), { erp: 0, platform: 0 });
   try {
     const mapping = loadOrReport(mappingFile, erp.env);
     if (!mapping) return EXIT_CODES.FAILED;

@@ -72,8 +72,11 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
 
   // A worker is this same command, started again by the primary: it serves, and prints nothing.
   const worker = cluster.isWorker;
-  const erp = worker ? { url: undefined, env: envWith(options.env), close: async () => undefined } : await withExampleErp(options.exampleErp, envWith(options.env), Number(process.env.ERP_PORT ?? 8081));
-  if (erp.url) out.line(`example ERP listening on ${erp.url}`);
+  const erp = worker ? { url: undefined, env: envWith(options.env), close: async () => undefined } : await withExampleErp(options.exampleErp, envWith(options.env), {
+    erp: Number(process.env.ERP_PORT ?? 8081), platform: Number(process.env.PLATFORM_PORT ?? 8082), pushUrl: ownPushUrl(options.host, port, tls !== undefined),
+  });
+  if (erp.url) out.line(`example ERP listening on ${erp.url} (it pushes to ${ownPushUrl(options.host, port, tls !== undefined)})`);
+  if (erp.platformUrl) out.line(`platform stand-in listening on ${erp.platformUrl} (what arrived: GET ${erp.platformUrl}/received)`);
   try {
     let source;
     try {
@@ -105,7 +108,7 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
     const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, print: (line) => out.line(line) };
     try {
       if (worker) await serveWorker(settings);
-      else if (workers > 1) await servePrimary(settings, workers, erp.url ? { ERP_URL: erp.env.ERP_URL } : {});
+      else if (workers > 1) await servePrimary(settings, workers, erp.url || erp.platformUrl ? { ERP_URL: erp.env.ERP_URL, PLATFORM_URL: erp.env.PLATFORM_URL, ERP_PUSH_SECRET: erp.env.ERP_PUSH_SECRET } : {});
       else await serveOne(settings);
     } catch (error) {
       if (error instanceof ListenError) usageError(`${error.message} (--port, --admin-port, --host, --admin-host)`);
@@ -115,6 +118,12 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   } finally {
     await erp.close();
   }
+}
+
+/** Where this server's push endpoints are, for the example ERP started beside it. */
+function ownPushUrl(host: string | undefined, port: number, tls: boolean): string {
+  const name = !host || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `${tls ? 'https' : 'http'}://${name}:${port}/push`;
 }
 
 export function registerServe(program: Command, run: (work: Promise<number>) => Promise<void>): void {

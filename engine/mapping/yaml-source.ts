@@ -1,4 +1,4 @@
-import { isMap, isPair, isScalar, LineCounter, parseDocument, visit, type Document, type Node, type Scalar } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type Scalar } from 'yaml';
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { ENV_FORMS, replaceReferences, resolveReference, type EnvReference } from './env-references';
 
@@ -141,7 +141,13 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
       return this.at(path);
     },
     envAt(path) {
-      const node = doc.getIn(path, true) as unknown;
+      // Through aliases: a secret written once under an &anchor and reused as *alias still comes from its ${VAR}.
+      let node: unknown = doc.contents;
+      for (const segment of path) {
+        if (isAlias(node)) node = node.resolve(doc);
+        node = isMap(node) || isSeq(node) ? node.get(segment, true) : undefined;
+      }
+      if (isAlias(node)) node = node.resolve(doc);
       return isScalar(node) ? envUse.get(node) : undefined;
     },
   };

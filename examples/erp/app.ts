@@ -8,6 +8,7 @@ import bodyParser from 'koa-bodyparser';
 import { createErpState } from './data';
 import { ErpError, errorBody, toErrorResponse } from './errors';
 import { registerEventRoutes } from './events';
+import { registerPushRoutes, type PushTarget } from './pushes';
 import { decodeUpload, parseArticleFile, parseSalesOrderFile } from './files';
 import { articleImage } from './png';
 import type { ErpSalesOrder, ErpState } from './types';
@@ -17,6 +18,8 @@ export const BASE_PATH = '/api/v1';
 export interface ErpAppOptions {
   /** Number of generated synthetic released orders (SO-200001, ...) on top of the seed. */
   extraOrders?: number;
+  /** Where the ERP pushes new orders, cancelled lines and stock changes (the engine's push endpoints); none: nothing is pushed. */
+  push?: PushTarget;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -62,7 +65,7 @@ function completionReport(state: ErpState, body: unknown) {
   return { shortages, binStock };
 }
 
-function createRouter(state: ErpState) {
+function createRouter(state: ErpState, push: PushTarget | undefined) {
   const router = new Router({ prefix: BASE_PATH });
 
   router.get('/health', (ctx) => {
@@ -121,6 +124,7 @@ function createRouter(state: ErpState) {
   });
 
   registerEventRoutes(router, state);
+  registerPushRoutes(router, state, push);
   return router;
 }
 
@@ -131,7 +135,7 @@ export function createErpApp(options: ErpAppOptions = {}): { app: Koa; state: Er
     throw new RangeError(`extraOrders must be an integer 0..99999, got ${extraOrders}`);
   }
   const state = createErpState({ extraOrders });
-  const router = createRouter(state);
+  const router = createRouter(state, options.push);
   const app = new Koa();
 
   app.use(async (ctx, next) => {

@@ -235,6 +235,7 @@ export function createErpState(options: { extraOrders?: number } = {}): ErpState
     containers: new Map(),
     events: [],
     nextEventId: 1,
+    pushes: [],
   };
 }
 

@@ -4,11 +4,13 @@
  *   ERP_PORT=8081 node dist/examples/erp/main.js
  *
  * Environment: ERP_PORT (default 8081), ERP_HOST (default 127.0.0.1),
- * ERP_EXTRA_ORDERS (generated load-test orders, default 0).
+ * ERP_EXTRA_ORDERS (generated load-test orders, default 0), ERP_PUSH_URL and ERP_PUSH_SECRET (where
+ * and how it pushes to the engine, e.g. http://localhost:8080/push; unset: nothing is pushed).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BASE_PATH, createErpApp } from './app';
+import type { PushTarget } from './pushes';
 import type { ErpState } from './types';
 
 export interface StartErpOptions {
@@ -17,6 +19,7 @@ export interface StartErpOptions {
   /** default 127.0.0.1 */
   host?: string;
   extraOrders?: number;
+  push?: PushTarget;
 }
 
 export interface RunningErp {
@@ -31,7 +34,7 @@ export interface RunningErp {
 /** Starts an independent ERP instance on its own HTTP server. */
 export async function startErp(options: StartErpOptions = {}): Promise<RunningErp> {
   const host = options.host ?? '127.0.0.1';
-  const { app, state } = createErpApp({ extraOrders: options.extraOrders });
+  const { app, state } = createErpApp({ extraOrders: options.extraOrders, push: options.push });
   const server = http.createServer(app.callback());
 
   await new Promise<void>((resolve, reject) => {
@@ -63,7 +66,8 @@ export async function startErp(options: StartErpOptions = {}): Promise<RunningEr
 if (require.main === module) {
   const port = Number(process.env.ERP_PORT ?? 8081);
   const extraOrders = Number(process.env.ERP_EXTRA_ORDERS ?? 0);
-  startErp({ port, host: process.env.ERP_HOST, extraOrders })
+  const { ERP_PUSH_URL: url, ERP_PUSH_SECRET: secret } = process.env;
+  startErp({ port, host: process.env.ERP_HOST, extraOrders, push: url && secret ? { url, secret } : undefined })
     .then((erp) => {
       console.log(`example ERP listening on ${erp.url}`);
       const stop = () => void erp.close().then(() => process.exit(0));

@@ -122,4 +122,17 @@ export interface ErpState {
   containers: Map<string, string>;
   events: ErpEvent[];
   nextEventId: number;
+  /** What the ERP pushed to the adapter engine (a new order, a cancelled line, a stock change), with the answers. */
+  pushes: ErpPush[];
+}
+
+/** One push of the ERP to the engine's push endpoint, and what the engine answered. */
+export interface ErpPush {
+  id: number;
+  /** The engine's push endpoint name: NewOrder, CancelOrderLine, StockChange. */
+  push: string;
+  sentAt: string;
+  body: unknown;
+  /** The engine's answer (202 with its event ids), or why there was none. */
+  answer: { status: number; body: unknown } | { error: string };
 }

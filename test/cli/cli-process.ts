@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { EXAMPLE_PUSH_ENV } from '../support/example-env';
 
 /** Runs the real `adapter-engine` binary as a child process, the way integrators and scripts do. */
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -16,12 +17,18 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** The environment of a test run: no colour, no inherited ERP_URL, plus what the test sets. */
+/**
+ * The environment of a test run: no colour, no inherited ERP_URL, plus what the test sets. A test that
+ * points ERP_URL at an ERP also gets the example's push settings (EXAMPLE_PUSH_ENV) unless it sets its
+ * own; one without ERP_URL runs the example's own set-up (--example-erp) or checks unset variables.
+ */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   // Each run keeps its outbox in a state directory of its own: two engines sharing one would deliver each other's events.
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent', ADAPTER_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'adapter-state-')), ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent', ADAPTER_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'adapter-state-')), ...('ERP_URL' in extra ? EXAMPLE_PUSH_ENV : {}), ...extra };
   delete env.FORCE_COLOR;
-  if (!('ERP_URL' in extra)) delete env.ERP_URL;
+  if (!('ERP_URL' in extra)) {
+    for (const name of ['ERP_URL', ...Object.keys(EXAMPLE_PUSH_ENV)]) if (!(name in extra)) delete env[name];
+  }
   return env;
 }
 

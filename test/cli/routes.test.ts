@@ -21,8 +21,9 @@ describe('adapter-engine routes', () => {
     const result = await runCli(['routes', 'mappings/example.yaml'], { env: { ERP_URL: 'http://erp.test/api/v1' } });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('example (mappings/example.yaml): 17 mapped, 2 static, 0 acknowledged, 0 unmapped');
-    const rows = result.stdout.split('\n').filter((line) => /^(GET|POST) /.test(line));
+    const rows = result.stdout.split('\n').filter((line) => /^(GET|POST) /.test(line) && !line.includes('/push/'));
     expect(rows).toHaveLength(19);
+    expect(result.stdout).toMatch(/^POST\s+\/push\/NewOrder\s+hmac\s+one record\s+POST \/work-orders$/m);
     // Aligned: the status column starts at the same place on every row.
     const starts = rows.map((row) => row.search(/ (mapped|static|acknowledged|unmapped) /));
     expect(new Set(starts).size).toBe(1);

@@ -24,14 +24,14 @@ describe('adapter-engine validate', () => {
   it('accepts the example mapping: exit 0 and a one-line summary', async () => {
     const result = await runCli(['validate', 'mappings/example.yaml'], { env: ERP });
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('mappings/example.yaml  ok  19 of 19 routes mapped\n');
+    expect(result.stdout).toBe('mappings/example.yaml  ok  19 of 19 routes mapped, 3 push endpoints (POST /push/NewOrder, /push/CancelOrderLine, /push/StockChange)\n');
   });
 
   it('checks a mapping whose variables are unset: each is one warning at its line and column, exit 0', async () => {
     const result = await runCli(['validate', 'mappings/example.yaml']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^mappings\/example\.yaml:\d+:\d+ {2}warning: environment variable ERP_URL is not set; checked without it/m);
-    expect(result.stdout).toContain('mappings/example.yaml  ok  19 of 19 routes mapped, 1 warning');
+    expect(result.stdout).toContain('mappings/example.yaml  ok  19 of 19 routes mapped, 3 push endpoints (POST /push/NewOrder, /push/CancelOrderLine, /push/StockChange), 3 warnings');
     expect(result.stdout + result.stderr).not.toMatch(STACK_LINE);
   });
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, loadMapping, type EngineRequest } from '../../engine';
 import { orderCsv } from '../../bench/lib/order-csv';
+import { exampleEnv } from '../support/example-env';
 import { EXPORT_COLUMNS, exportValuesRequest } from '../../bench/requests';
 
 // A large request must not hold up the others (issue 13, "no stalls"): while the example mapping reads a
@@ -10,7 +11,7 @@ import { EXPORT_COLUMNS, exportValuesRequest } from '../../bench/requests';
 // large request's promise settled before any timer of the process could run.
 
 const EXAMPLE = path.join(__dirname, '..', '..', 'mappings', 'example.yaml');
-const engine = createEngine({ mappings: [loadMapping(EXAMPLE, { env: { ERP_URL: 'http://127.0.0.1:9' } }).mapping], outbox: 'inline' });
+const engine = createEngine({ mappings: [loadMapping(EXAMPLE, { env: exampleEnv('http://127.0.0.1:9') }).mapping], outbox: 'inline' });
 afterAll(() => engine.close());
 
 const cheap: EngineRequest = { method: EXPORT_COLUMNS.method, path: EXPORT_COLUMNS.path };

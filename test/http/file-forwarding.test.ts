@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { startErp, type RunningErp } from '../../examples/erp';
 import { EXAMPLE_MAPPING, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
+import { exampleEnv } from '../support/example-env';
 import { expectResult, expectSuccess } from '../support/envelope';
 
 const FORWARDING = parseDocument(`
@@ -44,7 +45,7 @@ ParseItemFile:
 function forwardingMapping(erpUrl: string) {
   const doc = parseDocument(fs.readFileSync(EXAMPLE_MAPPING, 'utf8'));
   for (const [operation, definition] of Object.entries(FORWARDING)) doc.setIn(['operations', operation], doc.createNode(definition));
-  return mappingFromText(doc.toString(), { ERP_URL: erpUrl });
+  return mappingFromText(doc.toString(), exampleEnv(erpUrl));
 }
 
 let erp: RunningErp;

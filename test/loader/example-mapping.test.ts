@@ -8,9 +8,10 @@ import { ROUTES } from '../../engine/contract/routes';
 import { checkMappingFile, checkMappingText, loadMapping } from '../../engine/mapping/load';
 import type { FlowOperation } from '../../engine/mapping/model';
 import { EXAMPLE_MAPPING } from '../support/engine';
+import { EXAMPLE_PUSH_ENV, exampleEnv } from '../support/example-env';
 import { HEADER } from '../support/mapping-issues';
 
-const ENV = { ERP_URL: 'http://127.0.0.1:8081/api/v1' };
+const ENV = exampleEnv('http://127.0.0.1:8081/api/v1');
 
 /** 1-based line and column of the first occurrence of `text` in the example file (it is edited as a tutorial). */
 function positionInExample(text: string): { line: number; col: number } {
@@ -36,7 +37,7 @@ describe('mappings/example.yaml', () => {
   });
 
   it('without ERP_URL it is refused at the line of the variable', () => {
-    const { mapping, issues } = checkMappingFile(EXAMPLE_MAPPING, { env: {}, displayName: 'example.yaml' });
+    const { mapping, issues } = checkMappingFile(EXAMPLE_MAPPING, { env: { ...EXAMPLE_PUSH_ENV }, displayName: 'example.yaml' });
     expect(mapping).toBeUndefined();
     expect(issues).toEqual([expect.objectContaining({ code: 'ENV_UNSET', file: 'example.yaml', ...positionInExample('${ERP_URL}') })]);
     expect(issues[0].message).toContain('ERP_URL');

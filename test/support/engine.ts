@@ -16,6 +16,7 @@ import type { Logger } from '../../engine/log';
 import { checkMappingText, loadMapping } from '../../engine/mapping/load';
 import type { Mapping } from '../../engine/mapping/model';
 import { PROJECT_ROOT } from '../../engine/paths';
+import { exampleEnv } from './example-env';
 import { createHttpApp } from '../../engine/server/app';
 
 export const EXAMPLE_MAPPING = path.join(PROJECT_ROOT, 'mappings', 'example.yaml');
@@ -66,7 +67,7 @@ export function mappingFromText(text: string, env: NodeJS.ProcessEnv = {}, baseD
 }
 
 export function loadExampleMapping(erpUrl: string): Mapping {
-  return loadMapping(EXAMPLE_MAPPING, { env: { ERP_URL: erpUrl } }).mapping;
+  return loadMapping(EXAMPLE_MAPPING, { env: exampleEnv(erpUrl) }).mapping;
 }
 
 /** A mapping head for an ERP at `url`, with test-sized timeouts; operations follow. */
