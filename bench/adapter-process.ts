@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createEngine, createHttpApp, loadMapping } from '../engine';
 import { openOutboxStore, usesOutbox } from '../engine/server/outbox-store';
+import { exampleEnv } from '../examples/example-env';
 import { createBaselineApp } from './baseline/app';
 
 /**
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
   const listeners: http.RequestListener[] = [];
   if (config.kind === 'engine') {
     for (const [index, file] of config.mappings.entries()) {
-      const mapping = loadMapping(file, { env: { ...process.env, ERP_URL: config.erpUrl } }).mapping;
+      const mapping = loadMapping(file, { env: { ...process.env, ...exampleEnv(config.erpUrl) } }).mapping;
       // As serve runs it: outbox events go to SQLite in a state directory of this run, and are delivered in the background.
       const outbox = usesOutbox([mapping]) ? await openOutboxStore({ stateDir: fs.mkdtempSync(path.join(os.tmpdir(), `bench-state-${index}-`)) }) : undefined;
       const engine = createEngine({ mappings: [mapping], outbox });

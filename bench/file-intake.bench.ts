@@ -17,13 +17,14 @@ import type { Mapping } from '../engine/mapping/model';
 import { MAPPINGS_DIR } from '../engine/paths';
 import { createHttpApp } from '../engine/server/app';
 import { workOrdersFromCsv } from './baseline/file-intake';
+import { exampleEnv } from '../examples/example-env';
 import { orderCsv } from './lib/order-csv';
 
 const RUNS = 3;
 
 /** The example mapping's file layout; no ERP is called, so its URL only has to be a URL. */
 function loadBenchMapping(): Mapping {
-  return loadMapping(`${MAPPINGS_DIR}/example.yaml`, { env: { ERP_URL: 'http://127.0.0.1:9/api' } }).mapping;
+  return loadMapping(`${MAPPINGS_DIR}/example.yaml`, { env: exampleEnv('http://127.0.0.1:9/api') }).mapping;
 }
 
 /** csv-parse + the loop anyone would write by hand (the baseline adapter's own intake): the floor. */

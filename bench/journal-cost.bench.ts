@@ -20,6 +20,7 @@ import { openSqliteJournal } from '../engine/journal/sqlite-journal';
 import { loadMapping } from '../engine/mapping/load';
 import { MAPPINGS_DIR } from '../engine/paths';
 import { createHttpApp } from '../engine/server/app';
+import { exampleEnv } from '../examples/example-env';
 import { runLoad, startErpProcess } from './lib/processes';
 
 const HTTP = process.argv.includes('--http');
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
   const rounds = Number(process.argv.slice(2).find((arg) => /^\d+$/.test(arg)) ?? 30);
   const erp = await startErpProcess(500);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'journal-bench-'));
-  const mapping = loadMapping(path.join(MAPPINGS_DIR, 'example.yaml'), { env: { ERP_URL: erp.url } }).mapping;
+  const mapping = loadMapping(path.join(MAPPINGS_DIR, 'example.yaml'), { env: exampleEnv(erp.url) }).mapping;
   const variants = [
     { name: 'no journal (size 0)', engine: createEngine({ mappings: [mapping], outbox: 'inline', journal: createJournal({ size: 0 }) }) },
     { name: 'journal 1000, memory', engine: createEngine({ mappings: [mapping], outbox: 'inline', journal: createJournal({ size: 1000 }) }) },

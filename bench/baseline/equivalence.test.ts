@@ -6,6 +6,7 @@ import { createEngine, createHttpApp, loadMapping, type Engine } from '../../eng
 import { startErp, type RunningErp } from '../../examples/erp';
 import { orderCsv } from '../lib/order-csv';
 import { ALL_ORDERS, CODE_LOOKUP, CONFIRM_STEP, EXPORT_COLUMNS, exportValuesRequest, PUT_WALL_EVENT, type BenchRequest } from '../requests';
+import { exampleEnv } from '../../examples/example-env';
 import { createBaselineApp, type BaselineApp } from './app';
 
 // The baseline is only a fair reference if it answers exactly what the engine answers with the example
@@ -38,7 +39,7 @@ describe('the hand-written baseline answers like the engine with mappings/exampl
 
   beforeAll(async () => {
     erp = await startErp({ port: 0, extraOrders: 500 });
-    engine = createEngine({ mappings: [loadMapping(EXAMPLE_MAPPING, { env: { ERP_URL: erp.url } }).mapping], outbox: 'inline' });
+    engine = createEngine({ mappings: [loadMapping(EXAMPLE_MAPPING, { env: exampleEnv(erp.url) }).mapping], outbox: 'inline' });
     baseline = createBaselineApp({ erpUrl: erp.url });
     servers.push(http.createServer(createHttpApp(engine).callback()), http.createServer(baseline.koa.callback()));
     engineUrl = await listen(servers[0]);

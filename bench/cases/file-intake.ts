@@ -2,6 +2,7 @@ import { loadMapping, type Mapping } from '../../engine';
 import { orderCsv } from '../lib/order-csv';
 import { startAdapter, timedRequest, type AdapterProcess } from '../lib/processes';
 import { median, spread, type Row } from '../lib/report';
+import { exampleEnv } from '../../examples/example-env';
 import { EXAMPLE_MAPPING, ratio, type CaseContext, type CaseResult } from './context';
 
 /**
@@ -34,7 +35,7 @@ async function timeFile(adapter: AdapterProcess, body: string, orders: number): 
 
 export async function fileIntakeCase(context: CaseContext): Promise<CaseResult> {
   const name = '3 File CSV';
-  const { mapping } = loadMapping(EXAMPLE_MAPPING, { env: { ...process.env, ERP_URL: context.erpUrl } });
+  const { mapping } = loadMapping(EXAMPLE_MAPPING, { env: { ...process.env, ...exampleEnv(context.erpUrl) } });
   if (!parsesFilesLocally(mapping)) return { rows: [], skipped: [{ case: name, reason: FORWARDING_REASON }] };
 
   const lines = context.quick ? 1000 : GOAL_LINES;

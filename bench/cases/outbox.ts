@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { runLoad, startAdapter, startServe, timedRequest, type ServeProcess } from '../lib/processes';
 import { median, spread, type Row, type Skipped } from '../lib/report';
 import { PUT_WALL_EVENT } from '../requests';
+import { exampleEnv } from '../../examples/example-env';
 import { EXAMPLE_MAPPING, ratio, type CaseContext, type CaseResult } from './context';
 
 /**
@@ -97,7 +98,7 @@ async function deliveryLag(store: Store, dir: string, rate: number, count: numbe
     });
   });
   await new Promise<void>((resolve) => erp.listen(0, '127.0.0.1', resolve));
-  const engine = await serve(dir, EXAMPLE_MAPPING, { ...store.env, ERP_URL: `http://127.0.0.1:${(erp.address() as AddressInfo).port}` });
+  const engine = await serve(dir, EXAMPLE_MAPPING, { ...store.env, ...exampleEnv(`http://127.0.0.1:${(erp.address() as AddressInfo).port}`) });
   try {
     const answered: number[] = [];
     const sends: Promise<void>[] = [];
@@ -154,7 +155,7 @@ export async function outboxCase(context: CaseContext): Promise<CaseResult> {
     }
     // Started side by side; every process that started is stopped, even when another failed.
     const started = await Promise.allSettled([
-      ...stores.map((store) => serve(dir, EXAMPLE_MAPPING, { ...store.env, ERP_URL: context.erpUrl })),
+      ...stores.map((store) => serve(dir, EXAMPLE_MAPPING, { ...store.env, ...exampleEnv(context.erpUrl) })),
       serve(dir, directMapping(dir), { DATABASE_URL: '', ERP_URL: context.erpUrl }),
       startAdapter({ kind: 'baseline', erpUrl: context.erpUrl, mappings: [] }),
     ]);

@@ -6,6 +6,7 @@ import { PROJECT_ROOT } from '../../engine/paths';
 import { startAdapter, timedRequest } from '../lib/processes';
 import { median, spread, type Row } from '../lib/report';
 import { CODE_LOOKUP } from '../requests';
+import { exampleEnv } from '../../examples/example-env';
 import { EXAMPLE_MAPPING, ratio, type CaseContext, type CaseResult } from './context';
 
 /**
@@ -44,7 +45,7 @@ function expectSuccess(answer: { status: number; text: string }, what: string): 
 async function engineFirstAnswer(files: readonly string[], erpUrl: string): Promise<number> {
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...files], {
-    env: { ...process.env, ERP_URL: erpUrl, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...exampleEnv(erpUrl), LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
     const base = await new Promise<string>((resolve, reject) => {

@@ -1,6 +1,7 @@
 import { runLoad, startAdapter, startServe, timedRequest } from '../lib/processes';
 import { median, spread, type Row } from '../lib/report';
 import { ALL_ORDERS, CODE_LOOKUP, type BenchRequest } from '../requests';
+import { exampleEnv } from '../../examples/example-env';
 import { EXAMPLE_MAPPING, ratio, type CaseContext, type CaseResult } from './context';
 
 /**
@@ -36,7 +37,7 @@ export async function workersCase(context: CaseContext): Promise<CaseResult> {
     const samples = new Map<string, number[]>();
     const add = (key: string, value: number) => samples.set(key, [...(samples.get(key) ?? []), value]);
     for (const workers of [1, 2]) {
-      const engine = await startServe(['--workers', String(workers), EXAMPLE_MAPPING], { ERP_URL: context.erpUrl });
+      const engine = await startServe(['--workers', String(workers), EXAMPLE_MAPPING], exampleEnv(context.erpUrl));
       try {
         for (const route of routes) {
           await checked(engine.url, route.request);

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { EXAMPLE_PUSH_ENV } from '../../examples/example-env';
 import path from 'node:path';
-import { EXAMPLE_PUSH_ENV } from '../support/example-env';
 
 /** Runs the real `adapter-engine` binary as a child process, the way integrators and scripts do. */
 export const ROOT = path.resolve(__dirname, '..', '..');

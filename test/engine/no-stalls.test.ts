@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine, loadMapping, type EngineRequest } from '../../engine';
 import { orderCsv } from '../../bench/lib/order-csv';
-import { exampleEnv } from '../support/example-env';
+import { exampleEnv } from '../../examples/example-env';
 import { EXPORT_COLUMNS, exportValuesRequest } from '../../bench/requests';
 
 // A large request must not hold up the others (issue 13, "no stalls"): while the example mapping reads a

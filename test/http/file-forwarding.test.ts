@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import { startErp, type RunningErp } from '../../examples/erp';
 import { EXAMPLE_MAPPING, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
-import { exampleEnv } from '../support/example-env';
+import { exampleEnv } from '../../examples/example-env';
 import { expectResult, expectSuccess } from '../support/envelope';
 
 const FORWARDING = parseDocument(`

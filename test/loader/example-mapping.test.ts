@@ -8,7 +8,7 @@ import { ROUTES } from '../../engine/contract/routes';
 import { checkMappingFile, checkMappingText, loadMapping } from '../../engine/mapping/load';
 import type { FlowOperation } from '../../engine/mapping/model';
 import { EXAMPLE_MAPPING } from '../support/engine';
-import { EXAMPLE_PUSH_ENV, exampleEnv } from '../support/example-env';
+import { EXAMPLE_PUSH_ENV, exampleEnv } from '../../examples/example-env';
 import { HEADER } from '../support/mapping-issues';
 
 const ENV = exampleEnv('http://127.0.0.1:8081/api/v1');

@@ -16,7 +16,7 @@ import type { Logger } from '../../engine/log';
 import { checkMappingText, loadMapping } from '../../engine/mapping/load';
 import type { Mapping } from '../../engine/mapping/model';
 import { PROJECT_ROOT } from '../../engine/paths';
-import { exampleEnv } from './example-env';
+import { exampleEnv } from '../../examples/example-env';
 import { createHttpApp } from '../../engine/server/app';
 
 export const EXAMPLE_MAPPING = path.join(PROJECT_ROOT, 'mappings', 'example.yaml');

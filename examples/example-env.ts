@@ -1,7 +1,7 @@
 /**
  * What mappings/example.yaml reads besides ERP_URL: where its pushes are delivered (the platform's
- * integration interface) and the secret the ERP signs them with. Tests that load the example without
- * pushing anything use these; tests of the pushes start a platform stand-in and set their own.
+ * integration interface) and the secret the ERP signs them with. Tests and benchmarks that load the
+ * example without pushing anything use these; `npm start` and the push tests set their own.
  */
 export const EXAMPLE_PUSH_ENV = {
   PLATFORM_URL: 'http://127.0.0.1:9/integration',
