@@ -119,7 +119,8 @@ interface ExportOptions extends AdminOptions {
 async function exportRequest(id: string, options: ExportOptions): Promise<number> {
   if (!options.asTest) usageError('say what to export as: --as-test (a mapping test case)');
   const { entry, route } = await entryFor(id, options);
-  if (!route || !entry.envelope) return usageError(`request ${id} is a push (${entry.route}); only contract requests are exported as tests`);
+  // A served push's platform calls run later, in the background: the journal holds no answers to replay.
+  if (!route || !entry.envelope) return usageError(`request ${id} is a push (${entry.route}); its platform calls ran after its answer, so the journal has no answers to replay: write a push case (push:, input:, the platform's answers) in the mapping's tests instead`);
   const testCase = testCaseOf({ route, input: inputOf(entry, route), steps: entry.steps, resultName: entry.result, envelope: entry.envelope }, `request ${entry.requestId} at ${entry.at} answered ${entry.result}`);
   if ('problem' in testCase) usageError(`request ${id} cannot be exported: ${testCase.problem}`);
   const mappingFile = options.mappingFile ?? entry.file;

@@ -46,6 +46,9 @@ describe('adapter-engine test', () => {
     const routes = await runCli(['routes', '--json', 'mappings/example.yaml'], { env: { ERP_URL: 'http://erp.test/api/v1' } });
     const mapped = (JSON.parse(routes.stdout) as { routes: { operation: string; status: string }[] }).routes.filter((r) => r.status !== 'unmapped').map((r) => r.operation);
     expect(mapped.filter((operation) => !covered.has(operation))).toEqual([]);
+    const pushes = (JSON.parse(routes.stdout) as { pushes: { push: string }[] }).pushes.map((push) => `push/${push.push}`);
+    expect(pushes).toHaveLength(3);
+    expect(pushes.filter((push) => !covered.has(push))).toEqual([]);
   });
 
   it('prints a pass/fail line per case, a readable diff, and exits 1 on failure', async () => {
@@ -149,5 +152,45 @@ cases:
     expect(result.stdout).toMatch(/1 passed, 0 failed/);
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).not.toContain('s3cret');
+  });
+});
+
+describe('adapter-engine test of push endpoints', () => {
+  it('runs push cases: the status the ERP gets, the problems, what reaches the platform, the delivery; mistakes at file:line:col', async () => {
+    const env = 'env: { ERP_URL: http://erp.test/api/v1, PLATFORM_URL: http://platform.test/integration, ERP_PUSH_SECRET: not-checked }\n';
+    const failing = workspace(`${env}cases:
+  - name: stock arrives
+    push: StockChange
+    input: { changeNo: 1, article: A-300, available: 7, unit: L }
+    answers: { stock: { status: 201 } }
+    expect: { status: 202, delivery: delivered, requests: { stock: { body: { availableAmount: 8 } } } }
+  - name: wrongly refused
+    push: StockChange
+    input: { changeNo: 1, article: A-300, available: -1 }
+    expect: { status: 202 }
+`);
+    const result = await runCli(['test', failing]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('requests.stock.body.availableAmount\n        - expected  8\n        + actual    7');
+    expect(result.stdout).toMatch(/✗ wrongly refused {2}\S+example\.test\.yaml:8:5/);
+    expect(result.stdout).toContain('- expected  202\n        + actual    "400 (Invalid)"');
+
+    const wrong = workspace(`${env}cases:
+  - name: unknown push
+    push: NoSuchPush
+    input: {}
+    expect: { status: 202 }
+  - name: a result is not a push's
+    push: StockChange
+    input: {}
+    answers: { platform: { status: 200 } }
+    expect: { result: Succeed }
+`);
+    const refused = await runCli(['test', wrong]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toMatch(/example\.test\.yaml:4:11 {2}"NoSuchPush" is not a push endpoint of example; it has NewOrder, CancelOrderLine, StockChange/);
+    expect(refused.stdout + refused.stderr).toMatch(/example\.test\.yaml:11:23 {2}expect\.result is for contract operations/);
+    expect(refused.stdout + refused.stderr).toMatch(/example\.test\.yaml:11:13 {2}a push case needs expect\.status/);
+    expect(refused.stdout + refused.stderr).toMatch(/example\.test\.yaml:10:16 {2}"platform" is not a call of the push StockChange; it makes: stock/);
   });
 });
