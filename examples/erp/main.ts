@@ -8,7 +8,7 @@
  * and how it pushes to the engine, e.g. http://localhost:8080/push; unset: nothing is pushed).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../listen';
 import { BASE_PATH, createErpApp } from './app';
 import type { PushTarget } from './pushes';
 import type { ErpState } from './types';
@@ -35,32 +35,8 @@ export interface RunningErp {
 export async function startErp(options: StartErpOptions = {}): Promise<RunningErp> {
   const host = options.host ?? '127.0.0.1';
   const { app, state } = createErpApp({ extraOrders: options.extraOrders, push: options.push });
-  const server = http.createServer(app.callback());
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  let closing: Promise<void> | undefined;
-
-  return {
-    url: `http://${urlHost}:${port}${BASE_PATH}`,
-    port,
-    state,
-    close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        if (typeof server.closeAllConnections === 'function') server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  const listening = await listen(http.createServer(app.callback()), options.port ?? 0, host);
+  return { url: `http://${listening.urlHost}:${listening.port}${BASE_PATH}`, port: listening.port, state, close: listening.close };
 }
 
 if (require.main === module) {

@@ -10,7 +10,7 @@
  *   POST   /integration/...        recorded; 201 { received: <n> }
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../listen';
 
 export const PLATFORM_BASE_PATH = '/integration';
 
@@ -68,27 +68,8 @@ export async function startPlatform(options: { port?: number; host?: string } = 
       send(response, 201, { received: received.length });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${PLATFORM_BASE_PATH}`,
-    port,
-    received,
-    close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  const listening = await listen(server, options.port ?? 0, host);
+  return { url: `http://${listening.urlHost}:${listening.port}${PLATFORM_BASE_PATH}`, port: listening.port, received, close: listening.close };
 }
 
 if (require.main === module) {

@@ -159,40 +159,22 @@ describe('adapter-engine dry-run usage errors (exit 2)', () => {
 });
 
 describe('dry-run of a push endpoint', () => {
-  const PUSHING = `version: 1
-name: pushing
-system:
-  baseUrl: http://erp.test
-operations: {}
-platform:
-  baseUrl: http://platform.test/integration
-  auth: { type: bearer, token: "\${PLATFORM_TOKEN}" }
-push:
-  Orders:
-    auth: { type: apiKey, keys: ["\${PUSH_KEY}"] }
-    schema: { type: object, required: [batchId, orders] }
-    idempotencyKey: input.batchId
-    records: input.orders
-    transform: '{ "number": record.no }'
-    calls:
-      - { name: create, method: POST, path: /work-orders, body: input }
-`;
-  const env = { PUSH_KEY: 'k', PLATFORM_TOKEN: 'platform-token-123' };
+  // The push guide's mapping (docs/push-endpoints.md): Orders fans a batch of orders out, 100 to a platform call.
+  const PUSHING = 'examples/push.yaml';
+  const env = { ERP_URL: 'http://erp.test', PLATFORM_URL: 'http://platform.test/integration', PLATFORM_CLIENT_SECRET: 'client-secret-value', ERP_PUSH_SECRET: 's', ERP_PUSH_KEY: 'k' };
 
   it('shows each platform call the push makes (not sent), the token masked, and the 202 the ERP gets', async () => {
-    const file = writeFile(tempDir(), 'pushing.yaml', PUSHING);
-    const result = await runCli(['dry-run', file, 'POST /push/Orders', '--input', '{"batchId":"B-1","orders":[{"no":"SO-1"},{"no":"SO-2"}]}'], { env });
+    const result = await runCli(['dry-run', PUSHING, 'POST /push/Orders', '--input', '{"batchId":"B-1","orders":[{"orderNo":"SO-1"},{"orderNo":"SO-2"}]}'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('dry run  push Orders');
-    expect(result.stdout.match(/→ POST http:\/\/platform\.test\/integration\/work-orders/g)).toHaveLength(2);
+    expect(result.stdout.match(/→ POST http:\/\/platform\.test\/integration\/work-orders\/batch/g)).toHaveLength(1);
     expect(result.stdout).toContain('"number": "SO-2"');
-    expect(result.stdout).not.toContain('platform-token-123');
+    expect(result.stdout).not.toContain('client-secret-value');
     expect(result.stdout).toMatch(/answer to the ERP {2}202/);
   });
 
   it('an invalid push shows the 400 with every problem and exits 1', async () => {
-    const file = writeFile(tempDir(), 'pushing.yaml', PUSHING);
-    const result = await runCli(['dry-run', file, '/push/Orders', '--input', '{"orders": 3}', '--json'], { env });
+    const result = await runCli(['dry-run', PUSHING, '/push/Orders', '--input', '{"orders": 3}', '--json'], { env });
     expect(result.code).toBe(1);
     const json = JSON.parse(result.stdout) as { status: number; answer: { problems: unknown[] } };
     expect(json.status).toBe(400);

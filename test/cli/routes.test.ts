@@ -67,48 +67,23 @@ describe('adapter-engine routes', () => {
   });
 });
 
-const WITH_PUSH = `version: 1
-name: pushing
-system:
-  baseUrl: http://erp.test
-operations: {}
-platform:
-  baseUrl: http://platform.test/integration
-push:
-  StockChange:
-    auth: { type: hmac, secrets: ["\${PUSH_SECRET}"] }
-    rules:
-      - expect: $exists(input.item)
-        message: the item is missing
-    idempotencyKey: input.changeId
-    calls:
-      - { name: stock, method: PUT, path: "/items/{input.item}/stock", body: input }
-  Orders:
-    auth: { type: apiKey, keys: ["\${PUSH_KEY}"] }
-    schema: { type: object }
-    idempotencyKey: input.batchId
-    records: input.orders
-    batch: 50
-    calls:
-      - { name: create, method: POST, path: /work-orders/batch, body: input }
-`;
+/** The push guide's mapping (docs/push-endpoints.md): an HMAC-signed push and a batched one. */
+const PUSH_EXAMPLE = 'examples/push.yaml';
+const PUSH_ENV = { ERP_URL: 'http://erp.test', PLATFORM_URL: 'http://platform.test', PLATFORM_CLIENT_SECRET: 'client-secret-value', ERP_PUSH_SECRET: 's', ERP_PUSH_KEY: 'k' };
 
 describe('push endpoints in routes and validate', () => {
   it('routes lists each push endpoint with its auth, records and platform calls; --json has them too', async () => {
-    const file = writeFile(tempDir(), 'pushing.yaml', WITH_PUSH);
-    const env = { PUSH_SECRET: 's', PUSH_KEY: 'k' };
-    const result = await runCli(['routes', file], { env });
+    const result = await runCli(['routes', PUSH_EXAMPLE], { env: PUSH_ENV });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/POST\s+\/push\/StockChange\s+hmac\s+one record\s+PUT \/items\/\{input\.item\}\/stock/);
-    expect(result.stdout).toMatch(/POST\s+\/push\/Orders\s+apiKey\s+records in batches of 50\s+POST \/work-orders\/batch/);
-    const json = JSON.parse((await runCli(['routes', file, '--json'], { env })).stdout) as { pushes: { path: string }[] };
-    expect(json.pushes.map((push) => push.path)).toEqual(['/push/StockChange', '/push/Orders']);
+    expect(result.stdout).toMatch(/POST\s+\/push\/NewOrder\s+hmac\s+one record\s+POST \/work-orders$/m);
+    expect(result.stdout).toMatch(/POST\s+\/push\/Orders\s+apiKey\s+records in batches of 100\s+POST \/work-orders\/batch/);
+    const json = JSON.parse((await runCli(['routes', PUSH_EXAMPLE, '--json'], { env: PUSH_ENV })).stdout) as { pushes: { path: string }[] };
+    expect(json.pushes.map((push) => push.path)).toEqual(['/push/NewOrder', '/push/Orders']);
   });
 
   it('validate counts the push endpoints of a mapping that loads', async () => {
-    const file = writeFile(tempDir(), 'pushing.yaml', WITH_PUSH);
-    const result = await runCli(['validate', file], { env: { PUSH_SECRET: 's', PUSH_KEY: 'k' } });
+    const result = await runCli(['validate', PUSH_EXAMPLE], { env: PUSH_ENV });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('ok  0 of 19 routes mapped, 2 push endpoints (POST /push/StockChange, /push/Orders)');
+    expect(result.stdout).toContain('ok  0 of 19 routes mapped, 2 push endpoints (POST /push/NewOrder, /push/Orders)');
   });
 });
