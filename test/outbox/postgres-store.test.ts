@@ -98,7 +98,14 @@ describeWithPostgres('PostgreSQL outbox store', (server) => {
   const VERSION_2 = `${VERSION_1}
     CREATE INDEX outbox_events_blocking ON $S.outbox_events (mapping, ordering_key, seq) WHERE (status = 'pending' OR (status = 'dead' AND blocks_key_when_dead));`;
 
-  it.each([[1, VERSION_1], [2, VERSION_2]])('brings a schema of version %i up to date (3), keeping its events as kind event; claims and takes pushes', async (version, tables) => {
+  /** What the push endpoints' branch wrote as version 2 before its release: version 1 with kind and push receipts, no claim index. */
+  const PUSH_BRANCH_2 = `${VERSION_1}
+    ALTER TABLE $S.outbox_events ADD COLUMN kind text NOT NULL DEFAULT 'event' CHECK (kind IN ('event', 'push'));
+    CREATE TABLE $S.outbox_push_receipts (mapping text NOT NULL, push text NOT NULL, idempotency_key text NOT NULL, event_ids json NOT NULL,
+      accepted_at bigint NOT NULL, PRIMARY KEY (mapping, push, idempotency_key));
+    CREATE INDEX outbox_push_receipts_accepted ON $S.outbox_push_receipts (accepted_at);`;
+
+  it.each([[1, VERSION_1], [2, VERSION_2], [2, PUSH_BRANCH_2]])('brings a schema of version %i up to date (3), keeping its events as kind event; claims and takes pushes', async (version, tables) => {
     const schema = freshSchema();
     await sql(server().url, `CREATE SCHEMA "${schema}"; ${tables.replaceAll('$S', `"${schema}"`)} INSERT INTO "${schema}".outbox_schema_version VALUES (${version});`);
     const store = await open(schema);

@@ -102,7 +102,14 @@ describe('SQLite outbox store', () => {
   const VERSION_2 = `${VERSION_1}
       CREATE INDEX events_blocking ON events (mapping, ordering_key, seq) WHERE (status = 'pending' OR (status = 'dead' AND blocks_key_when_dead = 1));`;
 
-  it.each([[1, VERSION_1], [2, VERSION_2]])('brings a file of schema version %i up to date (3), keeping its events as kind event; claims from the index and takes pushes', async (version, schema) => {
+  /** What the push endpoints' branch wrote as version 2 before its release: version 1 with kind and push receipts, no claim index. */
+  const PUSH_BRANCH_2 = `${VERSION_1}
+      ALTER TABLE events ADD COLUMN kind TEXT NOT NULL DEFAULT 'event' CHECK (kind IN ('event', 'push'));
+      CREATE TABLE push_receipts (mapping TEXT NOT NULL, push TEXT NOT NULL, idempotency_key TEXT NOT NULL, event_ids TEXT NOT NULL,
+        accepted_at INTEGER NOT NULL, PRIMARY KEY (mapping, push, idempotency_key));
+      CREATE INDEX push_receipts_accepted ON push_receipts (accepted_at);`;
+
+  it.each([[1, VERSION_1], [2, VERSION_2], [2, PUSH_BRANCH_2]])('brings a file of schema version %i up to date (3), keeping its events as kind event; claims from the index and takes pushes', async (version, schema) => {
     const d = dir();
     const file = path.join(d, 'outbox.sqlite');
     const old = new Database(file);
