@@ -54,7 +54,7 @@ async function rps(variant: Variant, context: CaseContext): Promise<number> {
 
 async function pending(variant: Variant): Promise<number> {
   const metrics = await timedRequest(`${variant.adminUrl}/metrics`, 'GET');
-  const value = Number(/^adapter_outbox_pending (\S+)$/m.exec(metrics.text)?.[1]);
+  const value = Number(/^adapter_outbox_pending\{kind="event"\} (\S+)$/m.exec(metrics.text)?.[1]);
   if (Number.isNaN(value)) throw new Error(`${variant.adminUrl}/metrics has no adapter_outbox_pending`);
   return value;
 }
@@ -156,7 +156,7 @@ export async function outboxCase(context: CaseContext): Promise<CaseResult> {
     // Started side by side; every process that started is stopped, even when another failed.
     const started = await Promise.allSettled([
       ...stores.map((store) => serve(dir, EXAMPLE_MAPPING, { ...store.env, ...exampleEnv(context.erpUrl) })),
-      serve(dir, directMapping(dir), { DATABASE_URL: '', ERP_URL: context.erpUrl }),
+      serve(dir, directMapping(dir), { DATABASE_URL: '', ...exampleEnv(context.erpUrl) }),
       startAdapter({ kind: 'baseline', erpUrl: context.erpUrl, mappings: [] }),
     ]);
     for (const result of started) if (result.status === 'fulfilled') processes.push(result.value);

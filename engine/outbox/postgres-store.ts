@@ -2,6 +2,7 @@ import pg from 'pg';
 import type {
   AttemptOutcome, ClaimOptions, EventKind, EventStatus, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
+import { statsOf } from './store';
 
 /**
  * The outbox in PostgreSQL, shared by replicas. An enqueue is one autocommitted INSERT: it resolves once
@@ -305,12 +306,9 @@ export async function openPostgresStore(url: string, options: { schema?: string 
     },
 
     async stats(): Promise<OutboxStats> {
-      const byStatus: Record<EventStatus, number> = { pending: 0, delivered: 0, dead: 0, dropped: 0 };
-      const counts = await run<{ status: EventStatus; n: number }>(`SELECT status, COUNT(*)::integer AS n FROM ${T} GROUP BY status`);
-      for (const { status, n } of counts.rows) byStatus[status] = n;
-      const oldest = await run<{ at: Int8 | null }>(`SELECT MIN(accepted_at) AS at FROM ${T} WHERE status = 'pending'`);
-      const at = oldest.rows[0]?.at ?? null;
-      return { ...byStatus, ...(at === null ? {} : { oldestPendingAt: Number(at) }) };
+      const counts = await run<{ kind: EventKind; status: EventStatus; n: number }>(`SELECT kind, status, COUNT(*)::integer AS n FROM ${T} GROUP BY kind, status`);
+      const oldest = await run<{ kind: EventKind; at: Int8 }>(`SELECT kind, MIN(accepted_at) AS at FROM ${T} WHERE status = 'pending' GROUP BY kind`);
+      return statsOf(counts.rows, oldest.rows.map((row) => ({ kind: row.kind, at: Number(row.at) })));
     },
 
     async close(): Promise<void> {

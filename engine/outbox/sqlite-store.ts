@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type {
   AttemptOutcome, ClaimOptions, EventKind, EventStatus, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
+import { statsOf } from './store';
 
 /**
  * The outbox in one SQLite file (`dir/outbox.sqlite`), shared by the worker processes of one server.
@@ -186,8 +187,8 @@ export function openSqliteStore(dir: string): OutboxStore {
   const dropEvent = db.prepare(`UPDATE events SET status = 'dropped', drop_reason = ?, settled_at = ?,
     lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('pending', 'dead')`);
   const purgeSettled = db.prepare(`DELETE FROM events WHERE status IN ('delivered', 'dropped') AND settled_at < ?`);
-  const counts = db.prepare<[], { status: EventStatus; n: number }>(`SELECT status, COUNT(*) AS n FROM events GROUP BY status`);
-  const oldest = db.prepare<[], { at: number | null }>(`SELECT MIN(accepted_at) AS at FROM events WHERE status = 'pending'`);
+  const counts = db.prepare<[], { kind: EventKind; status: EventStatus; n: number }>(`SELECT kind, status, COUNT(*) AS n FROM events GROUP BY kind, status`);
+  const oldest = db.prepare<[], { kind: EventKind; at: number }>(`SELECT kind, MIN(accepted_at) AS at FROM events WHERE status = 'pending' GROUP BY kind`);
 
   const claim = db.transaction((options: ClaimOptions): StoredEvent[] => {
     const rows = due.all(options.now, options.now, options.limit);
@@ -328,10 +329,7 @@ export function openSqliteStore(dir: string): OutboxStore {
     },
 
     async stats(): Promise<OutboxStats> {
-      const byStatus: Record<EventStatus, number> = { pending: 0, delivered: 0, dead: 0, dropped: 0 };
-      for (const { status, n } of counts.all()) byStatus[status] = n;
-      const at = oldest.get()?.at ?? null;
-      return { ...byStatus, ...(at === null ? {} : { oldestPendingAt: at }) };
+      return statsOf(counts.all(), oldest.all());
     },
 
     async close(): Promise<void> {

@@ -77,13 +77,31 @@ export interface ListFilter {
   readonly limit?: number;
 }
 
-export interface OutboxStats {
+export interface KindStats {
   readonly pending: number;
   readonly dead: number;
   readonly delivered: number;
   readonly dropped: number;
   /** acceptedAt of the oldest pending event. */
   readonly oldestPendingAt?: number;
+}
+
+/** Over all events, and apart for the platform's events (to the ERP) and the ERP's pushes (to the platform). */
+export interface OutboxStats extends KindStats {
+  readonly byKind: Readonly<Record<EventKind, KindStats>>;
+}
+
+export const EVENT_KINDS: readonly EventKind[] = ['event', 'push'];
+
+/** The stats from the store's counts per kind and status and its oldest pending acceptance per kind (both stores read the same rows). */
+export function statsOf(counts: readonly { kind: EventKind; status: EventStatus; n: number }[], oldest: readonly { kind: EventKind; at: number }[]): OutboxStats {
+  const tally = (kinds: readonly EventKind[]): KindStats => {
+    const byStatus: Record<EventStatus, number> = { pending: 0, delivered: 0, dead: 0, dropped: 0 };
+    for (const { kind, status, n } of counts) if (kinds.includes(kind)) byStatus[status] += Number(n);
+    const times = oldest.filter((row) => kinds.includes(row.kind)).map((row) => Number(row.at));
+    return { ...byStatus, ...(times.length === 0 ? {} : { oldestPendingAt: Math.min(...times) }) };
+  };
+  return { ...tally(EVENT_KINDS), byKind: { event: tally(['event']), push: tally(['push']) } };
 }
 
 /** One push of the ERP: its events (one per record or batch) are stored together, or not at all. */

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ExpressionTotals } from '../engine/expression-stats';
 import type { Meter } from '../engine/meter';
-import type { OutboxStats } from '../outbox/store';
+import { EVENT_KINDS, type KindStats, type OutboxStats } from '../outbox/store';
 
 /**
  * The engine's metrics in the Prometheus text format. One registry per server (never prom-client's
@@ -44,12 +44,14 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   const lastReload = new Gauge({ name: 'adapter_mapping_last_reload_ok', help: '1 when the last load of the mapping file succeeded, 0 when it failed and the last good mapping is still served.', labelNames: ['mapping'], registers });
   const outboxSettled = new Counter({ name: 'adapter_outbox_deliveries_total', help: 'Outbox delivery attempts by kind (event: the platform\'s, to the ERP; push: the ERP\'s, to the platform; operation is then the push\'s name) and how they ended: delivered, retry (the receiver could not take it now), dead (not retried any more).', labelNames: ['mapping', 'kind', 'operation', 'outcome'], registers });
   let outboxStats: (() => Promise<OutboxStats>) | undefined;
-  const outboxGauge = (name: string, help: string, read: (stats: OutboxStats) => number) => new Gauge({
-    name, help, registers,
+  // One series per kind: event (the platform's events, to the ERP) and push (the ERP's pushes, to the platform).
+  const outboxGauge = (name: string, help: string, read: (stats: KindStats) => number) => new Gauge({
+    name, help: `${help} By kind: event (the platform's, to the ERP), push (the ERP's, to the platform).`, labelNames: ['kind'], registers,
     async collect() {
       if (!outboxStats) return;
       try {
-        this.set(read(await outboxStats()));
+        const stats = await outboxStats();
+        for (const kind of EVENT_KINDS) this.set({ kind }, read(stats.byKind[kind]));
       } catch {
         // The store is down: the gauge keeps its last value; the delivery loop logs the failure.
       }

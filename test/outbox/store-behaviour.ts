@@ -273,7 +273,8 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
     });
 
     it('stats counts each status and the oldest pending acceptance', async () => {
-      expect(await store.stats()).toEqual({ pending: 0, dead: 0, delivered: 0, dropped: 0 });
+      const none = { pending: 0, dead: 0, delivered: 0, dropped: 0 };
+      expect(await store.stats()).toEqual({ ...none, byKind: { event: none, push: none } });
       const [a, b, c] = await enqueueAll([
         newEvent({ acceptedAt: T0 }), newEvent({ acceptedAt: T0 + 5, orderingKey: 'k2' }),
         newEvent({ acceptedAt: T0 + 7, orderingKey: 'k3' }), newEvent({ acceptedAt: T0 + 9, orderingKey: 'k4' }),
@@ -283,7 +284,13 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
       await store.delivered(a.id, 'w1', T0 + 101);
       await store.dead(b.id, 'w1', T0 + 101, { error: 'refused' });
       await store.drop(c.id, 'no', T0 + 101);
-      expect(await store.stats()).toEqual({ pending: 2, dead: 1, delivered: 1, dropped: 1, oldestPendingAt: T0 + 9 });
+      expect(await store.stats()).toMatchObject({ pending: 2, dead: 1, delivered: 1, dropped: 1, oldestPendingAt: T0 + 9 });
+      // A push's events are counted apart, and in the totals.
+      await store.enqueuePush({ mapping: 'm1', push: 'StockChange', idempotencyKey: 'c-1', acceptedAt: T0 + 3, events: [newEvent({ kind: 'push', operation: 'StockChange', orderingKey: 'p', acceptedAt: T0 + 3 })] });
+      expect(await store.stats()).toEqual({
+        pending: 3, dead: 1, delivered: 1, dropped: 1, oldestPendingAt: T0 + 3,
+        byKind: { event: { pending: 2, dead: 1, delivered: 1, dropped: 1, oldestPendingAt: T0 + 9 }, push: { pending: 1, dead: 0, delivered: 0, dropped: 0, oldestPendingAt: T0 + 3 } },
+      });
     });
 
     it('purge deletes only delivered and dropped events settled before the time', async () => {

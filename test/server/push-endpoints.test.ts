@@ -240,3 +240,23 @@ describe('push endpoints: fan-out', () => {
     expect(batches.flat()).toEqual(orders.map((order) => order.orderNo));
   }, 60_000);
 });
+
+describe('push endpoints: metrics', () => {
+  it('the outbox gauges and the deliveries counter say which kind: event (to the ERP) or push (to the platform)', async () => {
+    const { engine, store, metrics } = await setUp();
+    metrics.watchOutbox(() => store.stats());
+    expect((await push(engine, 'NewOrder', JSON.stringify(ORDER), KEY)).status).toBe(202);
+    // An event of a mapping no longer served waits (pending) without blocking anything.
+    await store.enqueue({ id: 'ev-1', mapping: 'gone', operation: 'CancelPutWallItem', orderingKey: 'k', input: {}, requestId: 'r', acceptedAt: Date.now(), blocksKeyWhenDead: true });
+    let text = await metrics.text();
+    expect(text).toMatch(/^adapter_outbox_pending\{kind="push"\} 1$/m);
+    expect(text).toMatch(/^adapter_outbox_pending\{kind="event"\} 1$/m);
+    expect(text).toMatch(/^adapter_outbox_oldest_pending_seconds\{kind="push"\} \d/m);
+    await deliverAll(engine);
+    text = await metrics.text();
+    expect(text).toMatch(/^adapter_outbox_pending\{kind="push"\} 0$/m);
+    expect(text).toMatch(/^adapter_outbox_dead\{kind="push"\} 0$/m);
+    expect(text).toMatch(/^adapter_outbox_deliveries_total\{mapping="push-test",kind="push",operation="NewOrder",outcome="delivered"\} 1$/m);
+    expect(text).toMatch(/^adapter_requests_total\{mapping="push-test",operation="push\/NewOrder",result="Accepted"\} 1$/m);
+  });
+});
