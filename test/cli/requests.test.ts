@@ -129,3 +129,38 @@ describe('adapter-engine record', () => {
     expect(replayed.stdout).toContain('2 passed, 0 failed');
   }, 60_000);
 });
+
+describe('adapter-engine requests: pushes', () => {
+  const PUSH_KEY = 'push-key-5f4e3d2c1b';
+  const env = { ERP_URL: 'http://127.0.0.1:9/erp', PLATFORM_URL: 'http://127.0.0.1:9/platform', PLATFORM_CLIENT_SECRET: 'client-secret-value', ERP_PUSH_SECRET: 'hmac-secret', ERP_PUSH_KEY: PUSH_KEY };
+
+  it('a push is journaled like a contract request (its body, the answer to the ERP); a refused one is not; show prints it as dry-run does', async () => {
+    const serving = await startServe(['--admin-port', '0', 'examples/push.yaml'], env);
+    running.push(serving);
+    const admin = serving.adminUrl as string;
+    const send = (body: unknown, key?: string) => fetch(`${serving.urls[0]}/push/Orders`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) }, body: JSON.stringify(body) });
+    expect((await send({ batchId: 'B-7', orders: [{ orderNo: 'SO-1' }] }, PUSH_KEY)).status).toBe(202);
+    expect((await send({ orders: 3 }, PUSH_KEY)).status).toBe(400);
+    expect((await send({ batchId: 'B-8', orders: [] })).status).toBe(401);
+
+    const listed = await runCli(['requests', '--admin', admin, '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const requests = JSON.parse(listed.stdout) as { id: string; operation: string; path: string; result: string; success: boolean }[];
+    expect(requests.map((r) => [r.operation, r.path, r.result, r.success])).toEqual([['push/Orders', '/push/Orders', 'Invalid', false], ['push/Orders', '/push/Orders', 'Accepted', true]]);
+    const found = JSON.parse((await runCli(['requests', '--admin', admin, '--contains', 'B-7', '--json'])).stdout) as { id: string }[];
+    expect(found.map((r) => r.id)).toEqual([requests[1].id]);
+
+    const shown = await runCli(['requests', 'show', requests[1].id, '--admin', admin]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`request ${requests[1].id}  push Orders  POST /push/Orders`);
+    expect(shown.stdout).toContain('"batchId": "B-7"');
+    expect(shown.stdout).toMatch(/answer to the ERP {2}202/);
+    const invalid = await runCli(['requests', 'show', requests[0].id, '--admin', admin, '--json']);
+    expect(JSON.parse(invalid.stdout)).toMatchObject({ route: 'POST /push/Orders', mode: 'push', answer: { status: 400, body: { problems: [{ path: '/batchId', message: 'is required' }] } } });
+    expect(shown.stdout + invalid.stdout).not.toContain(PUSH_KEY);
+
+    const exported = await runCli(['requests', 'export', requests[1].id, '--as-test', '--admin', admin]);
+    expect(exported.code).toBe(2);
+    expect(exported.stderr).toContain('is a push (POST /push/Orders)');
+  });
+});
