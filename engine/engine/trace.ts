@@ -23,6 +23,8 @@ export type TraceStep =
   | { step: 'output'; data: unknown; at?: string }
   | { step: 'check'; problems: readonly Problem[] }
   | { step: 'note'; text: string }
+  /** Left out and answered without it, as the mapping allows: a call (onError: skip) or a record (onInvalidRecord: skip). */
+  | { step: 'skipped'; label: string; message: string }
   /** delivery: outbox: what the background delivery would do with this event. */
   | { step: 'delivery'; verdict: 'delivered' | 'retry' | 'dead'; message?: string };
 
@@ -68,6 +70,9 @@ export function traceRecorder(mapping: Mapping, operationId: string, steps: Trac
     note(text) {
       steps.push({ step: 'note', text });
     },
+    skipped(label, message) {
+      steps.push({ step: 'skipped', label, message });
+    },
   };
 }
 
@@ -103,6 +108,8 @@ export function maskSteps(steps: readonly TraceStep[], mask: Masker): TraceStep[
         return { ...step, problems: step.problems.map((problem) => ({ ...problem, message: mask.text(problem.message) })) };
       case 'note':
         return { ...step, text: mask.text(step.text) };
+      case 'skipped':
+        return { ...step, message: mask.text(step.message) };
       case 'delivery':
         return step.message === undefined ? step : { ...step, message: mask.text(step.message) };
       default:
