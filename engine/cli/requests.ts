@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { findRoute, type RouteSpec } from '../contract/routes';
-import type { JournalEntry } from '../engine/journal-entry';
+import type { EventState, JournalEntry } from '../engine/journal-entry';
 import { EXIT_CODES } from '../errors';
 import { JOURNAL_QUERY, type JournalQuery } from '../journal/query';
 import type { JournalSummary } from '../journal/store';
@@ -96,6 +96,7 @@ async function show(id: string, options: AdminOptions): Promise<number> {
     renderPushRun({ push: entry.operation.replace(/^push\//, ''), steps: [...entry.steps], status: answer.status, body: answer.body }, {
       title: `request ${entry.id}`, mapping: entry.mapping, file: entry.file, input: entry.request.body, answers, auth: 'checked by the server',
     });
+    for (const line of eventLines(entry.events ?? [], 'the platform')) out.line(line);
     return entry.success ? EXIT_CODES.OK : EXIT_CODES.FAILED;
   }
   const mode = entry.mode as Parameters<typeof renderDryRun>[0]['mode'];
@@ -107,7 +108,25 @@ async function show(id: string, options: AdminOptions): Promise<number> {
     answers,
     unanswered: [],
   });
+  for (const line of eventLines(entry.events ?? [], 'the ERP')) out.line(line);
   return entry.success ? EXIT_CODES.OK : EXIT_CODES.FAILED;
+}
+
+/** Where the request's outbox events stand now: whether the receiver (the ERP, or the platform for a push) got what the caller was told succeeded. */
+function eventLines(events: readonly EventState[], receiver: string): string[] {
+  const c = out.colors;
+  return events.flatMap((event) => {
+    const tried = `${event.attempts ?? 0} attempt${event.attempts === 1 ? '' : 's'}`;
+    const last = event.last ? `  last attempt: ${event.last.error}${event.last.status === undefined ? '' : ` (status ${event.last.status})`}` : '';
+    const said = {
+      delivered: c.green(`delivered to ${receiver} at ${event.settledAt} (${tried})`),
+      pending: c.yellow(`not delivered yet: ${tried}, next at ${event.nextAttemptAt}`) + last,
+      dead: c.red(`dead letter since ${event.settledAt} (${tried}): waits for support staff (adapter-engine outbox retry|drop ${event.id})`) + last,
+      dropped: c.red(`dropped at ${event.settledAt}: ${event.dropReason ?? 'no reason given'}`),
+      gone: c.dim('no longer in the outbox: delivered and dropped events are purged after 7 days'),
+    }[event.status];
+    return ['', `${c.bold('now')}  event ${event.id}  ${said}`, ...(event.last?.body && (event.status === 'pending' || event.status === 'dead') ? [`    ${c.dim(event.last.body)}`] : [])];
+  });
 }
 
 interface ExportOptions extends AdminOptions {

@@ -1,4 +1,5 @@
 import type { Envelope } from '../contract/envelope';
+import type { AttemptOutcome, EventStatus } from '../outbox/store';
 import type { TraceStep } from './trace';
 
 /**
@@ -39,6 +40,24 @@ export interface JournalEntry {
   /** The HTTP answer to the ERP (push endpoints, which answer no envelope). */
   readonly answer?: { readonly status: number; readonly body: unknown };
   readonly durationMs: number;
+  /**
+   * Where each outbox event this request stored stands now (read from the outbox when the entry is
+   * read, not kept in the journal): "the platform was told Succeed; did the ERP get it?".
+   */
+  readonly events?: readonly EventState[];
+}
+
+/** An outbox event as support staff follow it; `gone` once delivered or dropped events were purged. */
+export interface EventState {
+  readonly id: string;
+  readonly status: EventStatus | 'gone';
+  readonly attempts?: number;
+  /** ISO 8601: the next attempt (pending), or when it was delivered, went dead or was dropped. */
+  readonly nextAttemptAt?: string;
+  readonly settledAt?: string;
+  /** The last failed attempt: the error, and the ERP's status and (the start of its) body. */
+  readonly last?: AttemptOutcome;
+  readonly dropReason?: string;
 }
 
 /** What the engine knows of a request once it is answered; the journal adds the rest (id, time, steps, rules). */

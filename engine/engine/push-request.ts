@@ -92,7 +92,10 @@ export function createPushServer(deps: PushServerDeps) {
         pushLog.info({ events: receipt.eventIds.length, duplicate: receipt.duplicate }, receipt.duplicate ? 'push already accepted (same idempotency key); not stored again' : 'push accepted');
         const served = answer(202, receipt.duplicate ? 'Duplicate' : 'Accepted', { events: receipt.eventIds, duplicate: receipt.duplicate }, {}, push, outcome.input);
         if (deps.store) {
-          if (!receipt.duplicate) deps.stored();
+          if (receipt.duplicate) return served;
+          // Named in the trace, so the request journal follows each event to the platform (requests show).
+          for (const event of events) observer?.stored?.(event.id, event.orderingKey);
+          deps.stored();
           return served;
         }
         return { ...served, delivery: await deliverNow(mapping, push, events.map((event) => event.input), requestId, observer) };
