@@ -302,8 +302,8 @@ export function createEngine(deps: EngineDeps): Engine {
       const pushed = await context.run(scope, () => servePush(mapping, pushName, request, requestId, seconds, allOf(options.observer, recorder)));
       const durationMs = clock.now() - started;
       if (pushed.delivery && steps) steps.push({ step: 'delivery', verdict: pushed.delivery.verdict, message: pushed.delivery.message });
-      // A push that did not reach its checks (unknown, refused) is kept out, as a refused contract request is.
-      const entry = steps && pushed.push && pushed.result !== 'Refused' ? keep(mapping, requestId, startedAt, durationMs, steps, {
+      // A push that did not reach its checks (unknown, refused, not a POST) is kept out, as such contract requests are.
+      const entry = steps && pushed.push && pushed.result !== 'Refused' && pushed.result !== 'MethodNotAllowed' ? keep(mapping, requestId, startedAt, durationMs, steps, {
         operation: scope.operation as string, route: `POST /push/${pushName}`, mode: 'push',
         request: { method: request.method, path: request.path, query: request.query, body: pushed.input },
         result: pushed.result, success: pushed.status === 202,

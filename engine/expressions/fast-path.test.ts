@@ -4,6 +4,7 @@ import jsonata from 'jsonata';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createErpState } from '../../examples/erp/data';
+import { exampleEnv } from '../../examples/example-env';
 import { loadMapping } from '../mapping/load';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS, type CompiledExpression } from './compile';
 import { whenFastFunctionsReady } from './fast-path/runtime';
@@ -17,7 +18,7 @@ import { createPrelude } from './prelude';
 const EXAMPLE = 'mappings/example.yaml';
 
 function exampleExpressions(): { source: string; compiled: CompiledExpression }[] {
-  const { mapping } = loadMapping(EXAMPLE, { env: { ERP_URL: 'http://127.0.0.1:1' } });
+  const { mapping } = loadMapping(EXAMPLE, { env: exampleEnv('http://127.0.0.1:1') });
   const found: { source: string; compiled: CompiledExpression }[] = [];
   const seen = new Set<object>();
   const walk = (value: unknown): void => {
