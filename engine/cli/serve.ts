@@ -152,7 +152,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('--state-dir <dir>', 'where outbox events are kept (SQLite) when DATABASE_URL is not set (default: env ADAPTER_STATE_DIR, else .adapter-state)')
     .option('--journal-size <n>', `requests the journal keeps per mapping (admin /requests, adapter-engine requests); 0 keeps none. Kept in memory, and in the state store when the server has one (default: env JOURNAL_SIZE, else ${DEFAULT_JOURNAL_SIZE})`)
     .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
-    .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set')
+    .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set; and the platform stand-in (PLATFORM_PORT, default 8082) as PLATFORM_URL, unless that is set')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)
     .addOption(new Option('--log-level <level>', 'least severe log lines written; overrides LOG_LEVEL (default info: one line per request and per ERP call)').choices(LOG_LEVELS))
     .action((mappings: string[], options: ServeOptions) => run(serve(mappings, options)));
