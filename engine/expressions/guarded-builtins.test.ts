@@ -153,6 +153,61 @@ describe('guarded built-ins match JSONata', () => {
   });
 });
 
+describe('guarded texts, patterns, objects and $eval match JSONata', () => {
+  beforeAll(async () => {
+    await whenFastFunctionsReady();
+  });
+
+  const text = fc.string({ unit: fc.constantFrom('a', 'b', ',', ' ', '\t', '\n', 'é', '😀') as fc.Arbitrary<string>, maxLength: 14 });
+  const limit = fc.constantFrom('', ', 0', ', 1', ', 2', ', 2.5', ', -1', ', 1/0');
+
+  it('$split and $replace with a text, $trim and $join', async () => {
+    await fc.assert(fc.asyncProperty(text, fc.constantFrom(',', '', 'ab', ' ', 'é'), limit, fc.array(text, { maxLength: 5 }), async (value, separator, most, list) => {
+      await expectSame(`$split(t, s${most})`, { t: value, s: separator });
+      await expectSame(`$replace(t, s, "[$0]"${most})`, { t: value, s: separator });
+      await expectSame('$trim(t)', { t: value });
+      await expectSame('$join(l, s)', { l: list, s: separator });
+      await expectSame('$join(l)', { l: list });
+    }), { numRuns: 300 });
+    await expectSame('$replace("a,b", ",", function($m) { "x" })', {});
+    await expectSame('$join(nothing) & $trim(nothing) & $split(nothing, ",")', {});
+    await expectSame('$join("abc", "-") & $join([], "-")', {});
+  });
+
+  it('$split, $replace and $match with a pattern or a function of the mapping', async () => {
+    const pattern = fc.constantFrom('/,/', '/a(b)?/', '/(a)|(b)/', '/[ \\t\\n]+/', '/x*/', '/é|😀/');
+    const replacement = fc.constantFrom('"-"', '"<$0>"', '"$1$2"', '"$$"', '"$9"', '"$10"', 'function($m) { $uppercase($m.match) }', 'function($m) { 1 }');
+    await fc.assert(fc.asyncProperty(text, pattern, replacement, limit, async (value, regex, by, most) => {
+      await expectSame(`$split(t, ${regex}${most})`, { t: value });
+      await expectSame(`$replace(t, ${regex}, ${by}${most})`, { t: value });
+      await expectSame(`$match(t, ${regex}${most})`, { t: value });
+    }), { numRuns: 300 });
+    const matcher = 'function($s) { $contains($s, "b") ? {"match": "b", "start": $length($substringBefore($s, "b")), "end": $length($substringBefore($s, "b")) + 1, "groups": [], "next": function() { undefined }} }';
+    await expectSame(`$split("abc", ${matcher}) & $replace("abc", ${matcher}, "-") & $string($match("abc", ${matcher}))`, {});
+    await expectSame('$split("abc", function($s) { {"nothing": 1} })', {});
+    await expectSame('$replace("abc", "", "x")', {});
+  });
+
+  it('$keys, $merge and $spread of objects and lists of them (key order included)', async () => {
+    const keyed = fc.dictionary(fc.constantFrom('b', 'a', '2', '10', '01', 'length', '-1'), fc.integer({ min: 0, max: 3 }), { maxKeys: 5 });
+    await fc.assert(fc.asyncProperty(fc.array(fc.oneof(keyed, small), { maxLength: 6 }), async (list) => {
+      await expectSame('$keys($)', list);
+      await expectSame('$keys($[0])', list);
+      await expectSame('$merge($[$type($) = "object"])', list);
+      await expectSame('$spread($[0])', list);
+    }), { numRuns: 300 });
+    await expectSame('$keys([[{"a": 1}, [{"b": 2}]], {"c": 3}, $uppercase])', {});
+    await expectSame('$merge(nothing) & $keys(nothing)', {});
+  });
+
+  it('$eval: the caller\'s variables, a context, syntax and evaluation errors', async () => {
+    await expectSame('($y := 5; $eval("$y + a", {"a": 1}) & $eval("a") & $eval(nothing))', { a: 'x' });
+    await expectSame('$eval("1 +")', {});
+    await expectSame('$eval("$error(\\"no\\")")', {});
+    await expectSame('$eval("[1, 2, 3]")', {});
+  });
+});
+
 describe('guarded built-ins on long lists', () => {
   const timed = async (source: string, limits = { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 3000 }, input: unknown = {}): Promise<{ ms: number; longestPause: number; result: unknown }> => {
     const expression = compileExpression(source, limits);
@@ -240,4 +295,45 @@ describe('guarded built-ins on long lists', () => {
     expect(JSON.stringify(run.result)).toMatch(/built a text/);
     expect(run.ms).toBeLessThan(1000);
   }, 30_000);
+  it('$split, $replace, $match, $trim and $join over 30 MB texts finish or stop at a limit, letting the event loop in', async () => {
+    const text = 'ab,cd '.repeat(5_000_000);
+    const runs = {
+      splitText: await timed('$count($split(t, ","))', undefined, { t: text }),
+      splitPattern: await timed('$count($split(t, /,/))', undefined, { t: text }),
+      replaceText: await timed('$length($replace(t, ",", ";"))', undefined, { t: text }),
+      replacePattern: await timed('$length($replace(t, /,/, ";"))', undefined, { t: text }),
+      match: await timed('$count($match(t, /ab/))', undefined, { t: text }),
+      trim: await timed('$length($trim(t))', undefined, { t: text.slice(0, 12_000_000) }),
+      join: await timed('$length($join(l, "--"))', undefined, { l: Array.from({ length: 1_000_000 }, (_, index) => `${'x'.repeat(64)}${index}`) }),
+    };
+    expect(JSON.stringify(runs.splitText.result)).toMatch(/built a list of more than 1000000/);
+    expect(JSON.stringify(runs.splitPattern.result)).toMatch(/built a list of more than 1000000|D1012/);
+    expect(JSON.stringify(runs.replaceText.result)).toMatch(/30000000|D1012/);
+    expect(JSON.stringify(runs.replacePattern.result)).toMatch(/30000000|D1012/);
+    expect(JSON.stringify(runs.match.result)).toMatch(/D2015|D1012/);
+    expect(runs.trim.result).toBe(11_999_999);
+    expect(JSON.stringify(runs.join.result)).toMatch(/built a text of 6\d{7} characters/);
+    console.info(`30 MB texts: ${Object.entries(runs).map(([name, run]) => `${name} ${Math.round(run.ms)} ms (longest pause ${Math.round(run.longestPause)} ms)`).join(', ')}`);
+    for (const run of Object.values(runs)) expect(run.longestPause).toBeLessThan(400);
+  }, 90_000);
+
+  it('$keys, $merge and $spread over a million keys finish, pausing only for JavaScript\'s own listing of one object', async () => {
+    const matches = await timed('$count($keys($match(t, /ab/)))', undefined, { t: 'ab,'.repeat(999_999) });
+    expect(matches.result).toBe(3);
+    const merged = await timed('$count($keys($merge($match(t, /ab/))))', undefined, { t: 'ab,'.repeat(999_999) });
+    expect(merged.result).toBe(3);
+    const big = Object.fromEntries(Array.from({ length: 1_000_000 }, (_, index) => [`k${index}`, index]));
+    const spread = await timed('$count($spread(o))', undefined, { o: big });
+    expect(spread.result).toBe(1_000_000);
+    console.info(`a million keys: $keys of the matches ${Math.round(matches.ms)} ms (longest pause ${Math.round(matches.longestPause)} ms), $merge ${Math.round(merged.ms)} ms (${Math.round(merged.longestPause)} ms), $spread of one object ${Math.round(spread.ms)} ms (${Math.round(spread.longestPause)} ms)`);
+    for (const run of [matches, merged]) expect(run.longestPause).toBeLessThan(400);
+  }, 60_000);
+
+  it('$eval refuses a text over its limit and a list written out past the depth limit, before parsing or running it', async () => {
+    const long = await timed('$eval(t)', undefined, { t: `[${'1,'.repeat(200_000)}1]` });
+    expect(JSON.stringify(long.result)).toMatch(/\$eval was given a text of 400003 characters/);
+    const list = await timed('$eval(t)', undefined, { t: `[${'1,'.repeat(600)}1]` });
+    expect(list.result).toEqual({ error: 'D3120' });
+    expect(long.longestPause + list.longestPause).toBeLessThan(400);
+  });
 });
