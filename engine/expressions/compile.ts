@@ -9,6 +9,7 @@ import { evaluationGuard } from './guard';
 import { GUARDED_BUILTINS } from './guarded-builtins';
 import { evaluateInSlices, longListAt, slicedListField } from './list-slices';
 import { findLongListLiteral } from './long-lists';
+import { ORDER_BY_BUILTIN, writeOrderBy } from './order-by';
 import { findUnsupportedRegex, LinearRegex } from './regex';
 
 /**
@@ -208,10 +209,14 @@ function prepareExpression(
   // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
   // subset that is evaluated synchronously with the same results, falling back to it for everything else.
   const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES);
+  // Long lists mapped element by element are evaluated in slices, letting other requests in (list-slices.ts); read before the rewrites below.
+  const slicedField = slicedListField(expression.ast());
+  // The interpreter's order-by `list^(key)` sorts with the guarded $sort (order-by.ts); the fast path never runs an order-by.
+  expression.registerFunction(ORDER_BY_BUILTIN.name, ORDER_BY_BUILTIN.implementation as (...args: unknown[]) => unknown);
+  writeOrderBy(expression.ast());
   // The interpreter's `&` writes its operands with the guarded $string (concat-operands.ts); the fast path, compiled above, already does.
   writeConcatOperands(expression.ast());
-  // Long lists mapped element by element are evaluated in slices, letting other requests in (list-slices.ts).
-  return { interpreted: expression, fast, slicedField: slicedListField(expression.ast()) };
+  return { interpreted: expression, fast, slicedField };
 }
 
 /** JSONata's built-in functions (jsonata 2.2); a test checks each is really defined. */

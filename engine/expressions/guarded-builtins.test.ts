@@ -200,6 +200,26 @@ describe('guarded texts, patterns, objects and $eval match JSONata', () => {
     await expectSame('$merge(nothing) & $keys(nothing)', {});
   });
 
+  it('order-by `list^(key)` (order-by.ts): terms, directions, stages, later steps, singletons, errors', async () => {
+    const key = fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom('a', 'b'), fc.constant(undefined));
+    const record = fc.record({ k: key, v: fc.integer({ min: -2, max: 2 }), m: fc.array(fc.record({ v: fc.integer({ min: 0, max: 3 }) }), { maxLength: 2 }) }, { requiredKeys: ['v'] });
+    const sources = [
+      'l^(k)', 'l^(>k)', 'l^(k, >v)', 'l^(v)[0]', 'l^(v).v', 'l^(v)[v > 0].v', 'a.l^(>v)', '$count(l^(v))', 'l.v^($)', 'l^(v)[]',
+      'l^(v).m^(>v).v', '($d := 2; l^(v % $d, >v))', '$map([1, 2], function($x) { l^(v * $x).v })', 'l^($string(v))', 'l^(v)^(>v)',
+      'l[0]^(v)', 'l^(v){ $string(v): k }', 'l#$i^(v).$i', 'l@$r^($r.v).v', 'l.m^(%.v).v',
+    ];
+    await fc.assert(fc.asyncProperty(fc.array(record, { maxLength: 7 }), async (list) => {
+      for (const source of sources) await expectSame(source, { l: list, a: [{ l: list }, { l: list.slice(0, 2) }] });
+    }), { numRuns: 150 });
+    await expectSame('[3, 1, 2]^($)', {});
+    await expectSame('[[3, 1], [2], [0, 9]]^($[0])', {});
+    await expectSame('a^($)', { a: [5] });
+    await expectSame('a^($)', { a: 5 });
+    await expectSame('nothing^($)', {});
+    await expectSame('l^(k)', { l: [{ k: 1 }, { k: 'a' }] });
+    await expectSame('l^(k)', { l: [{ k: 1 }, { k: { x: 1 } }] });
+  });
+
   it('$eval: the caller\'s variables, a context, syntax and evaluation errors', async () => {
     await expectSame('($y := 5; $eval("$y + a", {"a": 1}) & $eval("a") & $eval(nothing))', { a: 'x' });
     await expectSame('$eval("1 +")', {});

@@ -28,7 +28,7 @@ import { CHECK_EVERY, drive, guardrailsOf, isNumeric, isSequence, isThenable, re
  * that outlasts one slice gives up and the interpreter runs the expression instead.
  * They are registered on every compiled expression (compile.ts), so `$sort` is ours, and the fast path
  * fetches them the same way (fast-path/runtime.ts). JSONata's order-by syntax `list^(key)` calls its own
- * sort directly and cannot be replaced this way (docs/mapping-format.md, Limits).
+ * sort directly: order-by.ts rewrites the tree so that it calls this `$sort` instead.
  */
 
 // ---------------------------------------------------------------------------------------------- $sort
@@ -54,6 +54,9 @@ async function sort(this: Focus, list: unknown[] | undefined, comparator?: Compa
   refuseLongList(this, '$sort', list);
   return await sortWith(this, list, comparator);
 }
+
+/** For the order-by syntax (order-by.ts), which sorts with a comparator of its own. */
+export const GUARDED_SORT = sort;
 
 const RUN = 2048;
 
