@@ -1,5 +1,6 @@
 import { GUARDED_SORT } from './guarded-builtins';
 import type { Focus } from './guarded-slices';
+import { isNode, rewriteTree, type AstNode } from './rewrite-tree';
 
 /**
  * JSONata's order-by syntax `list^(key)` calls the library's own merge sort directly, which copies the
@@ -96,17 +97,9 @@ async function orderBy(this: Focus & { readonly environment?: Environment }, lis
 
 export const ORDER_BY_BUILTIN = { name: ORDER_BY_FUNCTION, implementation: orderBy };
 
-interface AstNode {
-  type?: unknown;
-  value?: unknown;
-  position?: number;
+interface PathNode extends AstNode {
   steps?: AstNode[];
   terms?: { descending?: boolean; expression: AstNode }[];
-  [key: string]: unknown;
-}
-
-function isNode(value: unknown): value is AstNode {
-  return typeof value === 'object' && value !== null && !(value instanceof RegExp);
 }
 
 /** What a path and its sort step may carry for the rewrite to give the same answer. */
@@ -115,17 +108,17 @@ const SORT_KEYS = new Set(['type', 'position', 'terms', 'stages']);
 /** Marks of a tuple stream (`@`, `#`, `%`) or of a step whose result JSONata post-processes. */
 const STEP_MARKS = ['focus', 'index', 'tuple', 'ancestor', 'seekingParent', 'group', 'keepArray'];
 
-function rewritable(path: AstNode, at: number): boolean {
+function rewritable(path: PathNode, at: number): boolean {
   if (at === 0 || !Object.keys(path).every((key) => PATH_KEYS.has(key))) return false;
-  const sort = (path.steps as AstNode[])[at];
+  const sort = (path.steps as AstNode[])[at] as PathNode;
   if (!Object.keys(sort).every((key) => SORT_KEYS.has(key))) return false;
   if (Array.isArray(sort.stages) && !sort.stages.every((stage) => isNode(stage) && stage.type === 'filter')) return false;
   return (path.steps as AstNode[]).every((step) => STEP_MARKS.every((mark) => !(mark in step)));
 }
 
-function orderedPath(path: AstNode, at: number): AstNode {
+function orderedPath(path: PathNode, at: number): AstNode {
   const steps = path.steps as AstNode[];
-  const sort = steps[at];
+  const sort = steps[at] as PathNode;
   const position = typeof sort.position === 'number' ? sort.position : 0;
   const terms = sort.terms ?? [];
   const bind = (name: string, value: AstNode): AstNode => ({ type: 'bind', value: ':=', position, lhs: { type: 'variable', value: name, position }, rhs: value });
@@ -148,21 +141,13 @@ function orderedPath(path: AstNode, at: number): AstNode {
 
 /** Rewrites, in place, every order-by step the guarded sort can run (paths without `@`, `#` or `%`). */
 export function writeOrderBy(ast: unknown): void {
-  const pending: unknown[] = [ast];
-  const seen = new Set<object>();
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (!isNode(node) || seen.has(node)) continue;
-    seen.add(node);
-    if (node.type === 'path' && Array.isArray(node.steps)) {
-      // The last sort first: the prefix of the rewritten path still holds the earlier ones, rewritten when walked.
-      const at = node.steps.map((step) => step.type).lastIndexOf('sort');
-      if (at >= 0 && rewritable(node, at)) {
-        const replacement = orderedPath(node, at);
-        for (const key of Object.keys(node)) delete node[key];
-        Object.assign(node, replacement);
-      }
-    }
-    for (const child of Object.values(node)) if (typeof child === 'object' && child !== null) pending.push(child);
-  }
+  rewriteTree(ast, (node: PathNode) => {
+    if (node.type !== 'path' || !Array.isArray(node.steps)) return;
+    // The last sort: the prefix of the rewritten path holds the earlier ones, rewritten when it is walked.
+    const at = node.steps.map((step) => step.type).lastIndexOf('sort');
+    if (at < 0 || !rewritable(node, at)) return;
+    const replacement = orderedPath(node, at);
+    for (const key of Object.keys(node)) delete node[key];
+    Object.assign(node, replacement);
+  });
 }
