@@ -228,6 +228,13 @@ describe('guarded texts, patterns, objects and $eval match JSONata', () => {
   });
 });
 
+/**
+ * The hostile corpus test's margin for a cheap request's wait (test/hostile/corpus.test.ts), for the
+ * texts, patterns, objects and $eval below: collecting a heap this size can pause a loaded machine for
+ * a few hundred ms; unguarded, these blocked for seconds.
+ */
+const PAUSE_WITHIN_MS = 1000;
+
 describe('guarded built-ins on long lists', () => {
   const timed = async (source: string, limits = { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 3000 }, input: unknown = {}): Promise<{ ms: number; longestPause: number; result: unknown }> => {
     const expression = compileExpression(source, limits);
@@ -334,7 +341,7 @@ describe('guarded built-ins on long lists', () => {
     expect(runs.trim.result).toBe(11_999_999);
     expect(JSON.stringify(runs.join.result)).toMatch(/built a text of 6\d{7} characters/);
     console.info(`30 MB texts: ${Object.entries(runs).map(([name, run]) => `${name} ${Math.round(run.ms)} ms (longest pause ${Math.round(run.longestPause)} ms)`).join(', ')}`);
-    for (const run of Object.values(runs)) expect(run.longestPause).toBeLessThan(400);
+    for (const run of Object.values(runs)) expect(run.longestPause).toBeLessThan(PAUSE_WITHIN_MS);
   }, 90_000);
 
   it('$keys, $merge and $spread over a million keys finish, pausing only for JavaScript\'s own listing of one object', async () => {
@@ -346,7 +353,7 @@ describe('guarded built-ins on long lists', () => {
     const spread = await timed('$count($spread(o))', undefined, { o: big });
     expect(spread.result).toBe(1_000_000);
     console.info(`a million keys: $keys of the matches ${Math.round(matches.ms)} ms (longest pause ${Math.round(matches.longestPause)} ms), $merge ${Math.round(merged.ms)} ms (${Math.round(merged.longestPause)} ms), $spread of one object ${Math.round(spread.ms)} ms (${Math.round(spread.longestPause)} ms)`);
-    for (const run of [matches, merged]) expect(run.longestPause).toBeLessThan(400);
+    for (const run of [matches, merged]) expect(run.longestPause).toBeLessThan(PAUSE_WITHIN_MS);
   }, 60_000);
 
   it('$eval refuses a text over its limit and a list written out past the depth limit, before parsing or running it', async () => {
@@ -354,6 +361,6 @@ describe('guarded built-ins on long lists', () => {
     expect(JSON.stringify(long.result)).toMatch(/\$eval was given a text of 400003 characters/);
     const list = await timed('$eval(t)', undefined, { t: `[${'1,'.repeat(600)}1]` });
     expect(list.result).toEqual({ error: 'D3120' });
-    expect(long.longestPause + list.longestPause).toBeLessThan(400);
+    expect(long.longestPause + list.longestPause).toBeLessThan(PAUSE_WITHIN_MS);
   });
 });
