@@ -121,6 +121,10 @@ function trim(this: Focus, text: string | undefined): unknown {
   const work = (): boolean => {
     const end = Math.min(text.length, offset + UNITS_PER_SLICE);
     const part = text.slice(offset, end).replace(WHITESPACE, ' ');
+    // V8 answers a replace of many matches as a rope, a piece per match: read once, each chunk is made
+    // flat now. Left as ropes, 60 MB with ten million runs held 900 MB and took 1.5 s to flatten in one
+    // step when the result was first read.
+    part.charCodeAt(0);
     // A run cut by the chunk's start already gave its space at the end of the result: one run, one space.
     const runGoesOn = offset > 0 && isWhitespace(text.charCodeAt(offset - 1)) && isWhitespace(text.charCodeAt(offset));
     result += runGoesOn ? part.slice(1) : part;
