@@ -54,6 +54,10 @@ function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
         : ['', `${c.bold('schema check')}  ${c.red(`${step.problems.length} problem(s)`)}`, ...step.problems.map((p) => `${INDENT}${p.path}  ${p.message}`)];
     case 'note':
       return ['', `${c.bold('outbox')}  ${step.text}`];
+    case 'stored':
+      return ['', `${c.bold('outbox')}  stored as event ${step.eventId} ${c.dim(`(ordering key ${step.orderingKey}; adapter-engine outbox show ${step.eventId})`)}`];
+    case 'skipped':
+      return ['', `${c.bold('skipped')}  ${c.yellow(step.label)}  ${step.message}`];
     case 'delivery': {
       const said = step.verdict === 'delivered' ? c.green('delivered')
         : step.verdict === 'retry' ? c.yellow('the ERP could not take it: retried with backoff until outbox.maxAgeMs')

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { findRoute, type RouteSpec } from '../contract/routes';
-import type { JournalEntry } from '../engine/journal-entry';
+import type { EventState, JournalEntry } from '../engine/journal-entry';
 import { EXIT_CODES } from '../errors';
 import { JOURNAL_QUERY, type JournalQuery } from '../journal/query';
 import type { JournalSummary } from '../journal/store';
@@ -98,7 +98,25 @@ async function show(id: string, options: AdminOptions): Promise<number> {
     answers: `live, at ${entry.at}, request id ${entry.requestId}, ${Math.round(entry.durationMs)} ms`,
     unanswered: [],
   });
+  for (const line of eventLines(entry.events ?? [])) out.line(line);
   return entry.success ? EXIT_CODES.OK : EXIT_CODES.FAILED;
+}
+
+/** Where the request's outbox events stand now: whether the ERP got what the platform was told succeeded. */
+function eventLines(events: readonly EventState[]): string[] {
+  const c = out.colors;
+  return events.flatMap((event) => {
+    const tried = `${event.attempts ?? 0} attempt${event.attempts === 1 ? '' : 's'}`;
+    const last = event.last ? `  last attempt: ${event.last.error}${event.last.status === undefined ? '' : ` (status ${event.last.status})`}` : '';
+    const said = {
+      delivered: c.green(`delivered to the ERP at ${event.settledAt} (${tried})`),
+      pending: c.yellow(`not delivered yet: ${tried}, next at ${event.nextAttemptAt}`) + last,
+      dead: c.red(`dead letter since ${event.settledAt} (${tried}): waits for support staff (adapter-engine outbox retry|drop ${event.id})`) + last,
+      dropped: c.red(`dropped at ${event.settledAt}: ${event.dropReason ?? 'no reason given'}`),
+      gone: c.dim('no longer in the outbox: delivered and dropped events are purged after 7 days'),
+    }[event.status];
+    return ['', `${c.bold('now')}  event ${event.id}  ${said}`, ...(event.last?.body && (event.status === 'pending' || event.status === 'dead') ? [`    ${c.dim(event.last.body)}`] : [])];
+  });
 }
 
 interface ExportOptions extends AdminOptions {

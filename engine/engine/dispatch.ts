@@ -31,7 +31,7 @@ export interface DispatchDeps {
    * engine runs without a store (dry-run, test) and delivers the event inline, answering what the
    * platform would get and reporting the delivery to `delivered`.
    */
-  readonly accept?: (operation: FlowOperation, input: unknown) => Promise<void>;
+  readonly accept?: (operation: FlowOperation, input: unknown) => Promise<{ readonly id: string; readonly orderingKey: string }>;
   /** Aborted when the platform has closed the connection. */
   readonly abandoned?: AbortSignal;
   readonly delivered?: (error: unknown) => void;
@@ -80,7 +80,8 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
 async function outboxAnswer(mapping: Mapping, operation: FlowOperation, input: unknown, prepared: PreparedRoute, deps: DispatchDeps): Promise<Outcome> {
   const success: Outcome = { resultName: prepared.route.successResult };
   if (deps.accept) {
-    await deps.accept(operation, input);
+    const stored = await deps.accept(operation, input);
+    deps.observer?.stored?.(stored.id, stored.orderingKey);
     return success;
   }
   deps.observer?.note?.(`delivery: outbox: the event is stored, the platform is answered ${prepared.route.successResult} at once, and the calls below run in the background (retried while the ERP cannot take it)`);

@@ -11,6 +11,8 @@ import { requestBodyLimit } from './body-limit';
 import type { Mapping } from '../mapping/model';
 import { createJournal, DEFAULT_JOURNAL_SIZE, type Journal } from './journal';
 import type { JournalEntry } from './journal-entry';
+import { withEventStates } from './event-states';
+import { createMasker } from '../mapping/mask';
 import { traceRecorder, type TraceStep } from './trace';
 import { allOf, type TraceObserver } from '../pipeline/trace';
 import { createConnectionPool, type ConnectionPool } from './connections';
@@ -146,6 +148,8 @@ export interface Engine {
   readonly connectionCount: number;
   /** The requests served lately (see journal.ts). */
   readonly journal: Journal;
+  /** A journal entry, masked, with where each outbox event it stored stands now (the admin's /requests/{id}). */
+  describeRequest(id: string): Promise<JournalEntry | undefined>;
   close(): Promise<void>;
 }
 
@@ -207,7 +211,7 @@ export function createEngine(deps: EngineDeps): Engine {
   });
 
   /** Stores an outbox event; the platform's answer waits for this and only this. */
-  async function accept(mapping: Mapping, operation: FlowOperation, input: unknown, requestId: string): Promise<void> {
+  async function accept(mapping: Mapping, operation: FlowOperation, input: unknown, requestId: string): Promise<{ id: string; orderingKey: string }> {
     if (!store) throw new Error('accept without a store');
     const spec = operation.outbox as OutboxSpec;
     let orderingKey = operation.route.operationId;
@@ -216,13 +220,15 @@ export function createEngine(deps: EngineDeps): Engine {
       // An event without the field (the contract may allow it) is ordered with the operation's other keyless events.
       if (value !== undefined && value !== null && value !== '') orderingKey = typeof value === 'string' ? value : JSON.stringify(value);
     }
+    const id = randomUUID();
     try {
-      await store.enqueue({ id: randomUUID(), mapping: mapping.name, operation: operation.route.operationId, orderingKey, input, requestId, acceptedAt: wallClock(), blocksKeyWhenDead: spec.onDeadLetter === 'block' });
+      await store.enqueue({ id, mapping: mapping.name, operation: operation.route.operationId, orderingKey, input, requestId, acceptedAt: wallClock(), blocksKeyWhenDead: spec.onDeadLetter === 'block' });
     } catch (error) {
       log.error({ err: error, requestId, store: store.location }, 'the outbox could not store an event; the platform is told it failed');
       throw new OperationFailure('EVENT_NOT_STORED', 'the event could not be stored for delivery; send it again', [{ path: '', message: 'the outbox store is not available' }]);
     }
     deliverer?.wake();
+    return { id, orderingKey };
   }
   const prepared = new Map<RouteSpec, PreparedRoute>(
     ROUTES.map((route) => [route, {
@@ -386,6 +392,12 @@ export function createEngine(deps: EngineDeps): Engine {
       return pool.size;
     },
     journal,
+    async describeRequest(id) {
+      const entry = await journal.get(id);
+      if (!entry || !store) return entry;
+      const mapping = served.mappings.find((candidate) => candidate.name === entry.mapping);
+      return withEventStates(entry, store, mapping && createMasker(mapping.secretValues));
+    },
     async close() {
       await deliverer?.stop();
       await journal.close();

@@ -1,4 +1,5 @@
 import type { Envelope } from '../contract/envelope';
+import type { AttemptOutcome, EventStatus } from '../outbox/store';
 import type { TraceStep } from './trace';
 
 /**
@@ -35,6 +36,24 @@ export interface JournalEntry {
   readonly failure?: { readonly kind: string; readonly message: string };
   readonly envelope: Envelope;
   readonly durationMs: number;
+  /**
+   * Where each outbox event this request stored stands now (read from the outbox when the entry is
+   * read, not kept in the journal): "the platform was told Succeed; did the ERP get it?".
+   */
+  readonly events?: readonly EventState[];
+}
+
+/** An outbox event as support staff follow it; `gone` once delivered or dropped events were purged. */
+export interface EventState {
+  readonly id: string;
+  readonly status: EventStatus | 'gone';
+  readonly attempts?: number;
+  /** ISO 8601: the next attempt (pending), or when it was delivered, went dead or was dropped. */
+  readonly nextAttemptAt?: string;
+  readonly settledAt?: string;
+  /** The last failed attempt: the error, and the ERP's status and (the start of its) body. */
+  readonly last?: AttemptOutcome;
+  readonly dropReason?: string;
 }
 
 /** A body larger than this (as JSON) is kept as its first part, with a marker. */

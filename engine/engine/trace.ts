@@ -23,6 +23,10 @@ export type TraceStep =
   | { step: 'output'; data: unknown; at?: string }
   | { step: 'check'; problems: readonly Problem[] }
   | { step: 'note'; text: string }
+  /** The event was stored in the outbox; the ERP gets it from there (see the journal entry's `events`). */
+  | { step: 'stored'; eventId: string; orderingKey: string }
+  /** Left out and answered without it, as the mapping allows: a call (onError: skip) or a record (onInvalidRecord: skip). */
+  | { step: 'skipped'; label: string; message: string }
   /** delivery: outbox: what the background delivery would do with this event. */
   | { step: 'delivery'; verdict: 'delivered' | 'retry' | 'dead'; message?: string };
 
@@ -68,6 +72,12 @@ export function traceRecorder(mapping: Mapping, operationId: string, steps: Trac
     note(text) {
       steps.push({ step: 'note', text });
     },
+    stored(eventId, orderingKey) {
+      steps.push({ step: 'stored', eventId, orderingKey });
+    },
+    skipped(label, message) {
+      steps.push({ step: 'skipped', label, message });
+    },
   };
 }
 
@@ -103,6 +113,10 @@ export function maskSteps(steps: readonly TraceStep[], mask: Masker): TraceStep[
         return { ...step, problems: step.problems.map((problem) => ({ ...problem, message: mask.text(problem.message) })) };
       case 'note':
         return { ...step, text: mask.text(step.text) };
+      case 'skipped':
+        return { ...step, message: mask.text(step.message) };
+      case 'stored':
+        return { ...step, orderingKey: mask.text(step.orderingKey) };
       case 'delivery':
         return step.message === undefined ? step : { ...step, message: mask.text(step.message) };
       default:

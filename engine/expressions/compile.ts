@@ -8,6 +8,8 @@ import { HELPER_FUNCTIONS } from './functions';
 import { evaluationGuard } from './guard';
 import { GUARDED_BUILTINS } from './guarded-builtins';
 import { evaluateInSlices, longListAt, slicedListField } from './list-slices';
+import { findLongListLiteral } from './long-lists';
+import { ORDER_BY_BUILTIN, writeOrderBy } from './order-by';
 import { findUnsupportedRegex, LinearRegex } from './regex';
 
 /**
@@ -117,10 +119,7 @@ export function compileExpression(
     throw new ExpressionSyntaxError(fault as JsonataFault, source);
   }
   const longList = findLongListLiteral(expression.ast(), limits.maxDepth);
-  if (longList) {
-    const message = `a list written out with ${longList.items} items cannot be evaluated: JSONata counts every item of a [...] against the recursion limit (expressionMaxDepth, ${limits.maxDepth}); use a range such as [1..${longList.items}], or split the list`;
-    throw new ExpressionSyntaxError({ code: 'S0000', message, position: longList.position }, source);
-  }
+  if (longList) throw new ExpressionSyntaxError({ code: 'S0000', message: longList.message, position: longList.position }, source);
   const regexProblem = findUnsupportedRegex(expression.ast(), source);
   if (regexProblem) throw new UnsupportedRegexError(regexProblem.message, regexProblem.offset, source);
   // Everything below can neither fail nor report a problem of the mapping (the text and the prelude's
@@ -210,31 +209,14 @@ function prepareExpression(
   // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
   // subset that is evaluated synchronously with the same results, falling back to it for everything else.
   const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES);
+  // Long lists mapped element by element are evaluated in slices, letting other requests in (list-slices.ts); read before the rewrites below.
+  const slicedField = slicedListField(expression.ast());
+  // The interpreter's order-by `list^(key)` sorts with the guarded $sort (order-by.ts); the fast path never runs an order-by.
+  expression.registerFunction(ORDER_BY_BUILTIN.name, ORDER_BY_BUILTIN.implementation as (...args: unknown[]) => unknown);
+  writeOrderBy(expression.ast());
   // The interpreter's `&` writes its operands with the guarded $string (concat-operands.ts); the fast path, compiled above, already does.
   writeConcatOperands(expression.ast());
-  // Long lists mapped element by element are evaluated in slices, letting other requests in (list-slices.ts).
-  return { interpreted: expression, fast, slicedField: slicedListField(expression.ast()) };
-}
-
-/**
- * A `[...]` constructor with more items than the depth limit: the interpreter starts every item at once
- * and counts each against the limit, so it always fails (D1011), and with tens of thousands of items it
- * spends seconds building the errors, during which nothing else runs. Refused at load instead.
- */
-function findLongListLiteral(ast: unknown, maxDepth: number): { items: number; position: number } | undefined {
-  if (!(maxDepth > 0)) return undefined;
-  const pending: unknown[] = [ast];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (node === null || typeof node !== 'object' || node instanceof RegExp) continue;
-    const { type, value, expressions, position } = node as { type?: unknown; value?: unknown; expressions?: unknown; position?: unknown };
-    if (type === 'unary' && value === '[' && Array.isArray(expressions) && expressions.length > maxDepth) {
-      // The position is just after the "[".
-      return { items: expressions.length, position: typeof position === 'number' ? position - 1 : 0 };
-    }
-    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') pending.push(child);
-  }
-  return undefined;
+  return { interpreted: expression, fast, slicedField };
 }
 
 /** JSONata's built-in functions (jsonata 2.2); a test checks each is really defined. */

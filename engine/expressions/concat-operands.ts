@@ -12,20 +12,10 @@
  * `&` reads nothing as "", so a missing operand still joins as an empty text.
  */
 
+import { isNode, rewriteTree } from './rewrite-tree';
+
 /** The name the guarded `$string` is also registered under, for `&` alone. */
 export const CONCAT_STRING_FUNCTION = 'concat string';
-
-interface AstNode {
-  type?: unknown;
-  value?: unknown;
-  position?: number;
-  lhs?: unknown;
-  rhs?: unknown;
-}
-
-function isNode(value: unknown): value is AstNode {
-  return typeof value === 'object' && value !== null && !(value instanceof RegExp);
-}
 
 function written(operand: unknown): unknown {
   if (!isNode(operand) || operand.type === 'string') return operand;
@@ -35,16 +25,10 @@ function written(operand: unknown): unknown {
 
 /** Wraps the operands of every `&` in the tree (after the fast path compiled it: it writes with the guarded `$string` itself). */
 export function writeConcatOperands(ast: unknown): void {
-  const pending: unknown[] = [ast];
-  const seen = new Set<object>();
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (!isNode(node) || seen.has(node)) continue;
-    seen.add(node);
-    for (const child of Object.values(node)) if (typeof child === 'object' && child !== null) pending.push(child);
+  rewriteTree(ast, (node) => {
     if (node.type === 'binary' && node.value === '&') {
       node.lhs = written(node.lhs);
       node.rhs = written(node.rhs);
     }
-  }
+  });
 }

@@ -1,7 +1,10 @@
 import { isDeepEqual } from './deep-equal';
 import { YIELD_AFTER_MS } from './guard';
+import { EVAL_BUILTINS } from './guarded-eval';
 import { JSON_BUILTINS } from './guarded-json';
 import { LIST_BUILTINS } from './guarded-lists';
+import { OBJECT_BUILTINS } from './guarded-objects';
+import { PATTERN_BUILTINS } from './guarded-patterns';
 import { TEXT_BUILTINS } from './guarded-texts';
 import { CHECK_EVERY, drive, guardrailsOf, isNumeric, isSequence, isThenable, refuseLongList, turn, type Comparator, type Focus } from './guarded-slices';
 
@@ -15,14 +18,17 @@ import { CHECK_EVERY, drive, guardrailsOf, isNumeric, isSequence, isThenable, re
  * - `$spread`: concatenates the whole result again for every item (quadratic: 100,000 objects 92 s);
  * - `$string` and `$clone` (guarded-json.ts), `$reverse`, `$shuffle` and `$zip` (guarded-lists.ts): linear,
  *   but one step of up to seconds on millions of items; `$length`, `$substring` and `$pad`
- *   (guarded-texts.ts): a second per ten million characters.
+ *   (guarded-texts.ts): a second per ten million characters; `$trim` and `$join` (guarded-texts.ts),
+ *   `$split`, `$replace` and `$match` (guarded-patterns.ts): seconds on a text of tens of megabytes;
+ *   `$keys` and `$merge` (guarded-objects.ts): seconds on a million keys; `$eval` (guarded-eval.ts)
+ *   parses request data in one step.
  * Each gives the same results as the original (a differential test compares them), refuses a list longer
  * than the sequence limit, and works in slices: in the interpreter it lets the event loop turn every
  * YIELD_AFTER_MS and checks the time limit (JSONata's own D1012); on the synchronous fast path a call
  * that outlasts one slice gives up and the interpreter runs the expression instead.
  * They are registered on every compiled expression (compile.ts), so `$sort` is ours, and the fast path
  * fetches them the same way (fast-path/runtime.ts). JSONata's order-by syntax `list^(key)` calls its own
- * sort directly and cannot be replaced this way (docs/mapping-format.md, Limits).
+ * sort directly: order-by.ts rewrites the tree so that it calls this `$sort` instead.
  */
 
 // ---------------------------------------------------------------------------------------------- $sort
@@ -48,6 +54,9 @@ async function sort(this: Focus, list: unknown[] | undefined, comparator?: Compa
   refuseLongList(this, '$sort', list);
   return await sortWith(this, list, comparator);
 }
+
+/** For the order-by syntax (order-by.ts), which sorts with a comparator of its own. */
+export const GUARDED_SORT = sort;
 
 const RUN = 2048;
 
@@ -210,7 +219,8 @@ function distinct(this: Focus, list: unknown): unknown {
  * appended in place, with the same results and the same D2015 check.
  */
 function spread(this: Focus, value: unknown): unknown {
-  if (!Array.isArray(value)) return spreadValue(this, value);
+  if (isSpreadObject(value)) return spreadObject(this, value);
+  if (!Array.isArray(value)) return value;
   refuseLongList(this, '$spread', value);
   const parts = new Spread(this);
   let index = 0;
@@ -241,19 +251,39 @@ class Spread {
   }
 }
 
+function isSpreadObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && (value as { _jsonata_lambda?: unknown })._jsonata_lambda !== true;
+}
+
+function single(value: Record<string, unknown>, key: string): Record<string, unknown> {
+  const one = Object.create(null) as Record<string, unknown>;
+  one[key] = value[key];
+  return one;
+}
+
+/** One object (of up to a million keys, the sequence limit) into one-property objects, a slice at a time. */
+function spreadObject(focus: Focus, value: Record<string, unknown>): unknown {
+  const result = focus.createSequence ? focus.createSequence() : [];
+  const keys = Object.keys(value);
+  let index = 0;
+  const work = (): boolean => {
+    const end = Math.min(keys.length, index + CHECK_EVERY);
+    for (; index < end; index++) result.push(single(value, keys[index]));
+    return index >= keys.length;
+  };
+  return drive(focus, work, () => result);
+}
+
+/** An item of a list: nested lists and objects in it are spread at once (an item is small next to a list). */
 function spreadValue(focus: Focus, value: unknown): unknown {
   if (Array.isArray(value)) {
     const parts = new Spread(focus);
     for (const item of value) parts.add(spreadValue(focus, item));
     return parts.result();
   }
-  if (value !== null && typeof value === 'object' && (value as { _jsonata_lambda?: unknown })._jsonata_lambda !== true) {
+  if (isSpreadObject(value)) {
     const result = focus.createSequence ? focus.createSequence() : [];
-    for (const key of Object.keys(value)) {
-      const single = Object.create(null) as Record<string, unknown>;
-      single[key] = (value as Record<string, unknown>)[key];
-      result.push(single);
-    }
+    for (const key of Object.keys(value)) result.push(single(value, key));
     return result;
   }
   return value;
@@ -273,4 +303,7 @@ export const GUARDED_BUILTINS: readonly GuardedBuiltin[] = [
   ...JSON_BUILTINS,
   ...LIST_BUILTINS,
   ...TEXT_BUILTINS,
+  ...OBJECT_BUILTINS,
+  ...PATTERN_BUILTINS,
+  ...EVAL_BUILTINS,
 ];

@@ -73,6 +73,50 @@ export function drive<T>(focus: Focus | undefined, work: () => boolean, result: 
   return result();
 }
 
+/** Steps between two looks at the clock in driveSteps: a step is one match or one key, microseconds at most. */
+const STEPS_PER_CLOCK_READ = 64;
+
+/**
+ * drive() for work whose steps may wait: a matcher or a replacement that is a JSONata function answers
+ * with a promise. `step` does one small piece (a match, a key) and answers true once finished, or a
+ * promise of that. Synchronous while no step waits and the work fits in a slice, as drive().
+ */
+export function driveSteps<T>(focus: Focus | undefined, step: () => boolean | PromiseLike<boolean>, result: () => T): T | Promise<T> {
+  const started = Date.now();
+  for (let steps = 1; ; steps++) {
+    const done = step();
+    if (isThenable(done)) return stepsAfter(focus, done, step, result, started);
+    if (done) return result();
+    if (steps % STEPS_PER_CLOCK_READ === 0 && Date.now() - started >= YIELD_AFTER_MS) {
+      if (!guardrailsOf(focus)) throw new FastPathSliceExceeded();
+      return stepsAfter(focus, false, step, result, started);
+    }
+  }
+}
+
+async function stepsAfter<T>(focus: Focus | undefined, pending: boolean | PromiseLike<boolean>, step: () => boolean | PromiseLike<boolean>, result: () => T, started: number): Promise<T> {
+  const guardrails = guardrailsOf(focus);
+  let since = started;
+  let done = await pending;
+  for (let steps = 1; !done; steps++) {
+    if (steps % STEPS_PER_CLOCK_READ === 0 && Date.now() - since >= YIELD_AFTER_MS) {
+      // Without guardrails this is the fast path, which cannot wait: the interpreter runs the expression instead.
+      if (!guardrails) throw new FastPathSliceExceeded();
+      await turn();
+      guardrails();
+      since = Date.now();
+    }
+    const next = step();
+    done = isThenable(next) ? await next : next;
+  }
+  return result();
+}
+
+/** `next` of a value that drive() gave synchronously, or once its promise settles (not named `then`: a module exporting `then` is a thenable). */
+export function andThen<T, U>(value: T | Promise<T>, next: (value: T) => U | Promise<U>): U | Promise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
 // ---------------------------------------------------------------------------------------------- values
 
 export type Comparator = (a: unknown, b: unknown) => unknown;

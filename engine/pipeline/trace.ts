@@ -21,6 +21,8 @@ export interface TraceObserver {
   skipped?(label: string, message: string): void;
   /** A step the engine takes that is not a call: an event stored in the outbox before its delivery. */
   note?(text: string): void;
+  /** The event is stored in the outbox (durable): its id and ordering key, for support staff to follow it. */
+  stored?(eventId: string, orderingKey: string): void;
   output?(data: unknown): void;
   check?(problems: readonly { path: string; message: string }[]): void;
 }
@@ -37,6 +39,7 @@ export function allOf(...given: readonly (TraceObserver | undefined)[]): TraceOb
     ruleChecked: (label, index, rule, matched) => list.forEach((o) => o.ruleChecked?.(label, index, rule, matched)),
     skipped: (label, message) => list.forEach((o) => o.skipped?.(label, message)),
     note: (text) => list.forEach((o) => o.note?.(text)),
+    stored: (eventId, orderingKey) => list.forEach((o) => o.stored?.(eventId, orderingKey)),
     output: (data) => list.forEach((o) => o.output?.(data)),
     check: (problems) => list.forEach((o) => o.check?.(problems)),
   };

@@ -31,7 +31,7 @@ async function answerOf(instance: Instance, question: Question): Promise<unknown
   switch (question.type) {
     case 'adapter:ready?': return instance.readiness();
     case 'adapter:requests?': return instance.engine.journal.list(question.filter);
-    case 'adapter:request?': return (await instance.engine.journal.get(question.entryId)) ?? null;
+    case 'adapter:request?': return (await instance.engine.describeRequest(question.entryId)) ?? null;
   }
 }
 

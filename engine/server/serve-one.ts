@@ -30,7 +30,7 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
       metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.text() }),
       openapi: () => instance.openapi(),
       requests: (filter) => journal.list(filter),
-      request: (id) => journal.get(id),
+      request: (id) => instance.engine.describeRequest(id),
     });
   } catch (error) {
     await instance.stop(0);

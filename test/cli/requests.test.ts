@@ -86,6 +86,36 @@ describe('adapter-engine requests', () => {
     expect(changed.stdout).toContain('externalMessage');
   }, 90_000); // one server and seven command runs, each a Node process
 
+  it('shows an event stored in the outbox with where it stands now: delivered to the ERP', async () => {
+    const erp = await startRecordingErp({ ok: true });
+    cleanups.push(() => erp.close());
+    const dir = tempDir();
+    const mappingFile = writeFile(dir, 'acme.yaml', `${MAPPING}  ConfirmPutWallPlacement:
+    delivery: outbox
+    outbox: { orderingKey: input.workOrderNumber }
+    calls:
+      - name: placement
+        method: POST
+        path: /placements
+        body: '{ "docNo": input.workOrderNumber }'
+`);
+    const serving = await startServe(['--admin-port', '0', '--state-dir', path.join(dir, 'state'), mappingFile], { ERP_URL: erp.url, ERP_TOKEN: SECRET });
+    running.push(serving);
+    const placement = { workOrderNumber: 'SO-4711', itemNumber: 'A-1', completedAmount: 1, confirmedLocationName: 'B1', userEmail: 'u@example.com' };
+    const answered = await fetch(`${serving.urls[0]}/WorkOrders/ForPutWall`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(placement) });
+    expect(await answered.json()).toMatchObject({ isResultSuccess: true });
+    for (let wait = 0; wait < 100 && erp.received.length === 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(erp.received.map((request) => request.url)).toEqual(['/api/v1/placements']);
+
+    const listed = JSON.parse((await runCli(['requests', '--admin', serving.adminUrl as string, '--contains', 'SO-4711', '--json'])).stdout) as { id: string }[];
+    let shown = await runCli(['requests', 'show', listed[0].id, '--admin', serving.adminUrl as string]);
+    // The delivery is settled in the store a moment after the ERP answered.
+    for (let wait = 0; wait < 20 && !shown.stdout.includes('delivered to the ERP'); wait += 1) shown = await runCli(['requests', 'show', listed[0].id, '--admin', serving.adminUrl as string]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/outbox +stored as event ([0-9a-f-]{36}) \(ordering key SO-4711; adapter-engine outbox show \1\)/);
+    expect(shown.stdout).toMatch(/now +event [0-9a-f-]{36} +delivered to the ERP at \d{4}-\d\d-\d\dT[\d:.]+Z \(1 attempt\)/);
+  }, 60_000);
+
   it('refuses a filter it does not know, and an id the journal does not hold', async () => {
     const { admin } = await servedWithErp();
     const bad = await runCli(['requests', '--admin', admin, '--outcome', 'maybe']);

@@ -82,6 +82,10 @@ describe('one request per element', () => {
     const envelope = await engine.call('POST', '/WorkOrders/GetReport', report(['SO-1', 'SO-2', 'SO-3', 'SO-4']));
     expect(envelope).toMatchObject({ isResultSuccess: true, result: 5, data: { placements: [placement(1, 0), placement(4, 3)] } });
     expect(erp.count()).toBe(4);
+    // The request journal (and dry-run) name what was left out and why.
+    const [summary] = await engine.engine.journal.list({});
+    const entry = await engine.engine.journal.get(summary.id);
+    expect(entry?.steps.flatMap((step) => (step.step === 'skipped' ? [step.label] : [])).sort()).toEqual(['orders[1]', 'orders[2]']);
   });
 
   it('makes no call for an empty list', async () => {

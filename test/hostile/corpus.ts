@@ -18,12 +18,13 @@ export interface HostileCase {
 export const CORPUS = parse(fs.readFileSync(path.join(__dirname, 'corpus.yaml'), 'utf8')) as HostileCase[];
 export const TIMEOUT_MS = 1000;
 
-/** Macros for literals too large to write out: @NUMBERS(n), @NESTED(n), @TEXT(n). */
+/** Macros for literals too large to write out: @NUMBERS(n), @NESTED(n), @TEXT(n), @OBJECTS(n) (nested object literals). */
 export function expand(expression: string): string {
   return expression
     .replace(/@NUMBERS\((\d+)\)/g, (_, n: string) => Array.from({ length: Number(n) }, (__, i) => i).join(','))
     .replace(/@NESTED\((\d+)\)/g, (_, n: string) => `${'('.repeat(Number(n))}1${')'.repeat(Number(n))}`)
-    .replace(/@TEXT\((\d+)\)/g, (_, n: string) => 'x'.repeat(Number(n)));
+    .replace(/@TEXT\((\d+)\)/g, (_, n: string) => 'x'.repeat(Number(n)))
+    .replace(/@OBJECTS\((\d+)\)/g, (_, n: string) => `${'{"a": '.repeat(Number(n))}1${'}'.repeat(Number(n))}`);
 }
 
 /** A mapping whose GetItem names the item after the expression's value, and a static route to measure others by. */

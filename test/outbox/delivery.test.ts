@@ -180,6 +180,38 @@ describe('delivery: outbox', () => {
   });
 });
 
+describe('delivery: outbox in the request journal', () => {
+  it('names the stored event, and says where it stands now: pending with the last failure, dead with the ERP\'s answer, delivered', async () => {
+    let refuse = 503;
+    const erp = await countingErp((body) => (body.docNo === 'SO-9' ? refuse : 200));
+    const store = tempStore();
+    let now = Date.now();
+    const engine = engineWith(erp.url, store, '', () => now);
+    const refused = await post(engine, placement('SO-9', 1));
+    const taken = await post(engine, placement('SO-1', 1));
+    const storedStep = (await engine.describeRequest(refused.entry!.id))?.steps.find((step) => step.step === 'stored');
+    expect(storedStep).toEqual({ step: 'stored', eventId: expect.stringMatching(/^[0-9a-f-]{36}$/), orderingKey: 'SO-9' });
+    const eventId = (storedStep as { eventId: string }).eventId;
+
+    await engine.deliverer!.runOnce();
+    expect((await engine.describeRequest(refused.entry!.id))?.events).toEqual([
+      { id: eventId, status: 'pending', attempts: 1, nextAttemptAt: expect.any(String), last: expect.objectContaining({ status: 503 }) },
+    ]);
+    refuse = 422;
+    now += 10 * 60_000;
+    await deliverAll(engine);
+    expect((await engine.describeRequest(refused.entry!.id))?.events).toEqual([
+      { id: eventId, status: 'dead', attempts: 2, settledAt: new Date(now).toISOString(), last: { error: expect.stringContaining('422'), status: 422, body: '{"error":"refused"}' } },
+    ]);
+    expect((await engine.describeRequest(taken.entry!.id))?.events).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1 })]);
+
+    // Delivered and dropped events are purged after a week; the journal still names the event.
+    await store.drop(eventId, 'the order was cancelled in the ERP', now);
+    await store.purge(now + 1);
+    expect((await engine.describeRequest(refused.entry!.id))?.events).toEqual([{ id: eventId, status: 'gone' }]);
+  });
+});
+
 describe('delivery: outbox is refused where the answer depends on the ERP', () => {
   const base = head('http://127.0.0.1:9');
   it('on a data route and on an outcome rule giving another result, at the line', () => {
