@@ -62,6 +62,14 @@ export async function workersCase(context: CaseContext): Promise<CaseResult> {
           ...(workers === 1 && route === routes[0] ? { note: 'baseline: the hand-written adapter in one process; the load generator (autocannon) and the ERP run on the same cores' } : {}),
         });
       }
+      // What the second worker added, as a multiple of one worker: the figure docs/operations.md quotes.
+      const one = median(samples.get(`${route.id}.w1`) ?? []);
+      const two = median(samples.get(`${route.id}.w2`) ?? []);
+      rows.push({
+        id: `workers.${route.id}.gain`, case: `5 ${route.name}`, metric: '--workers 2 ÷ --workers 1', unit: '×', better: 'higher',
+        engine: one > 0 ? two / one : 0,
+        ...(route === routes[0] ? { note: 'on 2 cores shared with the load generator and the ERP; on a machine with cores to spare, each added worker adds about one core: 1000 ÷ (case 1 adapter CPU per request, ms) requests/s' } : {}),
+      });
     }
   } finally {
     await baseline.stop();

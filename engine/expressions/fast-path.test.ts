@@ -53,6 +53,12 @@ const EDGE_CASES = [
   '( $g := function($v) { $string($v) }; $g(a) & $g(b) )', '( $h := function($v) { $v ? $string() : $count($v) }; a.$h(b) )',
   '( $k := function($v)<s-:s> { $v & "!" }; a.$k() )', '( $m := function() { $ }; a.$m() )', '[a.( $d := b; { "d": $d, "c": c } )]',
   'a.b = 404', "a.c = 'BLOCKED'", '$sum(a.b.c)', '$count(a) > 0 ? a : []',
+  // One call site over arguments of changing types (signature-plan.ts): context, optional and list parameters.
+  '$substring(a, b)', '$substring(a, b, c)', 'a.$substring(b)', '$lookup(a, b)', '$max(a)', '$join(a)', '$string(a, b)',
+  '$isoDateTime(a, b)', '$round(a, b)', '$enumValue(a, b)', '$exists(a) ? $count(b) : $append(b, c)',
+  // Paths whose steps give arrays, sequences and list constructors at different places.
+  'a.b.$string()', 'a.[b]', '[a].b', 'a.[b].c', '( $x := a.b; $x.c )', '( $x := a.b; $x )', '( $x := a; $x.b.c )', 'a.b.{ "c": c }.c',
+  '[a.b, c]', '[[a], a.b]',
 ];
 
 /** The value with the markers JSONata keeps on arrays and objects, so that those must match too. */

@@ -105,6 +105,13 @@ describe('request journal', () => {
     expect(isTruncated(capped(many)) && (capped(many) as { start: string }).start).toBe(JSON.stringify(many).slice(0, BODY_LIMIT_BYTES));
     const small = { lines: [1, 'two', null, { a: true }] };
     expect(capped(small)).toBe(small);
+    // An ERP page (between the limit and four times it) is cut from JSON.stringify's text; a value JSON
+    // cannot hold (undefined) keeps the writing of the rest, where it is null, not left out.
+    const page = many.slice(0, 2000);
+    expect(JSON.stringify(page).length).toBeGreaterThan(BODY_LIMIT_BYTES);
+    expect(isTruncated(capped(page)) && (capped(page) as { start: string }).start).toBe(JSON.stringify(page).slice(0, BODY_LIMIT_BYTES));
+    const withUndefined = page.map((order) => ({ ...order, note: undefined }));
+    expect(isTruncated(capped(withUndefined)) && (capped(withUndefined) as { start: string }).start).toBe(JSON.stringify(page).slice(0, BODY_LIMIT_BYTES));
   });
 
   it('cuts large bodies with a marker and keeps nothing with size 0', async () => {

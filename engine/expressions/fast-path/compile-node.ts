@@ -1,8 +1,9 @@
 import { binary, boolize } from './operators';
 import {
-  FALLBACK, FastLambda, Frame, Thunk, append, apply, checkText, createSequence, fastFunction, finish, isSequence, lookup, pushItem,
+  FALLBACK, FastLambda, Frame, Thunk, append, apply, checkClock, checkText, createSequence, fastFunction, finish, isSequence, lookup, pushItem,
   toBoolean, type JsonataFunction, type Run, type Sequence,
 } from './runtime';
+import { CallSiteSignature } from './signature-plan';
 import type { AstNode } from './subset';
 
 /**
@@ -14,7 +15,7 @@ export type Evaluator = (input: unknown, frame: Frame, run: Run) => unknown;
 
 /** The interpreter checks its clock on every step; the fast path on every 1024th item of a loop. */
 function tick(run: Run): void {
-  if ((++run.ticks & 1023) === 0 && run.deadline > 0 && Date.now() > run.deadline) throw FALLBACK;
+  if ((++run.ticks & 1023) === 0) checkClock(run);
 }
 
 export function compileNode(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
@@ -116,7 +117,8 @@ function compileRaw(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator 
       const call = node.body as AstNode;
       const procedure = compileProcedure(call.procedure as AstNode, lambdaNames);
       const args = (call.arguments as AstNode[]).map(sub);
-      return (input, frame) => new Thunk(procedure, args, input, frame);
+      const site = callSiteSignature(call, lambdaNames);
+      return (input, frame) => new Thunk(procedure, args, input, frame, site);
     }
     default:
       throw new Error(`fast path: node type ${node.type} passed the subset check`);
@@ -130,14 +132,21 @@ function compileProcedure(procedure: AstNode, lambdaNames: ReadonlySet<string>):
   return () => fastFunction(name);
 }
 
+/** A call of a built-in or helper: its signature check is planned once per call site (signature-plan.ts). */
+function callSiteSignature(call: AstNode, lambdaNames: ReadonlySet<string>): CallSiteSignature | undefined {
+  return lambdaNames.has((call.procedure as AstNode).value as string) ? undefined : new CallSiteSignature();
+}
+
 function compileCall(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
   const procedure = compileProcedure(node.procedure as AstNode, lambdaNames);
   const args = (node.arguments as AstNode[]).map((arg) => compileNode(arg, lambdaNames));
+  const site = callSiteSignature(node, lambdaNames);
   return (input, frame, run) => {
     const proc = procedure(input, frame, run);
     if (proc === undefined) throw FALLBACK;
-    const values = args.map((arg) => arg(input, frame, run));
-    return apply(run, proc, values, input);
+    const values = new Array<unknown>(args.length);
+    for (let index = 0; index < args.length; index++) values[index] = args[index](input, frame, run);
+    return apply(run, proc, values, input, site);
   };
 }
 
@@ -145,12 +154,18 @@ function compileArray(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluato
   const items = (node.expressions as AstNode[]).map((item) => ({ nested: item.value === '[', evaluate: compileNode(item, lambdaNames) }));
   const cons = node.consarray === true;
   return (input, frame, run) => {
-    let result: unknown[] = [];
+    // append() of the interpreter, into one array: a list value adds its items, anything else itself.
+    const result: unknown[] = [];
     for (const item of items) {
       const value = item.evaluate(input, frame, run);
       if (value === undefined) continue;
-      if (item.nested) result.push(value);
-      else result = append(run, result, value) as unknown[];
+      if (item.nested || !Array.isArray(value)) {
+        if (!item.nested && result.length + 1 > run.maxSequence) throw FALLBACK;
+        result.push(value);
+      } else {
+        if (result.length + value.length > run.maxSequence) throw FALLBACK;
+        for (let index = 0; index < value.length; index++) result[result.length] = value[index];
+      }
     }
     if (cons) Object.defineProperty(result, 'cons', { enumerable: false, configurable: false, value: true });
     return result;
@@ -170,14 +185,20 @@ function compileObject(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluat
   const literalKeys = (node.lhs as AstNode[][]).map(([key]) => (key.type === 'string' ? (key.value as string) : undefined));
   const direct = literalKeys.every((key) => key !== undefined && key !== '_jsonata_lambda' && key !== '_jsonata_function')
     && new Set(literalKeys).size === literalKeys.length;
+  // The interpreter's objects have no prototype. Made by Object.create(null), V8 keeps such an object's
+  // properties in a hash table (slow to fill and to write as JSON); filled as `{}` and given the null
+  // prototype afterwards, it has the same keys, order and prototype with V8's fast properties. Not for a
+  // key `__proto__`, which on `{}` would set the prototype instead of adding a property.
+  const withoutPrototypeAfterwards = !literalKeys.includes('__proto__');
   return (input, frame, run) => {
     if (direct && !Array.isArray(input)) {
       tick(run);
-      const single = Object.create(null) as Record<string, unknown>;
+      const single = (withoutPrototypeAfterwards ? {} : Object.create(null)) as Record<string, unknown>;
       for (let pairIndex = 0; pairIndex < pairs.length; pairIndex++) {
         const value = pairs[pairIndex].value(input, frame, run);
         if (value !== undefined) single[literalKeys[pairIndex] as string] = value;
       }
+      if (withoutPrototypeAfterwards) Object.setPrototypeOf(single, null);
       return single;
     }
     const result = Object.create(null) as Record<string, unknown>;
@@ -222,44 +243,83 @@ function compilePath(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
   const firstIsVariable = stepNodes[0].type === 'variable';
   const firstIsCons = stepNodes[0].consarray === true;
   const last = steps.length - 1;
-  // `a.b.c` and `$o.b.c` over objects: while no step meets an array, JSONata's sequences only ever hold
-  // one item and unwrap to it, so the steps can be chained directly. The first array met sends the
-  // whole path through the general evaluation below (steps are pure, so evaluating again is safe).
-  const chain = !firstIsCons && stepNodes.every((step, index) => step.type === 'name' || (index === 0 && step.type === 'variable'));
   return (input, frame, run) => {
-    if (chain && input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    let index = 0;
+    let items: readonly unknown[];
+    let result: unknown[] | undefined;
+    if (!firstIsCons && (firstIsVariable || !Array.isArray(input))) {
+      // The interpreter's sequence holds one item while every step gives one value that is not an array
+      // (`$o.shipment.no`, `calls.order.body`): follow that value directly. The first array a step gives
+      // becomes the sequence the next steps run over as below, unless it is the path's answer.
       let value: unknown = input;
-      let index = 0;
-      for (; index < steps.length && value !== undefined && !Array.isArray(value); index++) {
+      for (;;) {
         tick(run);
         value = steps[index](value, frame, run);
+        if (value === undefined) return undefined;
+        if (index === last) return Array.isArray(value) ? lastStepArray(run, value) : value;
+        index += 1;
+        if (!Array.isArray(value)) continue;
+        if ((value as Sequence).cons) {
+          items = [value];
+        } else {
+          if (value.length === 0) return undefined;
+          if (run.maxSequence && value.length > run.maxSequence) throw FALLBACK;
+          items = value;
+        }
+        break;
       }
-      if (!Array.isArray(value)) return value;
+    } else {
+      items = Array.isArray(input) && !firstIsVariable ? input : createSequence(run, input);
+      if (firstIsCons) {
+        result = steps[0](items, frame, run) as unknown[] | undefined;
+        if (result === undefined || result.length === 0) return result;
+        items = result;
+        index = 1;
+      }
     }
-    let inputSequence: unknown[] = Array.isArray(input) && !firstIsVariable ? input : createSequence(run, input);
-    let resultSequence: unknown;
-    for (let index = 0; index < steps.length; index++) {
-      if (index === 0 && firstIsCons) resultSequence = steps[0](inputSequence, frame, run);
-      else resultSequence = evaluateStep(steps[index], inputSequence, frame, run, index === last);
-      if (resultSequence === undefined || (resultSequence as unknown[]).length === 0) break;
-      inputSequence = resultSequence as unknown[];
+    for (; index <= last; index++) {
+      result = evaluateStep(steps[index], items, frame, run, index === last);
+      if (result.length === 0) break;
+      items = result;
     }
-    return resultSequence;
+    return result;
   };
 }
 
-function evaluateStep(step: Evaluator, input: unknown[], frame: Frame, run: Run, lastStep: boolean): unknown[] {
-  const result = createSequence(run);
+/**
+ * What evaluateStep gives for the last step over one item whose value is an array: the array itself,
+ * unless it is a sequence, whose items are taken into a new one (a cons sequence stays one item).
+ */
+function lastStepArray(run: Run, value: unknown[]): unknown {
+  if (!isSequence(value)) return value;
+  const flat = createSequence(run);
+  if (value.cons) pushItem(run, flat, value);
+  else for (let index = 0; index < value.length; index++) if (index in value) pushItem(run, flat, value[index]);
+  return flat;
+}
+
+/**
+ * The interpreter's evaluateStep in one pass: it collects the step's values, then flattens them into a
+ * second sequence; here they are flattened as they come, counting them against the sequence limit as
+ * the first sequence would (an empty array counts there, and adds nothing to the second).
+ */
+function evaluateStep(step: Evaluator, input: readonly unknown[], frame: Frame, run: Run, lastStep: boolean): unknown[] {
+  const flat = createSequence(run);
+  let count = 0;
+  let only: unknown;
   for (let index = 0; index < input.length; index++) {
     tick(run);
     const value = step(input[index], frame, run);
-    if (value !== undefined) pushItem(run, result, value);
+    if (value === undefined) continue;
+    count += 1;
+    if (run.maxSequence && count > run.maxSequence) throw FALLBACK;
+    if (count === 1) only = value;
+    if (!Array.isArray(value) || (value as Sequence).cons) {
+      pushItem(run, flat, value);
+    } else {
+      for (let inner = 0; inner < value.length; inner++) if (inner in value) pushItem(run, flat, value[inner]);
+    }
   }
-  if (lastStep && result.length === 1 && Array.isArray(result[0]) && !isSequence(result[0])) return result[0] as unknown[];
-  const flat = createSequence(run);
-  result.forEach((value) => {
-    if (!Array.isArray(value) || (value as Sequence).cons) pushItem(run, flat, value);
-    else value.forEach((inner) => pushItem(run, flat, inner));
-  });
+  if (lastStep && count === 1 && Array.isArray(only) && !isSequence(only)) return only as unknown[];
   return flat;
 }

@@ -1,6 +1,7 @@
 import jsonata from 'jsonata';
 import { HELPER_FUNCTIONS } from '../functions';
 import { GUARDED_BUILTINS } from '../guarded-builtins';
+import type { CallSiteSignature, Signature } from './signature-plan';
 
 /**
  * The values and operations of the fast path, written to mirror jsonata 2.2.2's evaluator
@@ -35,7 +36,7 @@ export type Sequence = unknown[] & { sequence: true; keepSingleton?: boolean; ou
 export interface JsonataFunction {
   readonly _jsonata_function: true;
   readonly implementation: (...args: unknown[]) => unknown;
-  readonly signature?: { validate(args: unknown[], context: unknown): unknown[] };
+  readonly signature?: Signature;
 }
 
 /** Per-evaluation state: the limits of the compiled expression and the timeout clock. */
@@ -43,9 +44,15 @@ export interface Run {
   readonly maxSequence: number;
   /** Longest text a step may build; a longer one is left to the interpreter, whose guard reports it. */
   readonly maxTextLength: number;
-  /** When the fast attempt gives up: its slice of the time limit (see index.ts), not the whole limit. */
+  /** Wall-clock time (Date.now()) at which the expression's own time limit ends; 0: no limit. */
   readonly deadline: number;
+  /** How much CPU time the attempt may use (its slice, see index.ts). */
+  readonly sliceMs: number;
+  /** Process CPU time (µs) at which the slice ends; set at the first clock check (0 before). */
+  sliceEndCpuUs: number;
   ticks: number;
+  /** The guarded push every sequence of this evaluation carries: one function per evaluation, not one per sequence. */
+  readonly guardedPush?: (this: unknown[], ...pushed: unknown[]) => number;
   readonly focus: { input?: unknown; options: unknown; createSequence: (...items: unknown[]) => Sequence; environment: undefined };
 }
 
@@ -67,17 +74,33 @@ export function isSequence(value: unknown): value is Sequence {
 /** The interpreter's sequence, guard included (`exec_env.createSequence`). */
 export function createSequence(run: Run, ...items: unknown[]): Sequence {
   const sequence = [] as unknown as Sequence;
-  const max = run.maxSequence;
-  if (max) {
-    // Same own property, in the same order, as the interpreter's sequences carry.
-    (sequence as unknown as { push: unknown }).push = function guardedPush(this: unknown[], ...pushed: unknown[]) {
-      if (this.length + pushed.length > max) throw FALLBACK;
-      return Array.prototype.push.apply(this, pushed);
-    };
-  }
+  // Same own property, in the same order, as the interpreter's sequences carry.
+  if (run.guardedPush) (sequence as unknown as { push: unknown }).push = run.guardedPush;
   sequence.sequence = true;
   if (items.length === 1) pushItem(run, sequence, items[0]);
   return sequence;
+}
+
+/** The `push` of a run's sequences: the interpreter's guard (D2015 there; the interpreter's rerun reports it). */
+export function guardedPushFor(max: number): Run['guardedPush'] {
+  if (!max) return undefined;
+  return function guardedPush(this: unknown[], ...pushed: unknown[]) {
+    if (this.length + pushed.length > max) throw FALLBACK;
+    return Array.prototype.push.apply(this, pushed);
+  };
+}
+
+/**
+ * The clock check of the loops (every 1024th item): the expression's time limit on the wall clock, the
+ * slice in CPU time. Reading the CPU clock is a system call, so an evaluation that never reaches a check
+ * (almost all) never reads it: the slice is counted from the first check, after the first 1024 items.
+ */
+export function checkClock(run: Run): void {
+  if (run.deadline > 0 && Date.now() > run.deadline) throw FALLBACK;
+  const cpu = process.cpuUsage();
+  const usedUs = cpu.user + cpu.system;
+  if (run.sliceEndCpuUs === 0) run.sliceEndCpuUs = usedUs + run.sliceMs * 1000;
+  else if (usedUs > run.sliceEndCpuUs) throw FALLBACK;
 }
 
 /** push() with the interpreter's sequence limit (D2015 there, the interpreter's rerun reports it). */
@@ -150,10 +173,11 @@ export class Thunk {
     readonly args: readonly ((input: unknown, frame: Frame, run: Run) => unknown)[],
     readonly input: unknown,
     readonly frame: Frame,
+    readonly site?: CallSiteSignature,
   ) {}
 }
 
-function applyInner(run: Run, proc: unknown, args: unknown[], input: unknown): unknown {
+function applyInner(run: Run, proc: unknown, args: unknown[], input: unknown, site?: CallSiteSignature): unknown {
   if (proc instanceof FastLambda) {
     const validated = proc.signature ? proc.signature.validate(args, input) : args;
     const frame = new Frame(proc.frame);
@@ -166,7 +190,7 @@ function applyInner(run: Run, proc: unknown, args: unknown[], input: unknown): u
     const fn = proc as JsonataFunction;
     // Never call an async implementation: its promise would reject where nobody waits for it.
     if (isAsyncImplementation(fn.implementation)) throw ASYNC_FALLBACK;
-    const validated = fn.signature ? fn.signature.validate(args, input) : args;
+    const validated = fn.signature ? (site ? site.validate(fn.signature, args, input) : fn.signature.validate(args, input)) : args;
     run.focus.input = input;
     const result = fn.implementation.apply(run.focus, validated);
     if (isThenable(result)) {
@@ -187,14 +211,14 @@ export function checkText(run: Run, value: unknown): unknown {
   return value;
 }
 
-/** apply(): the call, then the trampoline over tail calls (whose context argument is the caller's input). */
-export function apply(run: Run, proc: unknown, args: unknown[], input: unknown): unknown {
-  let result = applyInner(run, proc, args, input);
+/** apply(): the call (`site`: where a built-in or helper is called by name), then the trampoline over tail calls (whose context argument is the caller's input). */
+export function apply(run: Run, proc: unknown, args: unknown[], input: unknown, site?: CallSiteSignature): unknown {
+  let result = applyInner(run, proc, args, input, site);
   while (result instanceof Thunk) {
     const tail: Thunk = result;
     const next = tail.procedure(tail.input, tail.frame, run);
     const tailArgs = tail.args.map((arg) => arg(tail.input, tail.frame, run));
-    result = applyInner(run, next, tailArgs, input);
+    result = applyInner(run, next, tailArgs, input, tail.site);
   }
   return result;
 }
