@@ -156,7 +156,7 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
 
 function unsetIssue(reference: Extract<EnvReference, { kind: 'variable' }>, message: string, at: { line: number; col: number }, unsetVariables: UnsetVariables): Issue {
   const what = `environment variable ${reference.name} is not set${message ? `: ${message}` : ''}`;
-  if (unsetVariables === 'warning') return issue('ENV_UNSET', `${what}; checked without it (serve and calls to the ERP need it)`, at, 'warning');
+  if (unsetVariables === 'warning') return issue('ENV_UNSET', `${what}; checked without it (serve and live calls need it)`, at, 'warning');
   return issue('ENV_UNSET', `${what}; set it in the environment or in an --env-file before starting the engine (or write $\${${reference.name}} for the literal text)`, at);
 }
 
