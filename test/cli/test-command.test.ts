@@ -51,6 +51,12 @@ describe('adapter-engine test', () => {
     expect(pushes.filter((push) => !covered.has(push))).toEqual([]);
   });
 
+  it('the example mapping passes validate --strict: its tests fill every output field and every expression gives something somewhere', async () => {
+    const result = await runCli(['validate', '--strict', 'mappings/example.yaml'], { env: { ERP_URL: 'http://erp.test/api/v1' } });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/mappings\/example\.yaml {2}ok {2}19 of 19 routes mapped/);
+  });
+
   it('prints a pass/fail line per case, a readable diff, and exits 1 on failure', async () => {
     const dir = workspace(FAILING);
     const result = await runCli(['test', dir]);
