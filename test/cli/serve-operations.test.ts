@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import { ROOT, runCli, startRecordingErp, startServe, tempDir, writeFile, stoppedAfterEach } from './cli-process';
 
 /**
@@ -27,24 +27,32 @@ operations:
 `;
 }
 
+/** A request that gets no answer fails after this instead of holding the test until its own timeout. */
+const ANSWER_WITHIN_MS = 10_000;
+
 async function label(url: string): Promise<{ status: number; label?: string }> {
-  const response = await fetch(`${url}${LABEL_PATH}`);
+  const response = await fetch(`${url}${LABEL_PATH}`, { signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
   const body = (await response.json()) as { data?: { label?: string } };
   return { status: response.status, label: body.data?.label };
 }
 
 async function json(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url);
+  const response = await fetch(url, { signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** Polls (bounded) until `check` is true: reloads happen after a signal or a file event, not at once. */
+/** Polls (bounded) until `check` is true: reloads happen after a signal or a file event, not at once. A check that fails is tried again. */
 async function eventually(check: () => Promise<boolean>, what: string, tries = 100): Promise<void> {
+  let lastError: unknown;
   for (let attempt = 0; attempt < tries; attempt += 1) {
-    if (await check()) return;
+    try {
+      if (await check()) return;
+    } catch (error) {
+      lastError = error;
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`never happened: ${what}`);
+  throw new Error(`never happened: ${what}${lastError ? ` (last check failed: ${(lastError as Error).message})` : ''}`);
 }
 
 /** Requests to `urls` in a loop (at most `max`) until stopped; records every answer that was not a 200 envelope. */
@@ -239,6 +247,8 @@ describe('serve --workers', () => {
     const file = writeFile(dir, 'w.yaml', staticMapping('w', 'before'));
     const serving = await startServe(['--workers', '2', '--admin-port', '0', file]);
     running.push(serving);
+    // It once ran into the test's timeout under the full suite, and never alone: keep what serve said.
+    onTestFailed(() => console.error(`serve --workers said:\n${serving.output().stdout}\n${serving.output().stderr}`));
     const admin = serving.adminUrl as string;
     await eventually(async () => ((await json(`${admin}/health/ready`)).body as { workers?: unknown[] }).workers?.length === 2, 'both workers ready');
     for (let index = 0; index < 20; index += 1) expect((await label(serving.urls[0])).label).toBe('before');
@@ -252,9 +262,10 @@ describe('serve --workers', () => {
     // New connections go to either worker: every answer after the reload is the new one.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const labels = new Set<string | undefined>();
-    for (let index = 0; index < 20; index += 1) labels.add((await fetch(`${serving.urls[0]}${LABEL_PATH}`, { headers: { connection: 'close' } }).then((r) => r.json() as Promise<{ data: { label: string } }>)).data.label);
+    for (let index = 0; index < 20; index += 1) labels.add((await fetch(`${serving.urls[0]}${LABEL_PATH}`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) }).then((r) => r.json() as Promise<{ data: { label: string } }>)).data.label);
     expect([...labels]).toEqual(['after']);
     serving.child.kill('SIGTERM');
-    expect((await serving.exited).code).toBe(0);
+    const exited = await Promise.race([serving.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000))]);
+    expect(exited?.code, 'serve --workers stopped within 20 s of SIGTERM').toBe(0);
   });
 });
