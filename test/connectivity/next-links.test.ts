@@ -3,19 +3,14 @@
  * these four cases), with a base URL that has a path, as SAP Gateway's service URLs do.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { head, startEngine, type RunningEngine } from '../support/engine';
+import { closeAfterEach, head, type RunningEngine, startEngine } from '../support/engine';
 import { json, startMisbehavingErp, type MisbehavingErp } from '../support/misbehaving-erp';
 
 const SERVICE = '/sap/opu/odata/sap/ZWM_SRV';
 
 let erp: MisbehavingErp | undefined;
 let engine: RunningEngine | undefined;
-afterEach(async () => {
-  await engine?.close();
-  await erp?.close();
-  engine = undefined;
-  erp = undefined;
-});
+closeAfterEach(afterEach, () => [engine, erp]);
 
 /** The first page carries `link` as d.__next; the second, shorter page is the last. Returns the request lines and the envelope. */
 async function follow(link: (origin: string) => string) {

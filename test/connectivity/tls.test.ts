@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatIssue } from '../../engine/errors';
 import { checkMappingText } from '../../engine/mapping/load';
-import { head, startEngine, type RunningEngine, type StartOptions } from '../support/engine';
+import { closeAfterEach, head, type RunningEngine, startEngine, type StartOptions } from '../support/engine';
 import { json, startMisbehavingErp, type MisbehavingErp } from '../support/misbehaving-erp';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'tls');
@@ -23,12 +23,7 @@ const labelOperation = `  GetExternalIndexableValueLabel:
 
 let erp: MisbehavingErp | undefined;
 let engine: RunningEngine | undefined;
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-  await erp?.close();
-  erp = undefined;
-});
+closeAfterEach(afterEach, () => [engine, erp]);
 
 async function httpsErp(options: { selfSigned?: boolean; requestCert?: boolean } = {}): Promise<MisbehavingErp> {
   const server = options.selfSigned ? { key: read('self-signed.key'), cert: read('self-signed.pem') } : { key: read('server.key'), cert: read('server.pem') };

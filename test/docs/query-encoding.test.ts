@@ -4,7 +4,7 @@
  * server receives must be the lines the guide shows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mappingFromText, startEngine, type RunningEngine } from '../support/engine';
+import { closeAfterEach, mappingFromText, type RunningEngine, startEngine } from '../support/engine';
 import { json, startMisbehavingErp, type MisbehavingErp } from '../support/misbehaving-erp';
 import { blocksOf } from './markdown';
 
@@ -12,12 +12,7 @@ const GUIDE = 'docs/connecting-an-erp.md';
 
 let erp: MisbehavingErp | undefined;
 let engine: RunningEngine | undefined;
-afterEach(async () => {
-  await engine?.close();
-  await erp?.close();
-  engine = undefined;
-  erp = undefined;
-});
+closeAfterEach(afterEach, () => [engine, erp]);
 
 describe('the guide on query encoding', () => {
   it('shows the request lines the ERP receives', async () => {

@@ -3,7 +3,7 @@
  * type, so outcome rules read a JSON error body as JSON (not as Base64) and an error page as text.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { head, startEngine, type RunningEngine } from '../support/engine';
+import { closeAfterEach, head, type RunningEngine, startEngine } from '../support/engine';
 import { startErpAnswering, type Answer, type MisbehavingErp } from '../support/misbehaving-erp';
 
 const OPERATION = `  GetItemImage:
@@ -24,10 +24,7 @@ const OPERATION = `  GetItemImage:
 
 let erp: MisbehavingErp | undefined;
 let engine: RunningEngine | undefined;
-afterEach(async () => {
-  await engine?.close();
-  await erp?.close();
-});
+closeAfterEach(afterEach, () => [engine, erp]);
 
 async function imageAnswer(answer: Answer) {
   erp = await startErpAnswering(() => answer);

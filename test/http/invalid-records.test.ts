@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../engine/engine/engine';
 import { NO_METER, type Meter } from '../../engine/engine/meter';
 import { createMetrics } from '../../engine/server/metrics';
-import { head, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
+import { closeAfterEach, head, mappingFromText, type RunningEngine, startEngine } from '../support/engine';
 import { errorsOf } from '../support/mapping-issues';
 import { json, startErpAnswering, type MisbehavingErp } from '../support/misbehaving-erp';
 
@@ -35,12 +35,7 @@ ${setting ? `    ${setting}\n` : ''}    calls:
 
 let erp: MisbehavingErp | undefined;
 let engine: RunningEngine | undefined;
-afterEach(async () => {
-  await engine?.close();
-  await erp?.close();
-  engine = undefined;
-  erp = undefined;
-});
+closeAfterEach(afterEach, () => [engine, erp]);
 
 function capture() {
   const lines: Record<string, unknown>[] = [];

@@ -127,3 +127,18 @@ export async function startEngine(source: Mapping | string, options: StartOption
       }).finally(() => engine.close()),
   };
 }
+
+/**
+ * After each test, closes the servers `open()` names now, in that order (the engine before the ERP it
+ * calls); one left over from an earlier test is not closed twice.
+ */
+export function closeAfterEach(hook: (run: () => Promise<void>) => void, open: () => readonly ({ close(): Promise<unknown> } | undefined)[]): void {
+  const closed = new WeakSet<object>();
+  hook(async () => {
+    for (const server of open()) {
+      if (!server || closed.has(server)) continue;
+      closed.add(server);
+      await server.close();
+    }
+  });
+}
