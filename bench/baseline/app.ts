@@ -1,14 +1,15 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { createHttpClient, TransportError, type HttpClient, type OutboundResponse } from '../../engine/http/client';
+import { TransportError, type HttpClient, type OutboundResponse } from '../../engine/http/client';
+import { createAxiosClient } from './axios-client';
 import type { ErpSalesOrder } from '../../examples/erp/types';
 import { workOrdersFromCsv } from './file-intake';
 import { exportValues, stepAnswer, TransformError, workOrder, type ExportValuesElement } from './transforms';
 
 /**
  * The hand-written adapter of the example customer, for the routes the benchmarks call: plain Koa
- * routes, the engine's outbound HTTP client, the transforms as TypeScript functions. It is what a
+ * routes, axios for the ERP calls (axios-client.ts), the transforms as TypeScript functions. It is what a
  * customer would write instead of a mapping file, and it has no cache or shortcut the engine lacks.
  */
 
@@ -39,7 +40,7 @@ class ErpFailure extends Error {
 }
 
 export function createBaselineApp(options: { erpUrl: string; http?: HttpClient }): BaselineApp {
-  const http = options.http ?? createHttpClient();
+  const http = options.http ?? createAxiosClient();
   const base = options.erpUrl.replace(/\/+$/, '');
   const router = new Router();
   const parseBody = bodyParser({ enableTypes: ['json'], jsonLimit: '64mb', detectJSON: () => true });
