@@ -37,12 +37,18 @@ async function checkAnswer(adapter: AdapterProcess, request: BenchRequest): Prom
   }
 }
 
+function maxCpuGoal(max: number | undefined): ((r: number) => Row['goal']) | undefined {
+  return max === undefined ? undefined : (r) => ({ text: `engine ≤ ${max} × baseline`, met: r <= max });
+}
+
 export async function throughputCase(context: CaseContext): Promise<CaseResult> {
-  const routes: { id: string; name: string; request: BenchRequest }[] = [
-    { id: 'code', name: 'GET /WorkOrders/Code', request: CODE_LOOKUP },
-    { id: 'all', name: `GET /WorkOrders (${context.erpOrders + 8} orders)`, request: ALL_ORDERS },
-    { id: 'step', name: 'POST ConfirmWorkOrderStep', request: CONFIRM_STEP },
-    { id: 'event', name: 'POST /WorkOrders/ForPutWall (event)', request: PUT_WALL_EVENT },
+  // Goals: issue 6 asked every route for 0.8× the baseline's throughput; issue 13 asks the small routes
+  // for 0.9×, and the list route for at most 1.3× the baseline's CPU (its cost is the transform).
+  const routes: { id: string; name: string; request: BenchRequest; minThroughput: number; maxCpu?: number }[] = [
+    { id: 'code', name: 'GET /WorkOrders/Code', request: CODE_LOOKUP, minThroughput: 0.9 },
+    { id: 'all', name: `GET /WorkOrders (${context.erpOrders + 8} orders)`, request: ALL_ORDERS, minThroughput: 0.8, maxCpu: 1.3 },
+    { id: 'step', name: 'POST ConfirmWorkOrderStep', request: CONFIRM_STEP, minThroughput: 0.9 },
+    { id: 'event', name: 'POST /WorkOrders/ForPutWall (event)', request: PUT_WALL_EVENT, minThroughput: 0.9 },
   ];
   const repeats = context.quick ? 1 : 3;
   const engine = await startAdapter({ kind: 'engine', erpUrl: context.erpUrl, mappings: [EXAMPLE_MAPPING] }, context.engineNodeArgs);
@@ -62,10 +68,10 @@ export async function throughputCase(context: CaseContext): Promise<CaseResult> 
       }
       context.log(`case 1 ${route.name}: done`);
       const metrics: { key: keyof Sample; metric: string; unit: string; better: Row['better']; goal?: (r: number) => Row['goal'] }[] = [
-        { key: 'rps', metric: 'throughput', unit: 'req/s', better: 'higher', goal: (r) => ({ text: 'engine ≥ 0.8 × baseline', met: r >= 0.8 }) },
+        { key: 'rps', metric: 'throughput', unit: 'req/s', better: 'higher', goal: (r) => ({ text: `engine ≥ ${route.minThroughput} × baseline`, met: r >= route.minThroughput }) },
         { key: 'p50', metric: 'p50 latency', unit: 'ms', better: 'lower' },
         { key: 'p99', metric: 'p99 latency', unit: 'ms', better: 'lower', goal: (r) => ({ text: 'engine ≤ 1.3 × baseline', met: r <= 1.3 }) },
-        { key: 'cpuMsPerRequest', metric: 'adapter CPU per request', unit: 'ms', better: 'lower' },
+        { key: 'cpuMsPerRequest', metric: 'adapter CPU per request', unit: 'ms', better: 'lower', goal: maxCpuGoal(route.maxCpu) },
       ];
       for (const m of metrics) {
         const e = samples.engine.map((s) => s[m.key]);
