@@ -156,24 +156,52 @@ function jsonStart(value: unknown, limit: number): string {
  */
 const NATIVE_LIMIT = 4 * BODY_LIMIT_BYTES;
 
-/** The value itself when small; the first BODY_LIMIT_BYTES of its JSON with a marker otherwise. */
-export function capped(value: unknown): unknown {
-  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return value;
-  const size = measure(value, NATIVE_LIMIT);
-  if (size.length <= BODY_LIMIT_BYTES) return value;
-  const start = size.plain && !size.longerThanBudget ? JSON.stringify(value).slice(0, BODY_LIMIT_BYTES) : jsonStart(value, BODY_LIMIT_BYTES);
-  return { truncated: `more than ${BODY_LIMIT_BYTES} characters of JSON; the first ${BODY_LIMIT_BYTES} are kept`, start } satisfies Truncated;
+/**
+ * What the bodies of one entry may hold together. Without it an entry grew with its calls: a
+ * `GET /WorkOrders` of six ERP pages kept 7 × 64 KB (544 KB of text), a thousand of them half a
+ * gigabyte per mapping, and cutting and writing them was a sixth of the request's CPU.
+ */
+export const ENTRY_BODIES_LIMIT_BYTES = 2 * BODY_LIMIT_BYTES;
+
+/** The value itself when it fits `limit`; the first `limit` characters of its JSON with a marker otherwise; and what it holds. */
+function cutTo(value: unknown, limit: number): { kept: unknown; length: number } {
+  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return { kept: value, length: 0 };
+  if (limit === 0) {
+    const truncated = `not kept: the bodies before it in this request hold the ${ENTRY_BODIES_LIMIT_BYTES} characters of JSON the journal keeps per request`;
+    return { kept: { truncated, start: '' } satisfies Truncated, length: 0 };
+  }
+  const size = measure(value, Math.max(limit, NATIVE_LIMIT));
+  if (size.length <= limit) return { kept: value, length: size.length };
+  const start = size.plain && !size.longerThanBudget ? JSON.stringify(value).slice(0, limit) : jsonStart(value, limit);
+  return { kept: { truncated: `more than ${limit} characters of JSON; the first ${limit} are kept`, start } satisfies Truncated, length: limit };
 }
 
-/** The entry with every body (request, calls, output, envelope data) capped. */
+/** The value itself when small; the first BODY_LIMIT_BYTES of its JSON with a marker otherwise. */
+export function capped(value: unknown): unknown {
+  return cutTo(value, BODY_LIMIT_BYTES).kept;
+}
+
+/**
+ * The entry with every body (request, calls, output, envelope data) cut to BODY_LIMIT_BYTES, and all
+ * of them together to ENTRY_BODIES_LIMIT_BYTES: the platform's request first, then what it was
+ * answered, then the calls in the order they ran.
+ */
 export function cappedEntry(entry: JournalEntry): JournalEntry {
   // The envelope's data is the output step's data: cut once, it stays one object, which the journal
   // then writes once (serialised in journal.ts).
   const cut = new Map<unknown, unknown>();
+  let left = ENTRY_BODIES_LIMIT_BYTES;
   const cutOnce = (value: unknown): unknown => {
-    if (!cut.has(value)) cut.set(value, capped(value));
+    if (!cut.has(value)) {
+      const { kept, length } = cutTo(value, Math.min(BODY_LIMIT_BYTES, left));
+      left -= length;
+      cut.set(value, kept);
+    }
     return cut.get(value);
   };
+  const request = { ...entry.request, body: cutOnce(entry.request.body) };
+  const { envelope } = entry;
+  const answered = envelope && 'data' in envelope ? { ...envelope, data: cutOnce(envelope.data) } : envelope;
   const steps = entry.steps.map((step) => {
     switch (step.step) {
       case 'request': return step.body === undefined ? step : { ...step, body: cutOnce(step.body) };
@@ -182,6 +210,5 @@ export function cappedEntry(entry: JournalEntry): JournalEntry {
       default: return step;
     }
   });
-  const { envelope } = entry;
-  return { ...entry, request: { ...entry.request, body: cutOnce(entry.request.body) }, steps, envelope: envelope && 'data' in envelope ? { ...envelope, data: cutOnce(envelope.data) } : envelope };
+  return { ...entry, request, steps, envelope: answered };
 }

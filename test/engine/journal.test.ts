@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/engine/engine';
 import { createJournal } from '../../engine/engine/journal';
-import { BODY_LIMIT_BYTES, capped, isTruncated } from '../../engine/engine/journal-entry';
+import { BODY_LIMIT_BYTES, capped, ENTRY_BODIES_LIMIT_BYTES, isTruncated } from '../../engine/engine/journal-entry';
 import { head, mappingFromText } from '../support/engine';
 import { json, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';
 
@@ -131,6 +131,44 @@ describe('request journal', () => {
       expect(await off.journal.list({})).toEqual([]);
     } finally {
       await off.close();
+    }
+  });
+
+  it('keeps at most ENTRY_BODIES_LIMIT_BYTES of bodies per request: the answer first, then the calls in order', async () => {
+    // Six ERP pages of about 80 KB and an answer of about 90 KB: 7 × 64 KB were kept before.
+    const pages = Array.from({ length: 6 }, (_, page) => Array.from({ length: 800 }, (_, i) => ({ no: `SO-${page}-${i}`, text: 'line of an order '.repeat(4) })));
+    erp.on('GET /pages', (request) => json({ items: pages[Number(request.query.get('page'))], page: Number(request.query.get('page')), last: 5 }));
+    const listing = `  GetWorkOrders:
+    calls:
+      - name: pages
+        method: GET
+        path: /pages
+        paginate:
+          style: page
+          pageParam: page
+          firstPage: 0
+          items: response.body.items
+          hasMore: response.body.page < response.body.last
+          maxPages: 10
+    output: 'calls.pages.items.{ "number": no, "dueDate": "2026-12-01T00:00:00Z", "requests": [] }'
+`;
+    const engine = createEngine({ mappings: [mappingFromText(head(erp.url) + listing)], journal: createJournal({ size: 5 }) });
+    try {
+      const answer = await engine.handle({ method: 'GET', path: '/WorkOrders' });
+      expect(answer.envelope?.isResultSuccess).toBe(true);
+      const entry = (await engine.journal.get(answer.entry!.id))!;
+      const bodies = entry.steps.flatMap((step) => (step.step === 'response' ? [step.body] : []));
+      expect(bodies).toHaveLength(6);
+      // The answer (its data is the output's) is kept first, cut at the per-body limit.
+      expect(isTruncated(entry.envelope?.data) && (entry.envelope.data as { start: string }).start.length).toBe(BODY_LIMIT_BYTES);
+      // The first page gets the rest of the budget; the pages after it are named as not kept.
+      expect(isTruncated(bodies[0]) && (bodies[0] as { start: string }).start.length).toBe(ENTRY_BODIES_LIMIT_BYTES - BODY_LIMIT_BYTES);
+      for (const later of bodies.slice(1)) expect(later).toEqual({ truncated: expect.stringContaining(`hold the ${ENTRY_BODIES_LIMIT_BYTES} characters of JSON the journal keeps per request`), start: '' });
+      // As kept, the envelope's data is the output step's (journal.ts writes it once). A cut start is
+      // JSON text inside JSON: its quotes are escaped, which adds about a sixth here. 544 KB before.
+      expect(JSON.stringify({ ...entry, envelope: undefined }).length).toBeLessThan(ENTRY_BODIES_LIMIT_BYTES * 1.25);
+    } finally {
+      await engine.close();
     }
   });
 });
