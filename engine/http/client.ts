@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { pipeline, type Readable } from 'node:stream';
 import tls from 'node:tls';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { Agent, request as request_, type Dispatcher } from 'undici';
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { ResponseType, TlsSpec } from '../mapping/model';
+import { engineVersion } from '../paths';
 import { decodeErrorBody } from './error-body';
 import { RequestAbandoned } from './faults';
 
@@ -184,11 +185,11 @@ function decompressed(body: Readable, method: string, status: number, encoding: 
 }
 
 /** Names the engine sends unless the mapping sets them: compressed answers, and who is calling. */
-function withDefaults(headers: Record<string, string>): Record<string, string> {
+function withDefaults(headers: Record<string, string>, userAgent: string): Record<string, string> {
   const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
   return {
     ...(names.has('accept-encoding') ? {} : { 'accept-encoding': 'gzip, deflate, br' }),
-    ...(names.has('user-agent') ? {} : { 'user-agent': 'adapter-engine' }),
+    ...(names.has('user-agent') ? {} : { 'user-agent': userAgent }),
     ...headers,
   };
 }
@@ -201,6 +202,8 @@ function withDefaults(headers: Record<string, string>): Record<string, string> {
 export function createHttpClient(options: { maxSockets?: number } = {}): HttpClient {
   // Keep-alive: an adapter talks to one ERP all day; a TCP (and TLS) handshake per call would dominate.
   const connections = options.maxSockets ?? 64;
+  // An ERP's administrator reading their access log sees what called and which release.
+  const userAgent = `adapter-engine/${engineVersion()}`;
   const agentOf = (connect?: Agent.Options['connect']): Agent =>
     new Agent({
       connections,
@@ -253,9 +256,9 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
         // Redirects are not followed (undici's request follows none): a redirect could carry
         // credentials to another host, and an ERP API that redirects is a configuration error the
         // integrator should see. No proxy is read from the environment either.
-        const response = await request_(request.url, {
+        const response = await undiciRequest(request.url, {
           method: request.method as Dispatcher.HttpMethod,
-          headers: withDefaults(outgoingHeaders(request)),
+          headers: withDefaults(outgoingHeaders(request), userAgent),
           body: form ?? (hasBody ? JSON.stringify(request.body) : undefined),
           dispatcher: dispatcherFor(request.tls),
           signal: controller.signal,

@@ -1,8 +1,12 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type Ajv from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { ROUTES } from '../contract/routes';
 import type { MappingIssue } from '../errors';
-import { FORMAT_KEYWORDS } from './format/declare';
 import { mappingJsonSchema } from './format';
+import { AHEAD_OF_TIME_FILE, structureAjv } from './structure-ajv';
 import type { PathSegment, YamlSource } from './yaml-source';
 
 /**
@@ -13,15 +17,20 @@ import type { PathSegment, YamlSource } from './yaml-source';
 type Validator = ReturnType<Ajv['compile']>;
 let validator: Validator | undefined;
 
-/** Compiled on first use; like the format it checks, a constant of the program. */
+/**
+ * The validator, made on first use; like the format it checks, a constant of the program. A build
+ * writes it as code beside this file (`npm run build`, write-structure-validator.ts): compiling it
+ * took 180 ms of every start of serve and of each worker, loading the code takes 10. From the sources
+ * (the tests) there is no build, and it is compiled here with the same options.
+ */
+function loadValidator(): Validator {
+  const ahead = path.join(__dirname, AHEAD_OF_TIME_FILE);
+  if (fs.existsSync(ahead)) return createRequire(__filename)(ahead) as Validator;
+  return structureAjv().compile(mappingJsonSchema());
+}
+
 function validateShape(value: unknown): ErrorObject[] {
-  // verbose: errors carry parentSchema, which the messages read for the allowed settings.
-  // inlineRefs: false: each `$ref`'d definition (an expression, a call, ...) becomes one function instead
-  // of a copy at every place that uses it. Inlined, the validator was 5 MB of code and compiling it took
-  // most of the start-up of a server (1.3 s of CPU on a busy 2-core machine, now 0.2 s); errors are the same.
-  validator ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true, discriminator: true, inlineRefs: false })
-    .addVocabulary([...FORMAT_KEYWORDS])
-    .compile(mappingJsonSchema());
+  validator ??= loadValidator();
   return validator(value) ? [] : [...(validator.errors ?? [])];
 }
 

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpClient, TransportError, type HttpClient, type OutboundRequest } from '../../engine/http/client';
+import { engineVersion } from '../../engine/paths';
 import { startErpAnswering, type Answer, type MisbehavingErp } from '../support/misbehaving-erp';
 
 let erp: MisbehavingErp | undefined;
@@ -35,7 +36,7 @@ describe('outbound client', () => {
   it('asks for compressed answers and names itself, unless the mapping sets those headers', async () => {
     await call({ status: 200, body: ORDERS });
     expect(erp!.requests[0]!.headers['accept-encoding']).toBe('gzip, deflate, br');
-    expect(erp!.requests[0]!.headers['user-agent']).toBe('adapter-engine');
+    expect(erp!.requests[0]!.headers['user-agent']).toBe(`adapter-engine/${engineVersion()}`);
     await erp!.close();
     client!.close();
     await call({ status: 200, body: ORDERS }, { headers: { 'Accept-Encoding': 'identity', 'User-Agent': 'acme-adapter/2' } });

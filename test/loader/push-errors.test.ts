@@ -54,6 +54,23 @@ describe('push endpoints at load', () => {
     expectOnlyError(withPush(...lines), { code: 'PUSH_SCHEMA_INVALID', line: 11, col: 13 }, ENV);
   });
 
+  it('schemas with the same $id in two mappings (or a reload) each keep their own rules, $refs included', () => {
+    // The payload schemas share one AJV (payload-schema.ts); each is removed from it once compiled.
+    const schemaWith = (required: string) => `    schema: { $id: "https://erp.example/order.json", type: object, required: [${required}], properties: { lines: { type: array, items: { $ref: "#/definitions/line" } } }, definitions: { line: { type: object, required: [sku] } } }`;
+    const load = (required: string) => checkMappingText(withPush(...NEW_ORDER.map((line) => (line.includes('schema:') ? schemaWith(required) : line))), FILE, ENV);
+    const first = load('orderNo');
+    const second = load('documentNo');
+    for (const result of [first, second]) expect(result.issues.filter((issue) => issue.severity === 'error')).toEqual([]);
+    const check = (result: typeof first, payload: unknown) => result.mapping?.pushes.get('NewOrder')?.schema?.(payload);
+    expect(check(first, { orderNo: 'A', lines: [{}] })).toEqual([expect.objectContaining({ path: '/lines/0/sku' })]);
+    expect(check(first, { documentNo: 'A' })).toEqual([expect.objectContaining({ path: '/orderNo' })]);
+    expect(check(second, { documentNo: 'A', lines: [{ sku: 'A-100' }] })).toEqual([]);
+    expect(check(second, { orderNo: 'A' })).toEqual([expect.objectContaining({ path: '/documentNo' })]);
+    // A schema that failed to compile leaves nothing behind either.
+    expect(load('orderNo, { banana }').issues.some((issue) => issue.severity === 'error')).toBe(true);
+    expect(check(load('orderNo'), { orderNo: 'A' })).toEqual([]);
+  });
+
   it('an unknown auth type is refused by the structure check, naming the three kinds', () => {
     const lines = NEW_ORDER.map((line) => (line.includes('auth:') ? '    auth: { type: bearer }' : line));
     const [issue] = errorsOf(withPush(...lines), ENV);
