@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { summaryFromRow, whereOf, type SummaryRow } from './sqlite-journal';
 import { listLimit, type JournalStore } from './store';
 
