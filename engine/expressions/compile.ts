@@ -44,6 +44,8 @@ export interface CompiledExpression {
   /** True when the expression runs on the synchronous fast path (engine/expressions/fast-path/). */
   readonly fastPath?: boolean;
   readonly stats: ExpressionStats;
+  /** JSONata's parse tree of `source` (the prelude not included), for the checks at load that read it: parsed once. */
+  parseTree(): unknown;
 }
 
 /**
@@ -155,6 +157,7 @@ export function compileExpression(
   const compiled = {
     source,
     stats,
+    parseTree: () => parsed.ast(),
     // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
     evaluate: (input: unknown, bindings?: Record<string, unknown>) => {
       let ready: PreparedExpression;

@@ -108,8 +108,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
       // The properties, not a spread: `fastPath` is a getter that prepares the expression, which waits for the first evaluation.
       const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, Object.getOwnPropertyDescriptors(expression)) as LocatedExpression);
-      if (this.scope) this.callsRead(text, path, offsetInString, this.scope);
-      for (const problem of dateArgumentProblems(text)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
+      if (this.scope) this.callsRead(text, path, offsetInString, this.scope, expression.parseTree());
+      for (const problem of dateArgumentProblems(text, expression.parseTree())) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
       return compiled;
     } catch (error) {
       if (!(error instanceof ExpressionSyntaxError)) throw error;
@@ -127,8 +127,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
    * runs, gives nothing at run time: an answer with data missing, not an error. Refused here instead, at
    * the name's own line and column.
    */
-  private callsRead(text: string, path: readonly PathSegment[], offsetInString: number, scope: CallScope): void {
-    for (const { name, offset } of callReferences(text)) {
+  private callsRead(text: string, path: readonly PathSegment[], offsetInString: number, scope: CallScope, tree: unknown): void {
+    for (const { name, offset } of callReferences(text, tree)) {
       const pos = this.source.insideString(path, offsetInString + offset);
       if (!scope.defined.includes(name)) {
         const hint = closest(name, scope.defined);

@@ -37,7 +37,7 @@ function startOf(text: string, node: Node): number {
 }
 
 /** Problems of the literal formats and zones given to $isoDateTime in `text` (which compiles). */
-export function dateArgumentProblems(text: string): ArgumentProblem[] {
+export function dateArgumentProblems(text: string, parsed?: unknown): ArgumentProblem[] {
   if (!text.includes('isoDateTime')) return [];
   const problems: ArgumentProblem[] = [];
   const seen = new WeakSet<object>();
@@ -57,6 +57,6 @@ export function dateArgumentProblems(text: string): ArgumentProblem[] {
     }
     for (const child of Object.values(value)) visit(child);
   };
-  visit(jsonata(text).ast());
+  visit(parsed ?? jsonata(text).ast());
   return problems;
 }
