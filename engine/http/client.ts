@@ -185,7 +185,7 @@ function decompressed(body: Readable, method: string, status: number, encoding: 
 }
 
 /** Names the engine sends unless the mapping sets them: compressed answers, and who is calling. */
-function withDefaults(headers: Record<string, string>, userAgent: string): Record<string, string> {
+function withEngineHeaders(headers: Record<string, string>, userAgent: string): Record<string, string> {
   const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
   return {
     ...(names.has('accept-encoding') ? {} : { 'accept-encoding': 'gzip, deflate, br' }),
@@ -258,7 +258,7 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
         // integrator should see. No proxy is read from the environment either.
         const response = await undiciRequest(request.url, {
           method: request.method as Dispatcher.HttpMethod,
-          headers: withDefaults(outgoingHeaders(request), userAgent),
+          headers: withEngineHeaders(outgoingHeaders(request), userAgent),
           body: form ?? (hasBody ? JSON.stringify(request.body) : undefined),
           dispatcher: dispatcherFor(request.tls),
           signal: controller.signal,
