@@ -76,7 +76,7 @@ const connectivity = {
   baseUrl: text('Absolute http(s) URL every call path is appended to. ${VAR} reads an environment variable.'),
   headers: optional(Type.Record(Type.String(), Type.String(), { description: 'Headers sent with every call.' })),
   timeoutMs: withDefault(milliseconds('Default timeout of a call, in milliseconds.'), 10_000),
-  maxResponseBytes: withDefault(integer(1024, undefined, 'Largest response body accepted, in bytes.'), 52_428_800),
+  maxResponseBytes: withDefault(integer(1024, undefined, 'Largest response body accepted, in bytes (of the content: a compressed answer counts as unpacked).'), 52_428_800),
   auth: withDefault(auth, { type: 'none' }),
   tls: optional(tls),
   queryEncoding: withDefault(queryEncoding('The default of every call.'), 'percent'),
