@@ -62,6 +62,19 @@ export function joinUnderBase(base: URL, encodedPath: string, callName: string):
   return url;
 }
 
+/**
+ * What an HTTP header value cannot hold (RFC 9110: visible characters, spaces and tabs, bytes 0x80-0xFF):
+ * a line break would let the text (often the platform's input) write headers of its own. Refused here,
+ * as the request is built, so every such value gets the same answer and message, whatever the client.
+ */
+function unsendableInHeader(text: string): string | undefined {
+  const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(text);
+  if (!bad) return undefined;
+  const char = bad[0];
+  if (char === '\r' || char === '\n') return 'a line break';
+  return `the character U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at position ${bad.index + 1}`;
+}
+
 export async function buildRequest(call: CallSpec, system: SystemSpec, context: ExpressionContext): Promise<OutboundRequest> {
   const label = `calls.${call.name}`;
   const path = await render(call.path, context, `${label}.path`, encodePathValue);
@@ -80,7 +93,8 @@ export async function buildRequest(call: CallSpec, system: SystemSpec, context: 
     const value = await render(template, context, `${label}.headers.${name}`, (text) => text);
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
-    if (/[\r\n]/.test(text)) throw new OperationFailure('REQUEST_INVALID', `${label}.headers.${name} contains a line break`);
+    const unsendable = unsendableInHeader(text);
+    if (unsendable) throw new OperationFailure('REQUEST_INVALID', `${label}.headers.${name} contains ${unsendable}, which a header cannot carry`);
     headers[name] = text;
   }
   const body = call.body ? await evaluateAt(call.body, context, `${label}.body`) : undefined;
