@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openShared } from '../sqlite-open';
 import { listLimit, type JournalFilter, type JournalRecord, type JournalStore, type JournalSummary } from './store';
 
 /**
@@ -10,7 +10,6 @@ import { listLimit, type JournalFilter, type JournalRecord, type JournalStore, t
  * journal can afford; each batch is one short transaction.
  */
 
-const BUSY_TIMEOUT_MS = 5000;
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS journal (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -66,16 +65,10 @@ export function whereOf(filter: JournalFilter, placeholder: (index: number) => s
 export function openSqliteJournal(dir: string): JournalStore {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.resolve(dir, 'journal.sqlite');
-  const db = new Database(file);
-  try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.exec(SCHEMA);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  const db = openShared(file, (opened) => {
+    opened.pragma('synchronous = NORMAL');
+    opened.exec(SCHEMA);
+  });
   const insert = db.prepare(`INSERT OR IGNORE INTO journal (id, request_id, at, mapping, operation, method, path, result, success, duration_ms, request_text, entry)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   // Rows of the mapping older than its newest `keep`: the seq of the keep-th newest row bounds them.

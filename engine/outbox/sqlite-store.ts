@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type {
   AttemptOutcome, ClaimOptions, EventKind, EventStatus, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
+import { openShared } from '../sqlite-open';
 import { statsOf } from './store';
 
 /**
@@ -17,7 +18,6 @@ import { statsOf } from './store';
  */
 
 const SCHEMA_VERSION = 3;
-const BUSY_TIMEOUT_MS = 5000;
 
 /**
  * An event holds back the later events of its key while it is pending (leased or not) or dead and
@@ -140,17 +140,10 @@ export function readSqliteSettings(store: OutboxStore): SqliteSettings | undefin
 export function openSqliteStore(dir: string): OutboxStore {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.resolve(dir, 'outbox.sqlite');
-  const db = new Database(file);
-  try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
-    if (mode.toLowerCase() !== 'wal') throw new Error(`${file}: SQLite refused WAL journal mode (got ${mode})`);
-    db.pragma('synchronous = FULL');
-    migrate(db, file);
-  } catch (err) {
-    db.close();
-    throw err;
-  }
+  const db = openShared(file, (opened) => {
+    opened.pragma('synchronous = FULL');
+    migrate(opened, file);
+  });
 
   const insert = db.prepare(`INSERT INTO events (id, kind, mapping, operation, ordering_key, input, request_id, accepted_at,
     blocks_key_when_dead, status, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)`);
