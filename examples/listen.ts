@@ -30,3 +30,21 @@ export async function listen(server: http.Server, port: number, host: string): P
     },
   };
 }
+
+/**
+ * Runs an example server as a process of its own (`node dist/examples/.../main.js`): says where it
+ * listens, stops on SIGINT or SIGTERM, and exits 1 with the reason when it cannot start.
+ */
+export function runAsProcess(what: string, start: () => Promise<{ readonly url: string; close(): Promise<void> }>): void {
+  start()
+    .then((server) => {
+      console.log(`${what} listening on ${server.url}`);
+      const stop = () => void server.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    })
+    .catch((error: unknown) => {
+      console.error(`${what} failed to start:`, error);
+      process.exit(1);
+    });
+}

@@ -8,7 +8,7 @@
  * and how it pushes to the engine, e.g. http://localhost:8080/push; unset: nothing is pushed).
  */
 import http from 'node:http';
-import { listen } from '../listen';
+import { listen, runAsProcess } from '../listen';
 import { BASE_PATH, createErpApp } from './app';
 import type { PushTarget } from './pushes';
 import type { ErpState } from './types';
@@ -43,15 +43,5 @@ if (require.main === module) {
   const port = Number(process.env.ERP_PORT ?? 8081);
   const extraOrders = Number(process.env.ERP_EXTRA_ORDERS ?? 0);
   const { ERP_PUSH_URL: url, ERP_PUSH_SECRET: secret } = process.env;
-  startErp({ port, host: process.env.ERP_HOST, extraOrders, push: url && secret ? { url, secret } : undefined })
-    .then((erp) => {
-      console.log(`example ERP listening on ${erp.url}`);
-      const stop = () => void erp.close().then(() => process.exit(0));
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    })
-    .catch((err: unknown) => {
-      console.error('example ERP failed to start:', err);
-      process.exit(1);
-    });
+  runAsProcess('example ERP', () => startErp({ port, host: process.env.ERP_HOST, extraOrders, push: url && secret ? { url, secret } : undefined }));
 }

@@ -10,7 +10,7 @@
  *   POST   /integration/...        recorded; 201 { received: <n> }
  */
 import http from 'node:http';
-import { listen } from '../listen';
+import { listen, runAsProcess } from '../listen';
 
 export const PLATFORM_BASE_PATH = '/integration';
 
@@ -73,15 +73,5 @@ export async function startPlatform(options: { port?: number; host?: string } = 
 }
 
 if (require.main === module) {
-  startPlatform({ port: Number(process.env.PLATFORM_PORT ?? 8082), host: process.env.PLATFORM_HOST })
-    .then((platform) => {
-      console.log(`platform stand-in listening on ${platform.url}`);
-      const stop = () => void platform.close().then(() => process.exit(0));
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    })
-    .catch((error: unknown) => {
-      console.error('platform stand-in failed to start:', error);
-      process.exit(1);
-    });
+  runAsProcess('platform stand-in', () => startPlatform({ port: Number(process.env.PLATFORM_PORT ?? 8082), host: process.env.PLATFORM_HOST }));
 }
