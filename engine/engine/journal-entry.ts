@@ -170,7 +170,7 @@ function cutTo(value: unknown, limit: number): { kept: unknown; length: number }
     const truncated = `not kept: the bodies before it in this request hold the ${ENTRY_BODIES_LIMIT_BYTES} characters of JSON the journal keeps per request`;
     return { kept: { truncated, start: '' } satisfies Truncated, length: 0 };
   }
-  const size = measure(value, Math.max(limit, NATIVE_LIMIT));
+  const size = measure(value, NATIVE_LIMIT);
   if (size.length <= limit) return { kept: value, length: size.length };
   const start = size.plain && !size.longerThanBudget ? JSON.stringify(value).slice(0, limit) : jsonStart(value, limit);
   return { kept: { truncated: `more than ${limit} characters of JSON; the first ${limit} are kept`, start } satisfies Truncated, length: limit };

@@ -108,8 +108,9 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
       // The properties, not a spread: `fastPath` is a getter that prepares the expression, which waits for the first evaluation.
       const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, Object.getOwnPropertyDescriptors(expression)) as LocatedExpression);
-      if (this.scope) this.callsRead(text, path, offsetInString, this.scope, expression.parseTree());
-      for (const problem of dateArgumentProblems(text, expression.parseTree())) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
+      const tree = expression.parseTree();
+      if (this.scope) this.callsRead(text, path, offsetInString, this.scope, tree);
+      for (const problem of dateArgumentProblems(text, tree)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
       return compiled;
     } catch (error) {
       if (!(error instanceof ExpressionSyntaxError)) throw error;
