@@ -3,6 +3,8 @@ import jsonata from 'jsonata';
 import { CONCAT_STRING_FUNCTION, writeConcatOperands } from './concat-operands';
 import { foldLiteralObjects } from './constant-objects';
 import { buildFastPath, type FastPath } from './fast-path';
+import { inputFieldsRead } from './fast-path/input-fields';
+import type { AstNode } from './fast-path/subset';
 import { fastPathSupport } from './fast-path/version';
 import { HELPER_FUNCTIONS } from './functions';
 import { evaluationGuard } from './guard';
@@ -46,6 +48,12 @@ export interface CompiledExpression {
   readonly stats: ExpressionStats;
   /** JSONata's parse tree of `source` (the prelude not included), for the checks at load that read it: parsed once. */
   parseTree(): unknown;
+  /**
+   * The top-level fields of an object input the expression can read, when nothing else (the whole
+   * input, a clock, a random source) can change its result; undefined when that cannot be told. Given
+   * no bindings, two inputs equal on these fields give the same result (fast-path/input-fields.ts).
+   */
+  inputFieldsRead(): readonly string[] | undefined;
 }
 
 /**
@@ -158,6 +166,7 @@ export function compileExpression(
     source,
     stats,
     parseTree: () => parsed.ast(),
+    inputFieldsRead: () => prepare().fieldsRead,
     // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
     evaluate: (input: unknown, bindings?: Record<string, unknown>) => {
       let ready: PreparedExpression;
@@ -184,6 +193,8 @@ interface PreparedExpression {
   readonly fast?: FastPath;
   /** The list field mapped element by element that is evaluated in slices (list-slices.ts), if any. */
   readonly slicedField?: string;
+  /** See CompiledExpression.inputFieldsRead: only told for trees the fast path runs. */
+  readonly fieldsRead?: readonly string[];
 }
 
 /** The parsed expression made ready to run: literal tables folded, functions registered, the fast path built. */
@@ -212,6 +223,8 @@ function prepareExpression(
   // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
   // subset that is evaluated synchronously with the same results, falling back to it for everything else.
   const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES);
+  // Read before the rewrites below, which add calls the analysis does not know; the subset is the fast path's.
+  const fieldsRead = fast ? inputFieldsRead(expression.ast() as AstNode) : undefined;
   // Long lists mapped element by element are evaluated in slices, letting other requests in (list-slices.ts); read before the rewrites below.
   const slicedField = slicedListField(expression.ast());
   // The interpreter's order-by `list^(key)` sorts with the guarded $sort (order-by.ts); the fast path never runs an order-by.
@@ -219,7 +232,7 @@ function prepareExpression(
   writeOrderBy(expression.ast());
   // The interpreter's `&` writes its operands with the guarded $string (concat-operands.ts); the fast path, compiled above, already does.
   writeConcatOperands(expression.ast());
-  return { interpreted: expression, fast, slicedField };
+  return { interpreted: expression, fast, slicedField, fieldsRead };
 }
 
 /** JSONata's built-in functions (jsonata 2.2); a test checks each is really defined. */

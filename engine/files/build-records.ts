@@ -1,8 +1,9 @@
-import { describeEvaluationError } from '../expressions/compile';
+import { describeEvaluationError, type CompiledExpression } from '../expressions/compile';
 import type { FieldMap, FieldSource, RowBuild } from '../mapping/model';
 import { TimeSlices } from '../time-slices';
 import type { CsvTable } from './parse-csv';
 import type { FileProblems } from './problems';
+import { RowResults } from './row-results';
 
 /**
  * Typed CSV rows → contract objects, for the two declarative layouts: `items` (one object per row) and
@@ -68,15 +69,37 @@ export function rowObject(table: CsvTable, index: number): Record<string, unknow
   return row;
 }
 
+/** Reusable results per expression over this table's rows (row-results.ts), made on first use. */
+function resultsPerExpression(table: CsvTable): (expression: CompiledExpression) => RowResults | undefined {
+  const made = new Map<CompiledExpression, RowResults | undefined>();
+  return (expression) => {
+    if (!made.has(expression)) made.set(expression, RowResults.of(expression, table));
+    return made.get(expression);
+  };
+}
+
+/** The expression's value for one row, reused from an equal row when it can be; throws what the expression throws. */
+async function evaluateRow(expression: CompiledExpression, table: CsvTable, index: number, results: RowResults | undefined): Promise<unknown> {
+  const record = table.records[index];
+  const known = results?.get(record);
+  if (known) return known.value;
+  const value = await expression.evaluate(rowObject(table, index));
+  results?.set(record, value);
+  return value;
+}
+
 async function evaluatePending(pending: readonly PendingExpression[], table: CsvTable, problems: FileProblems): Promise<void> {
   const slices = new TimeSlices(64);
+  const resultsOf = resultsPerExpression(table);
   for (const task of pending) {
     if (slices.due()) await slices.turn();
     const { source } = task.field;
     if (source.kind !== 'expression') continue;
-    const bindings = task.group ? { rows: task.group.map((index) => rowObject(table, index)) } : undefined;
     try {
-      const value = await source.expression.evaluate(rowObject(table, task.record), bindings);
+      // A work order field also sees all rows of its order as $rows, so its result is not reused.
+      const value = task.group
+        ? await source.expression.evaluate(rowObject(table, task.record), { rows: task.group.map((index) => rowObject(table, index)) })
+        : await evaluateRow(source.expression, table, task.record, resultsOf(source.expression));
       if (value !== undefined) task.target[task.field.name] = value;
     } catch (error) {
       problems.add(`row ${table.rowOf(task.record)}, field ${task.field.name}`, describeEvaluationError(error));
@@ -93,10 +116,11 @@ async function groupKeys(table: CsvTable, key: FieldSource, problems: FileProble
   }
   const keys: unknown[] = [];
   const slices = new TimeSlices(64);
+  const results = RowResults.of(key.expression, table);
   for (let index = 0; index < records.length; index += 1) {
     if (slices.due()) await slices.turn();
     try {
-      keys.push(await key.expression.evaluate(rowObject(table, index)));
+      keys.push(await evaluateRow(key.expression, table, index, results));
     } catch (error) {
       problems.add(`row ${table.rowOf(index)}, order key`, describeEvaluationError(error));
       keys.push(undefined);
