@@ -90,7 +90,7 @@ describe('row expressions over a file', () => {
   it('reports each failing row at its own row, never a result kept from another row', async () => {
     const { body } = await engine.post('/WorkOrders/File', { fileContent: base64(csvFile([5, 40, 41])), fileType: CSV });
     expect(body.isResultSuccess).toBe(false);
-    const messages = (body.validationStatus as { message: string }[]).map((problem) => problem.message);
+    const messages = (body.validationStatus ?? []).map((problem) => problem.message);
     expect(messages.filter((message) => message.includes('NoSuchUnit')).map((message) => /^row \d+/.exec(message)?.[0])).toEqual(['row 5', 'row 40', 'row 41']);
   });
 });
