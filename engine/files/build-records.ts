@@ -8,9 +8,11 @@ import { RowResults } from './row-results';
 /**
  * Typed CSV rows → contract objects, for the two declarative layouts: `items` (one object per row) and
  * `workOrders` (rows grouped by an order key in file order, header fields from the group's first row,
- * one request line per row). Bare-column fields are copied in one pass; JSONata fields are evaluated
- * afterwards, so a layout without them never awaits per row. Every loop over the rows lets the event
- * loop turn between time slices (time-slices.ts): 200,000 rows are seconds of work on a busy machine.
+ * one request line per row). Bare-column fields are copied; JSONata fields are evaluated after them, so
+ * their keys come last in each object, and a row waits only when one must really run: a layout without
+ * them, or whose results are reused from equal rows (row-results.ts), never awaits per row. Every loop
+ * over the rows lets the event loop turn between time slices (time-slices.ts): 200,000 rows are seconds
+ * of work on a busy machine.
  */
 
 export interface BuiltRecords {
@@ -26,15 +28,6 @@ interface PreparedField {
   readonly column: number;
 }
 
-interface PendingExpression {
-  readonly target: Record<string, unknown>;
-  readonly field: PreparedField;
-  /** The row the expression sees as its input. */
-  readonly record: number;
-  /** For work order fields: all rows of the order, as $rows. */
-  readonly group?: readonly number[];
-}
-
 function prepare(fields: FieldMap, columns: readonly string[]): PreparedField[] {
   return fields.map(([name, source]) => ({ name, source, column: source.kind === 'column' ? columns.indexOf(source.column) : -1 }));
 }
@@ -44,16 +37,14 @@ function cellValue(record: readonly unknown[], column: number): unknown {
   return value === '' ? undefined : value;
 }
 
-/** Copies bare-column and constant fields; queues JSONata ones. */
-function fill(target: Record<string, unknown>, fields: readonly PreparedField[], record: readonly unknown[], pending: PendingExpression[], recordIndex: number, group?: readonly number[]): void {
+/** Copies bare-column and constant fields. */
+function copyFields(target: Record<string, unknown>, fields: readonly PreparedField[], record: readonly unknown[]): void {
   for (const field of fields) {
     if (field.column >= 0) {
       const value = cellValue(record, field.column);
       if (value !== undefined) target[field.name] = value;
     } else if (field.source.kind === 'constant') {
       target[field.name] = field.source.value;
-    } else if (field.source.kind === 'expression') {
-      pending.push({ target, field, record: recordIndex, group });
     }
   }
 }
@@ -69,41 +60,62 @@ export function rowObject(table: CsvTable, index: number): Record<string, unknow
   return row;
 }
 
-/** Reusable results per expression over this table's rows (row-results.ts), made on first use. */
-function resultsPerExpression(table: CsvTable): (expression: CompiledExpression) => RowResults | undefined {
-  const made = new Map<CompiledExpression, RowResults | undefined>();
-  return (expression) => {
-    if (!made.has(expression)) made.set(expression, RowResults.of(expression, table));
-    return made.get(expression);
-  };
-}
-
-/** The expression's value for one row, reused from an equal row when it can be; throws what the expression throws. */
-async function evaluateRow(expression: CompiledExpression, table: CsvTable, index: number, results: RowResults | undefined): Promise<unknown> {
+/**
+ * The expression's value for one row: reused from an equal row without waiting when it can be (most
+ * rows of a file), otherwise evaluated. A failure is the returned promise's.
+ */
+function evaluateRow(expression: CompiledExpression, table: CsvTable, index: number, results: RowResults | undefined): unknown {
   const record = table.records[index];
   const known = results?.get(record);
   if (known) return known.value;
-  const value = await expression.evaluate(rowObject(table, index));
-  results?.set(record, value);
-  return value;
+  return expression.evaluate(rowObject(table, index)).then((value) => {
+    results?.set(record, value);
+    return value;
+  });
 }
 
-async function evaluatePending(pending: readonly PendingExpression[], table: CsvTable, problems: FileProblems): Promise<void> {
-  const slices = new TimeSlices(64);
-  const resultsOf = resultsPerExpression(table);
-  for (const task of pending) {
-    if (slices.due()) await slices.turn();
-    const { source } = task.field;
-    if (source.kind !== 'expression') continue;
-    try {
-      // A work order field also sees all rows of its order as $rows, so its result is not reused.
-      const value = task.group
-        ? await source.expression.evaluate(rowObject(table, task.record), { rows: task.group.map((index) => rowObject(table, index)) })
-        : await evaluateRow(source.expression, table, task.record, resultsOf(source.expression));
-      if (value !== undefined) task.target[task.field.name] = value;
-    } catch (error) {
-      problems.add(`row ${table.rowOf(task.record)}, field ${task.field.name}`, describeEvaluationError(error));
+/** The JSONata fields of a layout and what they need to run over one file's rows. */
+class FieldExpressions {
+  private readonly fields: readonly PreparedField[];
+  private readonly results: readonly (RowResults | undefined)[];
+
+  constructor(fields: readonly PreparedField[], private readonly table: CsvTable, private readonly problems: FileProblems) {
+    this.fields = fields.filter((field) => field.source.kind === 'expression');
+    this.results = this.fields.map((field) => RowResults.of(this.expression(field), table));
+  }
+
+  private expression(field: PreparedField): CompiledExpression {
+    if (field.source.kind !== 'expression') throw new Error(`${field.name} is not an expression field`);
+    return field.source.expression;
+  }
+
+  /**
+   * Evaluates the fields for the target of row `record` in field order and assigns what each gives;
+   * a failure is reported with the row and field. Nothing to wait for when every value is reused from
+   * an equal row. A work order field also sees all rows of its order as $rows, so it is never reused.
+   */
+  assign(target: Record<string, unknown>, record: number, group?: readonly number[], from = 0): Promise<void> | undefined {
+    for (let index = from; index < this.fields.length; index += 1) {
+      const field = this.fields[index];
+      const expression = this.expression(field);
+      const value = group
+        ? expression.evaluate(rowObject(this.table, record), { rows: group.map((row) => rowObject(this.table, row)) })
+        : evaluateRow(expression, this.table, record, this.results[index]);
+      if (value instanceof Promise) {
+        return value.then(
+          (given: unknown) => {
+            if (given !== undefined) target[field.name] = given;
+            return this.assign(target, record, group, index + 1);
+          },
+          (error: unknown) => {
+            this.problems.add(`row ${this.table.rowOf(record)}, field ${field.name}`, describeEvaluationError(error));
+            return this.assign(target, record, group, index + 1);
+          },
+        );
+      }
+      if (value !== undefined) target[field.name] = value;
     }
+    return undefined;
   }
 }
 
@@ -120,7 +132,8 @@ async function groupKeys(table: CsvTable, key: FieldSource, problems: FileProble
   for (let index = 0; index < records.length; index += 1) {
     if (slices.due()) await slices.turn();
     try {
-      keys.push(await evaluateRow(key.expression, table, index, results));
+      const value = evaluateRow(key.expression, table, index, results);
+      keys.push(value instanceof Promise ? await value : value);
     } catch (error) {
       problems.add(`row ${table.rowOf(index)}, order key`, describeEvaluationError(error));
       keys.push(undefined);
@@ -132,7 +145,8 @@ async function groupKeys(table: CsvTable, key: FieldSource, problems: FileProble
 async function buildWorkOrders(table: CsvTable, build: Extract<RowBuild, { kind: 'workOrders' }>, problems: FileProblems): Promise<BuiltRecords> {
   const keys = await groupKeys(table, build.key, problems);
   const groups = new Map<unknown, number[]>();
-  const slices = new TimeSlices(1024);
+  // 64: a row may evaluate an expression, which can take a good part of a millisecond.
+  const slices = new TimeSlices(64);
   for (let index = 0; index < keys.length; index += 1) {
     if (slices.due()) await slices.turn();
     const key = keys[index];
@@ -150,39 +164,46 @@ async function buildWorkOrders(table: CsvTable, build: Extract<RowBuild, { kind:
 
   const orderFields = prepare(build.fields, table.columns);
   const lineFields = prepare(build.requests, table.columns);
-  const pending: PendingExpression[] = [];
+  const orderExpressions = new FieldExpressions(orderFields, table, problems);
+  const lineExpressions = new FieldExpressions(lineFields, table, problems);
   const data: Record<string, unknown>[] = [];
   const sources: number[][] = [];
   for (const rows of groups.values()) {
     if (slices.due()) await slices.turn();
     const order: Record<string, unknown> = {};
-    fill(order, orderFields, table.records[rows[0]], pending, rows[0], rows);
+    copyFields(order, orderFields, table.records[rows[0]]);
     const requests: Record<string, unknown>[] = new Array(rows.length);
+    // Before the JSONata fields: their keys come last in the order's text, after the requests.
+    order.requests = requests;
+    const orderDone = orderExpressions.assign(order, rows[0], rows);
+    if (orderDone) await orderDone;
     for (let line = 0; line < rows.length; line += 1) {
+      if (slices.due()) await slices.turn(); // one order may hold every row of the file
       const request: Record<string, unknown> = {};
-      fill(request, lineFields, table.records[rows[line]], pending, rows[line]);
+      copyFields(request, lineFields, table.records[rows[line]]);
+      const lineDone = lineExpressions.assign(request, rows[line]);
+      if (lineDone) await lineDone;
       requests[line] = request;
     }
-    order.requests = requests;
     data.push(order);
     sources.push(rows);
   }
-  await evaluatePending(pending, table, problems);
   return { data, sources };
 }
 
 async function buildItems(table: CsvTable, fields: FieldMap, problems: FileProblems): Promise<BuiltRecords> {
   const prepared = prepare(fields, table.columns);
-  const pending: PendingExpression[] = [];
-  const slices = new TimeSlices(1024);
+  const expressions = new FieldExpressions(prepared, table, problems);
+  const slices = new TimeSlices(64);
   const data = new Array<Record<string, unknown>>(table.records.length);
   for (let index = 0; index < data.length; index += 1) {
     if (slices.due()) await slices.turn();
     const item: Record<string, unknown> = {};
-    fill(item, prepared, table.records[index], pending, index);
+    copyFields(item, prepared, table.records[index]);
+    const done = expressions.assign(item, index);
+    if (done) await done;
     data[index] = item;
   }
-  await evaluatePending(pending, table, problems);
   return { data, sources: data.map((_, index) => [index]) };
 }
 
