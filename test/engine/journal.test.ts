@@ -114,6 +114,30 @@ describe('request journal', () => {
     expect(isTruncated(capped(withUndefined)) && (capped(withUndefined) as { start: string }).start).toBe(JSON.stringify(page).slice(0, BODY_LIMIT_BYTES));
   });
 
+  it('cuts any shape of body exactly where its JSON text would be cut', () => {
+    // The start is written element by element, small elements natively (journal-entry.ts jsonStart):
+    // whatever the nesting, the text must be JSON.stringify's.
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const value = (depth: number): unknown => {
+      const pick = random();
+      if (depth > 2 || pick < 0.3) return pick < 0.1 ? 'text "quoted" é\n'.repeat(Math.floor(random() * 40)) : pick < 0.2 ? Math.floor(random() * 1e9) / 7 : pick < 0.25 ? null : true;
+      if (pick < 0.65) return Array.from({ length: Math.floor(random() * 10) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 8) }, (_, i) => [`key ${i} "${depth}"`, value(depth + 1)]));
+    };
+    let cut = 0;
+    for (let round = 0; round < 30; round += 1) {
+      const body = Array.from({ length: 60 }, () => value(0));
+      const text = JSON.stringify(body);
+      const kept = capped(body);
+      // Lengths are measured roughly (a number counts 6 characters): a body a little over is kept whole.
+      if (!isTruncated(kept)) continue;
+      cut += 1;
+      expect(kept.start).toBe(text.slice(0, BODY_LIMIT_BYTES));
+    }
+    expect(cut).toBeGreaterThan(10);
+  });
+
   it('cuts large bodies with a marker and keeps nothing with size 0', async () => {
     const { engine } = engineWith(5);
     try {
