@@ -74,46 +74,49 @@ function evaluateRow(expression: CompiledExpression, table: CsvTable, index: num
   });
 }
 
+interface FieldExpression {
+  readonly name: string;
+  readonly expression: CompiledExpression;
+  /** Results kept for rows equal on what the expression reads; none for a work order's fields. */
+  readonly results?: RowResults;
+}
+
 /** The JSONata fields of a layout and what they need to run over one file's rows. */
 class FieldExpressions {
-  private readonly fields: readonly PreparedField[];
-  private readonly results: readonly (RowResults | undefined)[];
+  private readonly fields: readonly FieldExpression[];
 
-  constructor(fields: readonly PreparedField[], private readonly table: CsvTable, private readonly problems: FileProblems) {
-    this.fields = fields.filter((field) => field.source.kind === 'expression');
-    this.results = this.fields.map((field) => RowResults.of(this.expression(field), table));
-  }
-
-  private expression(field: PreparedField): CompiledExpression {
-    if (field.source.kind !== 'expression') throw new Error(`${field.name} is not an expression field`);
-    return field.source.expression;
+  /** `withRows`: a work order's fields, which also see all rows of the order as $rows, so are never reused. */
+  constructor(fields: readonly PreparedField[], private readonly table: CsvTable, private readonly problems: FileProblems, withRows: boolean) {
+    this.fields = fields.flatMap(({ name, source }) => {
+      if (source.kind !== 'expression') return [];
+      return [{ name, expression: source.expression, results: withRows ? undefined : RowResults.of(source.expression, table) }];
+    });
   }
 
   /**
-   * Evaluates the fields for the target of row `record` in field order and assigns what each gives;
-   * a failure is reported with the row and field. Nothing to wait for when every value is reused from
-   * an equal row. A work order field also sees all rows of its order as $rows, so it is never reused.
+   * Evaluates the fields for the target of row `record` (and `group`, the order's rows, for a work
+   * order) in field order and assigns what each gives; a failure is reported with the row and field.
+   * Nothing to wait for when every value is reused from an equal row.
    */
   assign(target: Record<string, unknown>, record: number, group?: readonly number[], from = 0): Promise<void> | undefined {
     for (let index = from; index < this.fields.length; index += 1) {
-      const field = this.fields[index];
-      const expression = this.expression(field);
+      const { name, expression, results } = this.fields[index];
       const value = group
         ? expression.evaluate(rowObject(this.table, record), { rows: group.map((row) => rowObject(this.table, row)) })
-        : evaluateRow(expression, this.table, record, this.results[index]);
+        : evaluateRow(expression, this.table, record, results);
       if (value instanceof Promise) {
         return value.then(
           (given: unknown) => {
-            if (given !== undefined) target[field.name] = given;
+            if (given !== undefined) target[name] = given;
             return this.assign(target, record, group, index + 1);
           },
           (error: unknown) => {
-            this.problems.add(`row ${this.table.rowOf(record)}, field ${field.name}`, describeEvaluationError(error));
+            this.problems.add(`row ${this.table.rowOf(record)}, field ${name}`, describeEvaluationError(error));
             return this.assign(target, record, group, index + 1);
           },
         );
       }
-      if (value !== undefined) target[field.name] = value;
+      if (value !== undefined) target[name] = value;
     }
     return undefined;
   }
@@ -164,8 +167,8 @@ async function buildWorkOrders(table: CsvTable, build: Extract<RowBuild, { kind:
 
   const orderFields = prepare(build.fields, table.columns);
   const lineFields = prepare(build.requests, table.columns);
-  const orderExpressions = new FieldExpressions(orderFields, table, problems);
-  const lineExpressions = new FieldExpressions(lineFields, table, problems);
+  const orderExpressions = new FieldExpressions(orderFields, table, problems, true);
+  const lineExpressions = new FieldExpressions(lineFields, table, problems, false);
   const data: Record<string, unknown>[] = [];
   const sources: number[][] = [];
   for (const rows of groups.values()) {
@@ -193,7 +196,7 @@ async function buildWorkOrders(table: CsvTable, build: Extract<RowBuild, { kind:
 
 async function buildItems(table: CsvTable, fields: FieldMap, problems: FileProblems): Promise<BuiltRecords> {
   const prepared = prepare(fields, table.columns);
-  const expressions = new FieldExpressions(prepared, table, problems);
+  const expressions = new FieldExpressions(prepared, table, problems, false);
   const slices = new TimeSlices(64);
   const data = new Array<Record<string, unknown>>(table.records.length);
   for (let index = 0; index < data.length; index += 1) {
