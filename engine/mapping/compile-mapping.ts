@@ -3,7 +3,7 @@ import type { Secret } from './secret';
 import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
-import { compileExpression, ExpressionSyntaxError, expressionKind, isReservedFunctionName, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
+import { compileWithTree, ExpressionSyntaxError, expressionKind, isReservedFunctionName, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
 import { callReferences } from './call-references';
 import { closest } from './check-structure';
 import { dateArgumentProblems } from './date-arguments';
@@ -105,11 +105,11 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
 
   expression(text: string, path: readonly PathSegment[], offsetInString = 0): LocatedExpression | undefined {
     try {
-      const expression = compileExpression(text, this.limits, this.preludeFor(text));
+      // The tree is read here and let go: the compiled expression does not keep it (compileWithTree).
+      const { compiled: expression, tree } = compileWithTree(text, this.limits, this.preludeFor(text));
       const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
       // The properties, not a spread: `fastPath` is a getter that prepares the expression, which waits for the first evaluation.
       const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, Object.getOwnPropertyDescriptors(expression)) as LocatedExpression);
-      const tree = expression.parseTree();
       if (this.scope) this.callsRead(text, path, offsetInString, this.scope, tree);
       for (const problem of dateArgumentProblems(text, tree)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
       return compiled;
