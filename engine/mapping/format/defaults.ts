@@ -45,6 +45,9 @@ function valueOrDefault(schema: Schema, value: unknown): unknown {
   return isObject(value) && isObject(fallback) ? Object.assign(fallback, value) : value;
 }
 
+/** Whether a union is of plain values, per union of the format (a constant): asked once per document otherwise. */
+const plainChoices = new WeakMap<Schema, boolean>();
+
 class DefaultsWalk {
   constructor(private readonly root: Schema) {}
 
@@ -114,9 +117,13 @@ class DefaultsWalk {
    * the format declares none, and one declared later stops here instead of getting wrong defaults.
    */
   private choice(schema: Schema, value: unknown): unknown {
-    const members = [schema.anyOf, schema.oneOf, schema.allOf].flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : []));
-    const plain = members.every((member) => isSchema(member) && !('default' in member) && ['items', 'properties', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', '$ref'].every((key) => !(key in member)));
-    if (!plain || schema.allOf !== undefined) throw new Error('the mapping format declares a union of blocks; fill its defaults by its key (a discriminator) or teach defaults.ts how');
+    let plain = plainChoices.get(schema);
+    if (plain === undefined) {
+      const members = [schema.anyOf, schema.oneOf].flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : []));
+      plain = schema.allOf === undefined && members.every((member) => isSchema(member) && !('default' in member) && ['items', 'properties', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', '$ref'].every((key) => !(key in member)));
+      plainChoices.set(schema, plain);
+    }
+    if (!plain) throw new Error('the mapping format declares a union of blocks; fill its defaults by its key (a discriminator) or teach defaults.ts how');
     return valueOrDefault(schema, value);
   }
 }
