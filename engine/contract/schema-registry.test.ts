@@ -1,6 +1,8 @@
+import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { findRoute } from './routes';
+import { findRoute, ROUTES } from './routes';
 import { createSchemaRegistry } from './schema-registry';
+import { contractSchemaFiles } from './schema-files';
 
 describe('schema registry', () => {
   const schema = findRoute('GetReport')!.inputSchema!;
@@ -16,5 +18,18 @@ describe('schema registry', () => {
       { path: '/storageId', message: 'is required' },
       { path: '/remainingRequests', message: 'is required' },
     ]);
+  });
+
+  it('is only given valid JSON Schema: the contract files and the routes\' schemas (it does not check them itself)', () => {
+    const meta = new Ajv({ allErrors: true });
+    const given = [...contractSchemaFiles().values(), ...ROUTES.flatMap((route) => [route.inputSchema, route.dataSchema])];
+    for (const schema of given) {
+      if (schema === null) continue;
+      expect(meta.validateSchema(schema), JSON.stringify(meta.errors)).toBe(true);
+    }
+  });
+
+  it('still refuses a schema that is not one the contract could hold (strict mode stays on)', () => {
+    expect(() => createSchemaRegistry().compile({ type: 'object', propertys: {} })).toThrow(/unknown keyword/);
   });
 });

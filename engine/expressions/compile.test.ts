@@ -1,6 +1,6 @@
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
-import { compileExpression, ExpressionSyntaxError, JSONATA_BUILTINS } from './compile';
+import { compileExpression, compileWithTree, ExpressionSyntaxError, JSONATA_BUILTINS } from './compile';
 
 describe('compileExpression', () => {
   it('reports the offset of a syntax error inside the expression', () => {
@@ -11,6 +11,17 @@ describe('compileExpression', () => {
       expect(error).toBeInstanceOf(ExpressionSyntaxError);
       expect((error as ExpressionSyntaxError).code).toMatch(/^S0/);
     }
+  });
+
+  it("gives JSONata's parse tree of the text for the load checks, and keeps none of it in the compiled expression", async () => {
+    const source = '{ "n": $count(lines[qty > 0]), "first": lines[0].sku }';
+    const { compiled, tree } = compileWithTree(source, undefined, '$twice := function($x) { $x * 2 };');
+    expect(tree).toEqual(jsonata(source).ast());
+    // A tree kept its whole parser alive (~14 KB an expression): nothing reachable from the expression is one.
+    expect(Object.values(compiled).some((value) => typeof value === 'object' && value !== null && 'type' in value)).toBe(false);
+    await expect(compiled.evaluate({ lines: [{ sku: 'A', qty: 1 }, { sku: 'B', qty: 0 }] })).resolves.toEqual({ n: 1, first: 'A' });
+    const plain = compileWithTree('lines.sku');
+    expect([...(await plain.compiled.evaluate({ lines: [{ sku: 'A' }, { sku: 'B' }] })) as string[]]).toEqual(['A', 'B']);
   });
 
   it('stops a deep recursion with the depth limit', async () => {

@@ -46,8 +46,6 @@ export interface CompiledExpression {
   /** True when the expression runs on the synchronous fast path (engine/expressions/fast-path/). */
   readonly fastPath?: boolean;
   readonly stats: ExpressionStats;
-  /** JSONata's parse tree of `source` (the prelude not included), for the checks at load that read it: parsed once. */
-  parseTree(): unknown;
   /**
    * The top-level fields of an object input the expression can read, when nothing else (the whole
    * input, a clock, a random source) can change its result; undefined when that cannot be told. Given
@@ -111,6 +109,24 @@ export function compileExpression(
   prelude = '',
   compileOptions: CompileOptions = {},
 ): CompiledExpression {
+  return compileWithTree(source, limits, prelude, compileOptions).compiled;
+}
+
+/**
+ * compileExpression, and JSONata's parse tree of `source` (the prelude not included) for the checks at
+ * load that read it (compile-mapping.ts): the text is parsed once at load. The compiled expression
+ * does not keep that tree: JSONata's tokens inherit from its parser's symbol table, whose functions
+ * hold the whole parser, so each tree kept ~14 KB from load until the first evaluation (for routes
+ * never asked, for good): 1,200 expressions in 20 mapping files, 17 MB that every young-generation
+ * collection of the start-up copied again. The first evaluation parses the text anew (it parsed at
+ * load, so it cannot fail), as it always did for an expression with the mapping's functions.
+ */
+export function compileWithTree(
+  source: string,
+  limits: ExpressionLimits = DEFAULT_EXPRESSION_LIMITS,
+  prelude = '',
+  compileOptions: CompileOptions = {},
+): { readonly compiled: CompiledExpression; readonly tree: unknown } {
   const options = {
     get timeout(): number {
       return remainingBudget.getStore() ?? limits.timeoutMs;
@@ -128,17 +144,17 @@ export function compileExpression(
   } catch (fault) {
     throw new ExpressionSyntaxError(fault as JsonataFault, source);
   }
-  const longList = findLongListLiteral(expression.ast(), limits.maxDepth);
+  const tree = expression.ast();
+  const longList = findLongListLiteral(tree, limits.maxDepth);
   if (longList) throw new ExpressionSyntaxError({ code: 'S0000', message: longList.message, position: longList.position }, source);
-  const regexProblem = findUnsupportedRegex(expression.ast(), source);
+  const regexProblem = findUnsupportedRegex(tree, source);
   if (regexProblem) throw new UnsupportedRegexError(regexProblem.message, regexProblem.offset, source);
   // Everything below can neither fail nor report a problem of the mapping (the text and the prelude's
   // functions were checked above and on their own), so it runs on the first evaluation instead of at
   // load: a server with many mapping files answers sooner, and routes never asked cost nothing.
-  const parsed = expression;
   let prepared: PreparedExpression | undefined;
   const prepare = () => {
-    prepared ??= prepareExpression(prelude ? jsonata(`(${prelude}\n${source}\n)`, options) : parsed, source, prelude !== '', limits, compileOptions);
+    prepared ??= prepareExpression(jsonata(prelude ? `(${prelude}\n${source}\n)` : source, options), source, prelude !== '', limits, compileOptions);
     return prepared;
   };
   const stats = { fast: 0, fallback: 0, interpreter: 0 };
@@ -165,7 +181,6 @@ export function compileExpression(
   const compiled = {
     source,
     stats,
-    parseTree: () => parsed.ast(),
     inputFieldsRead: () => prepare().fieldsRead,
     // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
     evaluate: (input: unknown, bindings?: Record<string, unknown>) => {
@@ -185,7 +200,7 @@ export function compileExpression(
   };
   // Not enumerable: whoever walks the mapping's values (deepFreeze) must not prepare every expression.
   Object.defineProperty(compiled, 'fastPath', { enumerable: false, get: () => prepare().fast !== undefined });
-  return Object.freeze(compiled) as CompiledExpression;
+  return { compiled: Object.freeze(compiled) as CompiledExpression, tree };
 }
 
 interface PreparedExpression {

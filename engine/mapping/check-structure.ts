@@ -5,7 +5,7 @@ import type Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
 import { ROUTES } from '../contract/routes';
 import type { MappingIssue } from '../errors';
-import { mappingJsonSchema } from './format';
+import { mappingSchemaFile } from './format/defaults';
 import { AHEAD_OF_TIME_FILE, structureAjv } from './structure-ajv';
 import type { PathSegment, YamlSource } from './yaml-source';
 
@@ -21,12 +21,13 @@ let validator: Validator | undefined;
  * The validator, made on first use; like the format it checks, a constant of the program. A build
  * writes it as code beside this file (`npm run build`, write-structure-validator.ts): compiling it
  * took 180 ms of every start of serve and of each worker, loading the code takes 10. From the sources
- * (the tests) there is no build, and it is compiled here with the same options.
+ * (the tests) there is no build, and it is compiled here with the same options, from the format's JSON
+ * Schema file (the same schema: json-schema.test.ts holds the file to the declaration).
  */
 function loadValidator(): Validator {
   const ahead = path.join(__dirname, AHEAD_OF_TIME_FILE);
   if (fs.existsSync(ahead)) return createRequire(__filename)(ahead) as Validator;
-  return structureAjv().compile(mappingJsonSchema());
+  return structureAjv().compile(mappingSchemaFile());
 }
 
 function validateShape(value: unknown): ErrorObject[] {

@@ -3,7 +3,7 @@ import type { Secret } from './secret';
 import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
-import { compileExpression, ExpressionSyntaxError, expressionKind, isReservedFunctionName, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
+import { compileWithTree, ExpressionSyntaxError, isReservedFunctionName, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
 import { callReferences } from './call-references';
 import { closest } from './check-structure';
 import { dateArgumentProblems } from './date-arguments';
@@ -12,7 +12,8 @@ import { compileInbound } from './compile-inbound';
 import { compilePushes, type PushCompileContext } from './compile-push';
 import { compileCache, compileCallRetry, compileForEach, compilePaginate, compileRawQuery, type CompileHelpers } from './compile-connectivity';
 import { compileSystem, type CallTarget } from './compile-system';
-import { withDefaults, type CallDocument, type MappingDocument, type OperationDocument, type OperationMode } from './format';
+import type { CallDocument, MappingDocument, OperationDocument, OperationMode } from './format';
+import { withDefaults } from './format/defaults';
 import type { OutboxDocument, OutcomeDocument } from './format/mapping';
 import type { CallSpec, OutboxSpec, LocatedExpression, Mapping, Operation, OutcomeRule, SystemSpec, Template } from './model';
 import { createPrelude, type FunctionDefinition } from '../expressions/prelude';
@@ -79,8 +80,9 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
         this.report('RESERVED_NAME', path, `a function named "${name}" would hide the built-in $${name}; choose another name`, this.source.keyAt(path));
         continue;
       }
-      if (!this.expression(text, path)) continue;
-      if (expressionKind(text) !== 'lambda') {
+      const compiled = this.compiledAt(text, path);
+      if (!compiled) continue;
+      if ((compiled.tree as { readonly type?: unknown }).type !== 'lambda') {
         this.report('EXPRESSION_SYNTAX', path, `functions.${name} must be a JSONata function, e.g. function($order) { ... }`);
         continue;
       }
@@ -103,15 +105,20 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   }
 
   expression(text: string, path: readonly PathSegment[], offsetInString = 0): LocatedExpression | undefined {
+    return this.compiledAt(text, path, offsetInString)?.expression;
+  }
+
+  /** The expression and its parse tree (for a check of its own, as functions() reads its kind), or undefined when reported. */
+  private compiledAt(text: string, path: readonly PathSegment[], offsetInString = 0): { readonly expression: LocatedExpression; readonly tree: unknown } | undefined {
     try {
-      const expression = compileExpression(text, this.limits, this.preludeFor(text));
+      // The tree is read here and let go: the compiled expression does not keep it (compileWithTree).
+      const { compiled: expression, tree } = compileWithTree(text, this.limits, this.preludeFor(text));
       const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
       // The properties, not a spread: `fastPath` is a getter that prepares the expression, which waits for the first evaluation.
       const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, Object.getOwnPropertyDescriptors(expression)) as LocatedExpression);
-      const tree = expression.parseTree();
       if (this.scope) this.callsRead(text, path, offsetInString, this.scope, tree);
       for (const problem of dateArgumentProblems(text, tree)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
-      return compiled;
+      return { expression: compiled, tree };
     } catch (error) {
       if (!(error instanceof ExpressionSyntaxError)) throw error;
       if (error instanceof UnsupportedRegexError) {

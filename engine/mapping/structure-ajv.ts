@@ -1,5 +1,5 @@
 import Ajv from 'ajv';
-import { FORMAT_KEYWORDS } from './format/declare';
+import { FORMAT_KEYWORDS } from './format/keywords';
 
 /**
  * The AJV that checks a mapping's structure, the one set of options for both ways it is compiled: at

@@ -117,6 +117,25 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
   }
   if (issues.some((i) => i.severity === 'error')) return { issues: issues.map((i) => ({ ...i, file })) };
 
+  // What each *alias stands for, found in one pass when first asked: the node of the last &anchor of
+  // that name before it, as yaml's Alias.resolve finds it, which walks the document from its start on
+  // every call (two pushes sharing one auth block walked the whole file for each secret they read).
+  let aliasTargets: Map<Node, Node | undefined> | undefined;
+  const resolveAlias = (alias: Node): Node | undefined => {
+    if (!aliasTargets) {
+      const targets = new Map<Node, Node | undefined>();
+      const anchors = new Map<string, Node>();
+      visit(doc, {
+        Node(_key, node) {
+          if (isAlias(node)) targets.set(node, anchors.get(node.source));
+          else if (node.anchor) anchors.set(node.anchor, node);
+        },
+      });
+      aliasTargets = targets;
+    }
+    return aliasTargets.get(alias);
+  };
+
   const source: YamlSource = {
     file,
     value,
@@ -144,10 +163,10 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
       // Through aliases: a secret written once under an &anchor and reused as *alias still comes from its ${VAR}.
       let node: unknown = doc.contents;
       for (const segment of path) {
-        if (isAlias(node)) node = node.resolve(doc);
+        if (isAlias(node)) node = resolveAlias(node);
         node = isMap(node) || isSeq(node) ? node.get(segment, true) : undefined;
       }
-      if (isAlias(node)) node = node.resolve(doc);
+      if (isAlias(node)) node = resolveAlias(node);
       return isScalar(node) ? envUse.get(node) : undefined;
     },
   };

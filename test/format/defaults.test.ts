@@ -9,7 +9,8 @@ import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { mappingFormat, withDefaults } from '../../engine/mapping/format';
+import { mappingFormat } from '../../engine/mapping/format';
+import { withDefaults } from '../../engine/mapping/format/defaults';
 import { MAPPINGS_DIR, PROJECT_ROOT } from '../../engine/paths';
 
 type Doc = Record<string, unknown>;
@@ -48,6 +49,24 @@ function variants(): [string, unknown][] {
     changed('pushes without their optional settings', example, (copy) => {
       for (const push of Object.values((copy.push ?? {}) as Record<string, Doc>)) { delete push.batch; delete push.records; delete push.idempotencyKey; }
     }),
+    ...[
+      { type: 'none' }, { type: 'basic', username: 'u', password: 'p' }, { type: 'bearer', token: 't' },
+      { type: 'apiKey', name: 'X-Key', value: 'v' }, { type: 'oauth2ClientCredentials', tokenUrl: 'https://idp.local/token', clientId: 'c', clientSecret: 's' },
+    ].map((auth) => changed(`system.auth of type ${auth.type}, its settings left out`, example, (copy) => { (copy.system as Doc).auth = auth; })),
+    ...[
+      { style: 'page', items: 'body.items' }, { style: 'offset', items: 'body.items', pageSize: 50 }, { style: 'cursor', items: 'body.items', cursorParam: 'cursor', next: 'body.next' },
+      { style: 'nextLink', items: 'body.items', next: 'body.next' }, { style: 'linkHeader', items: 'body.items' },
+    ].map((paginate) => changed(`pagination of style ${paginate.style}`, example, (copy) => {
+      for (const operation of Object.values(operations(copy))) for (const call of (operation.calls ?? []) as Doc[]) call.paginate = paginate;
+    })),
+    ...[{ type: 'none' }, { type: 'apiKey', keys: ['k'] }, { type: 'basic', users: [{ username: 'u', password: 'p' }] }]
+      .map((auth) => changed(`inbound.auth of type ${auth.type}`, example, (copy) => { copy.inbound = { auth }; })),
+    changed('no inbound block and no auth (the variant is the default)', example, (copy) => { delete copy.inbound; (copy.system as Doc).auth = undefined; }),
+    changed('pushes authenticated each way', pushExample, (copy) => {
+      const pushes = Object.values((copy.push ?? {}) as Record<string, Doc>);
+      const ways = [{ type: 'hmac', secrets: ['s'] }, { type: 'apiKey', keys: ['k'] }, { type: 'basic', users: [{ username: 'u', password: 'p' }] }];
+      pushes.forEach((push, index) => { push.auth = ways[index % ways.length]; });
+    }),
     changed('values of the wrong kind (defaults meet what the structure check would refuse)', example, (copy) => {
       copy.system = 'http://erp.local';
       operations(copy).GetWorkOrders = { calls: 'none' } as Doc;
@@ -70,5 +89,12 @@ describe('withDefaults', () => {
     const filled = withDefaults({ version: 1, name: 'bare', system: { baseUrl: 'http://erp.local' }, operations: {} }) as unknown as { system: Doc };
     expect(filled.system.timeoutMs).toBeTypeOf('number');
     expect(filled.system.maxResponseBytes).toBe(52_428_800);
+  });
+});
+
+describe('withDefaults on variants', () => {
+  it("fills the settings of the variant the value names, and only that variant's", () => {
+    const filled = withDefaults({ version: 1, name: 'bare', system: { baseUrl: 'http://erp.local' }, inbound: { auth: { type: 'apiKey', keys: ['k'] } }, operations: {} }) as unknown as { inbound: { auth: Doc } };
+    expect(filled.inbound.auth).toEqual({ type: 'apiKey', header: 'X-Api-Key', keys: ['k'] });
   });
 });

@@ -49,6 +49,18 @@ describe('push endpoints at load', () => {
     expectOnlyError(withPush(...lines), { code: 'SECRET_INLINE', line: 10, col: 35 }, ENV);
   });
 
+  it('a secret reused through a YAML *alias is read where its &anchor is: from ${VAR}, or inline (SECRET_INLINE)', () => {
+    const second = (auth: string) => NEW_ORDER.map((line) => line.replace('NewOrder', 'Again').replace(/auth: .*/, `auth: ${auth}`));
+    const anchored = (auth: string) => NEW_ORDER.map((line) => line.replace(/auth: .*/, `auth: &sig ${auth}`));
+    const fromVar = withPush(...anchored('{ type: hmac, secrets: ["${HMAC_SECRET}"] }'), ...second('*sig'));
+    expect(errorsOf(fromVar, ENV)).toEqual([]);
+    const inline = withPush(...anchored('{ type: hmac, secrets: [plain-text] }'), ...second('*sig'));
+    expect(errorsOf(inline, ENV).map((issue) => issue.code)).toEqual(['SECRET_INLINE', 'SECRET_INLINE']);
+    // The alias stands for the last anchor of its name before it, as YAML says: here the inline one.
+    const redefined = withPush(...anchored('{ type: hmac, secrets: ["${HMAC_SECRET}"] }'), ...second('&sig { type: hmac, secrets: [plain-text] }').map((line) => line.replace('Again', 'Other')), ...second('*sig'));
+    expect(errorsOf(redefined, ENV).map((issue) => [issue.code, issue.path])).toEqual([['SECRET_INLINE', 'push.Other.auth.secrets[0]'], ['SECRET_INLINE', 'push.Again.auth.secrets[0]']]);
+  });
+
   it('a schema that is no JSON Schema is PUSH_SCHEMA_INVALID', () => {
     const lines = NEW_ORDER.map((line) => (line.includes('schema:') ? '    schema: { type: banana }' : line));
     expectOnlyError(withPush(...lines), { code: 'PUSH_SCHEMA_INVALID', line: 11, col: 13 }, ENV);

@@ -11,8 +11,7 @@ import { Type, type SchemaOptions, type Static, type TLiteral, type TObject, typ
  * defaults are applied); the JSON Schema leaves it out of `required`, so a file may omit it.
  */
 
-/** Extra words of the declaration, kept in the JSON Schema (AJV is told about them). */
-export const FORMAT_KEYWORDS = ['secret', 'variantKey', 'expression', 'template'] as const;
+export { FORMAT_KEYWORDS } from './keywords';
 
 type Described = SchemaOptions & { readonly description: string };
 

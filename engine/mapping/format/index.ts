@@ -1,7 +1,5 @@
-import { Kind, type TArray, type TObject, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import { toJsonSchema } from './json-schema';
-import { buildMappingFormat, type MappingDocument } from './mapping';
+import { buildMappingFormat } from './mapping';
 
 /**
  * The mapping format and what is derived from it. The declaration is built on first use (it reads the
@@ -36,40 +34,6 @@ function withSharedOperation(schema: Record<string, unknown>): Record<string, un
   return { ...schema, definitions: { operation } };
 }
 
-/**
- * TypeBox's Value.Default, each object's property visited once. TypeBox 0.34 visits every property of
- * an object twice (once to see whether it gives a value, once to assign it), so its work doubled at
- * each level: 3 ms of every mapping file's load, the example's. Plain objects and lists are walked
- * here as TypeBox walks them; everything else (unions, records, a schema with a default of its own) is
- * TypeBox's, from that node down. test/format/defaults.test.ts holds it to Value.Default's answers.
- */
-function fillDefaults(schema: TSchema, value: unknown): unknown {
-  if (value === undefined || 'default' in schema) return Value.Default(schema, value);
-  if (schema[Kind] === 'Array' && Array.isArray(value)) {
-    const items = (schema as TArray).items;
-    for (let i = 0; i < value.length; i += 1) value[i] = fillDefaults(items, value[i]);
-    return value;
-  }
-  const object = schema as TObject;
-  if (schema[Kind] !== 'Object' || typeof object.additionalProperties === 'object' || typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return Value.Default(schema, value);
-  }
-  const record = value as Record<string, unknown>;
-  for (const [key, property] of Object.entries(object.properties)) {
-    const filled = fillDefaults(property, record[key]);
-    if (filled !== undefined) record[key] = filled;
-  }
-  return record;
-}
-
-/** A document that passed the structure check, with every default the format declares filled in. */
-export function withDefaults(document: unknown): MappingDocument {
-  const filled = fillDefaults(mappingFormat(), structuredClone(document)) as MappingDocument;
-  // TypeBox fills no defaults inside a record's values (push.<name>): done here, with the entry's own declaration.
-  const [entry] = Object.values(mappingFormat().properties.push.patternProperties);
-  for (const [name, push] of Object.entries(filled.push ?? {})) (filled.push as Record<string, unknown>)[name] = fillDefaults(entry, push);
-  return filled;
-}
-
+export { withDefaults } from './defaults';
 export type { CallDocument, MappingDocument, OperationDocument, OperationMode } from './mapping';
 export { OPERATION_MODES } from './mapping';
