@@ -268,11 +268,6 @@ export function isReservedFunctionName(name: string): boolean {
   return RESERVED_NAMES.has(name);
 }
 
-/** The AST root type, e.g. 'lambda' for `function($x) { ... }`. */
-export function expressionKind(source: string): string {
-  return jsonata(source).ast().type;
-}
-
 /** A readable message from whatever JSONata or a helper threw. */
 export function describeEvaluationError(error: unknown): string {
   if (error && typeof error === 'object') {
