@@ -80,11 +80,16 @@ function errorCode(error: unknown): string | undefined {
   return errorCode(cause) ?? (typeof code === 'string' ? code : undefined);
 }
 
+/** The call as failure messages name it: method and URL without the query (which may hold credentials). */
+function targetOf(request: OutboundRequest): string {
+  return `${request.method} ${request.url.origin}${request.url.pathname}`;
+}
+
 function classify(error: unknown, request: OutboundRequest): TransportError | undefined {
   const code = errorCode(error);
   if (code === undefined) return undefined;
   const message = error instanceof Error ? error.message : String(error);
-  const target = `${request.method} ${request.url.origin}${request.url.pathname}`;
+  const target = targetOf(request);
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return new TransportError('TIMEOUT', `${target}: no connection within ${CONNECT_TIMEOUT_MS} ms`);
   if (code.startsWith('Z_')) return new TransportError('NETWORK', `${target}: the answer's compressed body could not be decompressed (${message})`);
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') {
@@ -269,7 +274,7 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
         data = await readCapped(decompressed(response.body, request.method, status, headers['content-encoding']), headers['content-length'], request.maxResponseBytes);
       } catch (error) {
         if (request.signal?.aborted) throw new RequestAbandoned(request.callName, true);
-        const target = `${request.method} ${request.url.origin}${request.url.pathname}`;
+        const target = targetOf(request);
         if (controller.signal.aborted) throw new TransportError('TIMEOUT', `${target}: no answer within ${request.timeoutMs} ms (headers and body)`);
         if (error instanceof TooLarge) throw new TransportError('TOO_LARGE', `${target}: response larger than ${request.maxResponseBytes} bytes`);
         throw classify(error, request) ?? error;

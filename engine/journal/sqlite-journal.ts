@@ -10,7 +10,6 @@ import { listLimit, type JournalFilter, type JournalRecord, type JournalStore, t
  * journal can afford; each batch is one short transaction.
  */
 
-
 const SCHEMA = `CREATE TABLE IF NOT EXISTS journal (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,

@@ -11,8 +11,6 @@ import { Type, type SchemaOptions, type Static, type TLiteral, type TObject, typ
  * defaults are applied); the JSON Schema leaves it out of `required`, so a file may omit it.
  */
 
-export { FORMAT_KEYWORDS } from './keywords';
-
 type Described = SchemaOptions & { readonly description: string };
 
 export function expression(description: string, options: SchemaOptions = {}) {

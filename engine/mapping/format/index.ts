@@ -34,6 +34,5 @@ function withSharedOperation(schema: Record<string, unknown>): Record<string, un
   return { ...schema, definitions: { operation } };
 }
 
-export { withDefaults } from './defaults';
 export type { CallDocument, MappingDocument, OperationDocument, OperationMode } from './mapping';
 export { OPERATION_MODES } from './mapping';
