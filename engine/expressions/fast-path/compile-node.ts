@@ -1,6 +1,6 @@
 import { binary, boolize } from './operators';
 import {
-  FALLBACK, FastLambda, Frame, Thunk, append, apply, checkClock, checkText, createSequence, fastFunction, finish, isSequence, lookup, pushItem,
+  ASYNC_FALLBACK, FALLBACK, FastLambda, Frame, Thunk, append, apply, applyBuiltin, checkClock, checkText, createSequence, fastFunction, fieldOf, finish, isAsyncImplementation, isSequence, lookup, pushItem,
   toBoolean, type JsonataFunction, type Run, type Sequence,
 } from './runtime';
 import { CallSiteSignature } from './signature-plan';
@@ -18,13 +18,13 @@ function tick(run: Run): void {
   if ((++run.ticks & 1023) === 0) checkClock(run);
 }
 
+/**
+ * Each node's closure ends with `finish` itself where its value can be a sequence (a name, a variable,
+ * a call, a path); the other nodes give numbers, booleans, texts, plain arrays and objects, or the
+ * finished value of a child, which finish gives back unchanged. One closure per node, not two: the
+ * wrapper that finished every node was a fifth of a list transform.
+ */
 export function compileNode(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
-  const raw = compileRaw(node, lambdaNames);
-  if (node.type === 'string' || node.type === 'number' || node.type === 'value') return raw;
-  return (input, frame, run) => finish(raw(input, frame, run), false);
-}
-
-function compileRaw(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
   const sub = (child: AstNode): Evaluator => compileNode(child, lambdaNames);
   switch (node.type) {
     case 'string':
@@ -35,12 +35,12 @@ function compileRaw(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator 
     }
     case 'name': {
       const key = node.value as string;
-      return (input, _frame, run) => lookup(run, input, key);
+      return (input, _frame, run) => finish(Array.isArray(input) ? lookup(run, input, key) : fieldOf(input, key), false);
     }
     case 'variable': {
       const name = node.value as string;
-      if (name === '') return (input) => (input && (input as Sequence).outerWrapper ? (input as unknown[])[0] : input);
-      return (_input, frame) => frame.lookup(name);
+      if (name === '') return (input) => finish(input && (input as Sequence).outerWrapper ? (input as unknown[])[0] : input, false);
+      return (_input, frame) => finish(frame.lookup(name), false);
     }
     case 'path': return compilePath(node, lambdaNames);
     case 'unary': {
@@ -138,15 +138,32 @@ function callSiteSignature(call: AstNode, lambdaNames: ReadonlySet<string>): Cal
 }
 
 function compileCall(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
-  const procedure = compileProcedure(node.procedure as AstNode, lambdaNames);
   const args = (node.arguments as AstNode[]).map((arg) => compileNode(arg, lambdaNames));
+  const name = (node.procedure as AstNode).value as string;
+  if (!lambdaNames.has(name)) {
+    // A built-in or helper: found, and checked for an async implementation, at the first call.
+    const site = new CallSiteSignature();
+    let builtin: JsonataFunction | undefined;
+    return (input, frame, run) => {
+      if (builtin === undefined) {
+        const found = fastFunction(name);
+        if (found === undefined) throw FALLBACK;
+        if (isAsyncImplementation(found.implementation)) throw ASYNC_FALLBACK;
+        builtin = found;
+      }
+      const values = new Array<unknown>(args.length);
+      for (let index = 0; index < args.length; index++) values[index] = args[index](input, frame, run);
+      return finish(applyBuiltin(run, builtin, values, input, site), false);
+    };
+  }
+  const procedure = compileProcedure(node.procedure as AstNode, lambdaNames);
   const site = callSiteSignature(node, lambdaNames);
   return (input, frame, run) => {
     const proc = procedure(input, frame, run);
     if (proc === undefined) throw FALLBACK;
     const values = new Array<unknown>(args.length);
     for (let index = 0; index < args.length; index++) values[index] = args[index](input, frame, run);
-    return apply(run, proc, values, input, site);
+    return finish(apply(run, proc, values, input, site), false);
   };
 }
 
@@ -240,6 +257,8 @@ function compileObject(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluat
 function compilePath(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
   const stepNodes = node.steps as AstNode[];
   const steps = stepNodes.map((step) => compileNode(step, lambdaNames));
+  // A name step over one object is a field read, done here rather than through the step's closures.
+  const names = stepNodes.map((step) => (step.type === 'name' ? (step.value as string) : undefined));
   const firstIsVariable = stepNodes[0].type === 'variable';
   const firstIsCons = stepNodes[0].consarray === true;
   const last = steps.length - 1;
@@ -254,9 +273,11 @@ function compilePath(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
       let value: unknown = input;
       for (;;) {
         tick(run);
-        value = steps[index](value, frame, run);
+        const name = names[index];
+        if (name !== undefined) value = finish(fieldOf(value, name), false);
+        else value = steps[index](value, frame, run);
         if (value === undefined) return undefined;
-        if (index === last) return Array.isArray(value) ? lastStepArray(run, value) : value;
+        if (index === last) return Array.isArray(value) ? finish(lastStepArray(run, value), false) : value;
         index += 1;
         if (!Array.isArray(value)) continue;
         if ((value as Sequence).cons) {
@@ -272,7 +293,7 @@ function compilePath(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
       items = Array.isArray(input) && !firstIsVariable ? input : createSequence(run, input);
       if (firstIsCons) {
         result = steps[0](items, frame, run) as unknown[] | undefined;
-        if (result === undefined || result.length === 0) return result;
+        if (result === undefined || result.length === 0) return finish(result, false);
         items = result;
         index = 1;
       }
@@ -282,7 +303,7 @@ function compilePath(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
       if (result.length === 0) break;
       items = result;
     }
-    return result;
+    return finish(result, false);
   };
 }
 

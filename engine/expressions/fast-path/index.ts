@@ -58,6 +58,7 @@ export function buildFastPath(
       deadline: limits.timeoutMs > 0 ? Date.now() + limits.timeoutMs : 0,
       sliceMs: FAST_PATH_SLICE_MS,
       sliceEndCpuUs: 0,
+      sliceStartedAt: 0,
       ticks: 0,
       guardedPush,
       focus: { options, createSequence: (...items: unknown[]) => createSequence(run, ...items), environment: undefined },
