@@ -20,7 +20,8 @@ type Source =
   | { readonly from: 'context'; readonly wrap: boolean }
   | { readonly from: 'value'; readonly value: null | undefined; readonly wrap: boolean };
 
-type Plan = readonly Source[] | 'validate';
+/** 'same': the arguments as they are, in their order (no context put in, nothing wrapped, none added). */
+type Plan = readonly Source[] | 'validate' | 'same';
 
 /** A call site sees a few combinations of argument types; a runaway one (an expression over varied data) stops learning. */
 const MAX_PLANS = 32;
@@ -84,7 +85,8 @@ function learn(signature: Signature, codes: readonly number[], contextCode: numb
       plan.push(at >= 0 ? { from: 'arg', index: at, wrap: wrapped } : { from: 'context', wrap: wrapped });
     } else return 'validate';
   }
-  return plan;
+  const same = plan.length === codes.length && plan.every((source, index) => source.from === 'arg' && source.index === index && !source.wrap);
+  return same ? 'same' : plan;
 }
 
 /** True when a parameter checks the items of a list (`a<s>`): that check reads the values, not only their letters. */
@@ -118,6 +120,7 @@ export class CallSiteSignature {
       this.plans.set(key, plan);
     }
     if (plan === 'validate') return signature.validate(args, context);
+    if (plan === 'same') return args;
     const validated = new Array<unknown>(plan.length);
     for (let index = 0; index < plan.length; index++) {
       const source = plan[index];
