@@ -59,6 +59,8 @@ const EDGE_CASES = [
   // Paths whose steps give arrays, sequences and list constructors at different places.
   'a.b.$string()', 'a.[b]', '[a].b', 'a.[b].c', '( $x := a.b; $x.c )', '( $x := a.b; $x )', '( $x := a; $x.b.c )', 'a.b.{ "c": c }.c',
   '[a.b, c]', '[[a], a.b]',
+  // Objects are made without a prototype: `__proto__` and `constructor` are keys like any other.
+  '{ "__proto__": a, "constructor": b }', '{ "__proto__": a }.__proto__', 'a.{ "toString": b, "__proto__": c }',
 ];
 
 /** The value with the markers JSONata keeps on arrays and objects, so that those must match too. */

@@ -203,19 +203,20 @@ function compileObject(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluat
   const direct = literalKeys.every((key) => key !== undefined && key !== '_jsonata_lambda' && key !== '_jsonata_function')
     && new Set(literalKeys).size === literalKeys.length;
   // The interpreter's objects have no prototype. Made by Object.create(null), V8 keeps such an object's
-  // properties in a hash table (slow to fill and to write as JSON); filled as `{}` and given the null
-  // prototype afterwards, it has the same keys, order and prototype with V8's fast properties. Not for a
-  // key `__proto__`, which on `{}` would set the prototype instead of adding a property.
-  const withoutPrototypeAfterwards = !literalKeys.includes('__proto__');
+  // properties in a hash table (slow to fill and to write as JSON); an empty `{}` given the null prototype
+  // first keeps V8's fast properties as it is filled, and every object of the site starts from the same
+  // hidden class. (Given it after filling, each of the many shapes a site makes, keys left out when
+  // undefined, took its own change of prototype: a tenth of a list transform.) Without a prototype,
+  // a key `__proto__` is an own property, as the interpreter's.
   return (input, frame, run) => {
     if (direct && !Array.isArray(input)) {
       tick(run);
-      const single = (withoutPrototypeAfterwards ? {} : Object.create(null)) as Record<string, unknown>;
+      const single = {} as Record<string, unknown>;
+      Object.setPrototypeOf(single, null);
       for (let pairIndex = 0; pairIndex < pairs.length; pairIndex++) {
         const value = pairs[pairIndex].value(input, frame, run);
         if (value !== undefined) single[literalKeys[pairIndex] as string] = value;
       }
-      if (withoutPrototypeAfterwards) Object.setPrototypeOf(single, null);
       return single;
     }
     const result = Object.create(null) as Record<string, unknown>;
