@@ -96,6 +96,8 @@ describe('guarded built-ins match JSONata', () => {
       await expectSame('$string($, true)', value);
       await expectSame('$string([$, {"n": $n}])', value);
       await expectSame(`$string({"x": ${JSON.stringify(number) ?? 0}, "y": [$, $string]})`, value);
+      // A number, boolean or null on its own is written without the serializer: same text.
+      await expectSame('[$string(n), $string(n, true), $string(-n), $string(b), $string(z), "#" & n]', { n: number, b: number > 0, z: null });
     }), { numRuns: 300 });
     await expectSame('$string([1, [2, [], {}], {"a": {"b": [null, true]}}], true)', {});
     await expectSame('$string({"f": function($x) { $x }, "g": $uppercase})', {});
