@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startRecordingErp } from '../cli/cli-process';
 import { head, startEngine } from '../support/engine';
 
@@ -12,6 +12,7 @@ import { head, startEngine } from '../support/engine';
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
+  vi.restoreAllMocks();
 });
 
 const EVENT = `  CancelPutWallItem:
@@ -86,5 +87,48 @@ describe('large bodies', () => {
     most = 0;
     await Promise.all([send(10), send(10), send(10)]);
     expect(most).toBe(3);
+  });
+
+  it('are parsed, then the event loop turns before the engine handles them; a small body is handled in the turn it was parsed in', async () => {
+    // JSON.parse of a 10 MB export takes 15–25 ms: other requests must wait for it or for the engine's
+    // first slice of work, not for both. Turns are counted by a setImmediate loop.
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      turns += 1;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    cleanups.push(async () => {
+      counting = false;
+    });
+    const { engine } = await serving();
+    const whenParsedAndHandled = async (itemNumber: string) => {
+      const body = JSON.stringify({ workOrderNumber: 'SO-1', itemNumber });
+      let parsedAt = -1;
+      let handledAt = -1;
+      const parse = JSON.parse;
+      const parseSpy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+        if (text === body) parsedAt = turns;
+        return parse(text, reviver) as unknown;
+      });
+      const handle = engine.engine.handle.bind(engine.engine);
+      const handleSpy = vi.spyOn(engine.engine, 'handle').mockImplementation((request) => {
+        if (request.path === '/WorkOrders/CancelPutWallItem') handledAt = turns;
+        return handle(request);
+      });
+      const answer = await engine.postRaw('/WorkOrders/CancelPutWallItem', body);
+      parseSpy.mockRestore();
+      handleSpy.mockRestore();
+      return { parsedAt, handledAt, success: (answer.body as { isResultSuccess?: unknown }).isResultSuccess };
+    };
+    const large = await whenParsedAndHandled('A'.repeat(2_000_000));
+    expect(large.success).toBe(true);
+    expect(large.parsedAt).toBeGreaterThan(0);
+    expect(large.handledAt).toBeGreaterThan(large.parsedAt);
+    const small = await whenParsedAndHandled('A-1');
+    expect(small.success).toBe(true);
+    expect(small.parsedAt).toBeGreaterThan(0);
+    expect(small.handledAt).toBe(small.parsedAt);
   });
 });

@@ -21,8 +21,8 @@ function tick(run: Run): void {
 /**
  * Each node's closure ends with `finish` itself where its value can be a sequence (a name, a variable,
  * a call, a path); the other nodes give numbers, booleans, texts, plain arrays and objects, or the
- * finished value of a child, which finish gives back unchanged. One closure per node, not two: the
- * wrapper that finished every node was a fifth of a list transform.
+ * finished value of a child, which finish gives back unchanged. One closure per node, not two (a
+ * wrapper used to finish every node, and each closure call is paid on every field of every order).
  */
 export function compileNode(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
   const sub = (child: AstNode): Evaluator => compileNode(child, lambdaNames);

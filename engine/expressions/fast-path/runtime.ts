@@ -98,7 +98,7 @@ export function guardedPushFor(max: number): Run['guardedPush'] {
  * (almost all) never reads it: the slice is counted from the first check, after the first 1024 items.
  * After that first reading it is read again only once the slice has passed on the wall clock: until
  * then this thread cannot have used it up. (A list transform of 500 orders made 40 checks, and the
- * readings were 7% of its time.)
+ * readings were 5 to 7% of its time.)
  */
 export function checkClock(run: Run): void {
   const now = Date.now();
