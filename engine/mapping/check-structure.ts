@@ -5,7 +5,7 @@ import type Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
 import { ROUTES } from '../contract/routes';
 import type { MappingIssue } from '../errors';
-import { mappingSchemaFile } from './format/defaults';
+import { mappingSchemaFile } from './format/schema-file';
 import { AHEAD_OF_TIME_FILE, structureAjv } from './structure-ajv';
 import type { PathSegment, YamlSource } from './yaml-source';
 

@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { mappingJsonSchema } from '../mapping/format';
-import { SCHEMAS_DIR } from '../paths';
+import { MAPPING_SCHEMA_FILE } from '../mapping/format/schema-file';
 
-/** `npm run schema:mapping`: writes schemas/mapping.schema.json, the file editors use for completion. */
-export const MAPPING_SCHEMA_FILE = path.join(SCHEMAS_DIR, 'mapping.schema.json');
+/** `npm run schema:mapping`: writes schemas/mapping.schema.json (MAPPING_SCHEMA_FILE), the file editors use for completion. */
 
 export function renderMappingSchema(): string {
   return `${JSON.stringify(mappingJsonSchema(), null, 2)}\n`;

@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { SCHEMAS_DIR } from '../../paths';
 import type { MappingDocument } from './mapping';
+import { mappingSchemaFile } from './schema-file';
 
 /**
  * The defaults the format declares, filled into a mapping document. Read from the format's JSON Schema
@@ -18,16 +16,6 @@ import type { MappingDocument } from './mapping';
 
 type Schema = Readonly<Record<string, unknown>>;
 type Json = Record<string, unknown>;
-
-const SCHEMA_FILE = path.join(SCHEMAS_DIR, 'mapping.schema.json');
-
-let format: Schema | undefined;
-
-/** The format's JSON Schema, read on first use; a constant of the program like the contract's files. */
-export function mappingSchemaFile(): Schema {
-  format ??= JSON.parse(fs.readFileSync(SCHEMA_FILE, 'utf8')) as Schema;
-  return format;
-}
 
 /** TypeBox's IsObject: lists are objects too. */
 function isObject(value: unknown): value is Json {

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../contract/routes';
-import { MAPPING_SCHEMA_FILE, renderMappingSchema } from '../../scripts/write-mapping-schema';
+import { renderMappingSchema } from '../../scripts/write-mapping-schema';
+import { MAPPING_SCHEMA_FILE } from './schema-file';
 import { mappingJsonSchema } from '.';
 
 describe('mapping format JSON Schema', () => {
