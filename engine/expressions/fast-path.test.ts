@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import jsonata from 'jsonata';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
 import { createErpState } from '../../examples/erp/data';
 import { exampleEnv } from '../../examples/example-env';
@@ -162,6 +162,19 @@ async function compare(source: string, prelude: string, fast: CompiledExpression
 
 beforeAll(async () => {
   expect(await whenFastFunctionsReady()).toBe(true);
+});
+
+// The clock stands still while these tests compare answers. JSONata evaluates an object's values side by
+// side (Promise.all) and the interpreter lets the event loop turn every 10 ms of wall clock (guard.ts):
+// when two values of one object fail, which error it reports depends on where it turned. On a busy machine
+// a large generated input then gave the interpreter one error and the fast path's rerun the other (a CI
+// run of 2026-11-24: T0410 from one `$isoDateTime`, the helper's own message from another). With the clock
+// still, neither ever turns, so the comparison is of what they compute, not of the machine's load.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 describe('fast path', () => {
