@@ -1,5 +1,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import type { AdapterConfig, AdapterMessage } from '../adapter-process';
 import type { LoadRun, LoadSummary } from '../load-worker';
@@ -76,14 +78,21 @@ export interface AdapterProcess {
 }
 
 export async function startAdapter(config: AdapterConfig, nodeArgs: readonly string[] = []): Promise<AdapterProcess> {
+  // What the adapter writes (the outbox's SQLite state) goes to a directory of its own, removed when it stops.
+  const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-adapter-'));
+  const removeTemp = () => fs.rmSync(tempRoot, { recursive: true, force: true });
   const spawnedAt = performance.now();
-  const child = fork(ADAPTER_MAIN, [], { env: { ...process.env, BENCH_ADAPTER: JSON.stringify(config) }, execArgv: [...nodeArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(ADAPTER_MAIN, [], { env: { ...process.env, TMPDIR: tempRoot, BENCH_ADAPTER: JSON.stringify(config) }, execArgv: [...nodeArgs], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const listening = await withTimeout(new Promise<Extract<AdapterMessage, { type: 'listening' }>>((resolve, reject) => {
     child.on('message', (message: AdapterMessage) => {
       if (message.type === 'listening') resolve(message);
     });
     child.once('exit', (code) => reject(new Error(`the ${config.kind} adapter exited with ${code} before listening`)));
-  }), START_TIMEOUT_MS, `starting the ${config.kind} adapter`);
+  }), START_TIMEOUT_MS, `starting the ${config.kind} adapter`).catch(async (error: unknown) => {
+    await stop(child);
+    removeTemp();
+    throw error;
+  });
   const listeningAfterMs = performance.now() - spawnedAt;
   return {
     kind: config.kind,
@@ -100,7 +109,10 @@ export async function startAdapter(config: AdapterConfig, nodeArgs: readonly str
       child.on('message', onMessage);
       child.send({ type: 'stats' });
     }), 10_000, `reading the ${config.kind} adapter's statistics`),
-    stop: () => stop(child),
+    stop: async () => {
+      await stop(child);
+      removeTemp();
+    },
   };
 }
 
