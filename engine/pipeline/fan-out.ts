@@ -20,7 +20,16 @@ function preview(value: unknown): string {
 
 export function unitsOf(list: unknown, spec: ForEachSpec): Unit[] {
   const elements = list === undefined || list === null ? [] : Array.isArray(list) ? list : [list];
-  if (spec.chunk === undefined) return elements.map((item, index) => ({ index, item, describe: `element ${index} (${preview(item)})` }));
+  // Named when a message needs it: the preview writes the element as JSON, which most units never need.
+  if (spec.chunk === undefined) {
+    return elements.map((item, index) => ({
+      index,
+      item,
+      get describe() {
+        return `element ${index} (${preview(item)})`;
+      },
+    }));
+  }
   const units: Unit[] = [];
   for (let start = 0, index = 0; start < elements.length; start += spec.chunk, index += 1) {
     const chunk = elements.slice(start, start + spec.chunk);
