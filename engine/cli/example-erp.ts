@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { usageError } from './usage';
 
 /**
  * `--example-erp`: the bundled example ERP beside the engine, so the example mapping runs with no
@@ -27,10 +28,10 @@ export async function withExampleErp(enabled: boolean | undefined, env: NodeJS.P
   if (!enabled || (env.ERP_URL && env.PLATFORM_URL)) return { env, close: async () => undefined };
   // Loaded only here: the engine itself never imports the examples, and other commands never load them.
   const secret = env.ERP_PUSH_SECRET || randomBytes(24).toString('base64url');
-  const platform = env.PLATFORM_URL ? undefined : await (await import('../../examples/platform')).startPlatform({ port: ports.platform });
+  const platform = env.PLATFORM_URL ? undefined : await listening('the platform stand-in', 'PLATFORM_PORT', 'PLATFORM_URL', ports.platform, async () => (await import('../../examples/platform')).startPlatform({ port: ports.platform }));
   let erp;
   try {
-    erp = env.ERP_URL ? undefined : await (await import('../../examples/erp')).startErp({ port: ports.erp, push: ports.pushUrl ? { url: ports.pushUrl, secret } : undefined });
+    erp = env.ERP_URL ? undefined : await listening('the example ERP', 'ERP_PORT', 'ERP_URL', ports.erp, async () => (await import('../../examples/erp')).startErp({ port: ports.erp, push: ports.pushUrl ? { url: ports.pushUrl, secret } : undefined }));
   } catch (error) {
     await platform?.close();
     throw error;
@@ -43,4 +44,21 @@ export async function withExampleErp(enabled: boolean | undefined, env: NodeJS.P
       await Promise.all([erp?.close(), platform?.close()]);
     },
   };
+}
+
+/**
+ * A stand-in started, or a usage error that says which variable moves it: a port already taken (a
+ * second `npm start`, another program on 8081) is the operator's to fix, not a bug of the engine.
+ */
+async function listening<T>(what: string, portVariable: string, urlVariable: string, port: number, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      const why = code === 'EADDRINUSE' ? 'it is already in use' : 'this user may not listen on it';
+      usageError(`${what} cannot listen on port ${port}: ${why}. Set ${portVariable} to a free port (0 picks one), or ${urlVariable} to one already running`);
+    }
+    throw error;
+  }
 }

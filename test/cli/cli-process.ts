@@ -24,7 +24,12 @@ export interface CliResult {
  */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   // Each run keeps its outbox in a state directory of its own: two engines sharing one would deliver each other's events.
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent', ADAPTER_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'adapter-state-')), ...('ERP_URL' in extra ? EXAMPLE_PUSH_ENV : {}), ...extra };
+  // --example-erp's stand-ins take free ports unless the test names them: test files run side by side,
+  // and two on the default 8081/8082 failed one of them at random.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent', ADAPTER_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'adapter-state-')), ERP_PORT: '0', PLATFORM_PORT: '0',
+    ...('ERP_URL' in extra ? EXAMPLE_PUSH_ENV : {}), ...extra,
+  };
   delete env.FORCE_COLOR;
   if (!('ERP_URL' in extra)) {
     for (const name of ['ERP_URL', ...Object.keys(EXAMPLE_PUSH_ENV)]) if (!(name in extra)) delete env[name];

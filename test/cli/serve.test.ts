@@ -35,7 +35,7 @@ describe('adapter-engine serve', () => {
   });
 
   it('starts the bundled example ERP with --example-erp when ERP_URL is not set', async () => {
-    const serving = await startServe(['--example-erp', 'mappings/example.yaml'], { ERP_PORT: '0' });
+    const serving = await startServe(['--example-erp', 'mappings/example.yaml']);
     running.push(serving);
     const answer = await get(`${serving.urls[0]}/WorkOrders/Code?Code=SO-1001&StorageName=WH-MAIN`);
     expect(answer.body).toMatchObject({ isResultSuccess: true, data: { number: 'SO-1001' } });
@@ -67,5 +67,19 @@ describe('adapter-engine serve', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`port ${port} is already in use`);
     expect(result.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it('a port in use by --example-erp\'s stand-ins is a usage error that names the variable to change', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+    const { port } = blocker.address() as net.AddressInfo;
+    for (const [variable, what] of [['PLATFORM_PORT', 'the platform stand-in'], ['ERP_PORT', 'the example ERP']]) {
+      const result = await runCli(['serve', '--example-erp', '--port', '0', 'mappings/example.yaml'], { env: { [variable]: String(port) } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`${what} cannot listen on port ${port}: it is already in use. Set ${variable} to a free port (0 picks one)`);
+      expect(result.stderr).not.toContain('This is a bug in adapter-engine');
+      expect(result.stderr).not.toMatch(STACK_LINE);
+    }
   });
 });

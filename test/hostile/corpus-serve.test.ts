@@ -23,7 +23,7 @@ describe('the hostile corpus against a serve process', () => {
     cases.forEach((entry, index) => {
       fs.writeFileSync(path.join(dir, `hostile-${index}.yaml`), mappingFor(entry.expression).text.replace('name: connectivity-test', `name: hostile-${index}`));
     });
-    const serving = await startServe(['--example-erp', dir], { ERP_PORT: '0' });
+    const serving = await startServe(['--example-erp', dir]);
     running.push(serving);
     const base = serving.urls[0].replace(/\/[^/]*$/, '');
     const answers: string[] = [];
