@@ -70,8 +70,8 @@ async function judge(rules: CallRules, label: string, answer: Answer, context: E
   const { status, headers, body } = answer.record;
   // `logged` (the failure's message) keeps the ERP's path, redirect target and body preview for the log,
   // with the mapping's credentials masked; `told` (validationStatus) names only the call and the status.
-  // The summary (with the body as text) is made for a failure only: made for every answer, it wrote each
-  // page of a list as JSON once more (about 1 ms of a 508-order GET /WorkOrders).
+  // The summary (with the body as text) is made for a failure only: made for every answer, it wrote the
+  // ERP's answer as JSON once more on every successful call.
   const fail = (kind: FailureKind, logged: string, told: string) => {
     const summary = { status, retryAfterMs: retryAfterMs(headers['retry-after']), body: bodyText(body) };
     return { failure: new OperationFailure(kind, maskCredentials(logged, env.connection.system.auth), [{ path: `calls.${label}`, message: told }], summary) };
