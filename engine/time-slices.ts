@@ -8,6 +8,13 @@
 /** How long a slice of work runs before it lets the event loop turn. */
 export const SLICE_MS = 10;
 
+/** Lets the event loop turn: setImmediate runs after the I/O callbacks that are due (other requests). */
+export function turnEventLoop(): Promise<void> {
+  return new Promise((resolve) => {
+    setImmediate(resolve);
+  });
+}
+
 export class TimeSlices {
   /**
    * A new job does not know how long the current turn of the event loop has run already: the stage
@@ -29,7 +36,7 @@ export class TimeSlices {
 
   /** Lets the event loop turn (setImmediate runs after pending I/O), then starts a new slice. */
   async turn(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await turnEventLoop();
     this.since = Date.now();
   }
 }

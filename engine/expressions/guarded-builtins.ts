@@ -6,7 +6,8 @@ import { LIST_BUILTINS } from './guarded-lists';
 import { OBJECT_BUILTINS } from './guarded-objects';
 import { PATTERN_BUILTINS } from './guarded-patterns';
 import { TEXT_BUILTINS } from './guarded-texts';
-import { CHECK_EVERY, drive, guardrailsOf, isNumeric, isSequence, isThenable, refuseLongList, turn, type Comparator, type Focus } from './guarded-slices';
+import { turnEventLoop } from '../time-slices';
+import { CHECK_EVERY, drive, guardrailsOf, isNumeric, isSequence, isThenable, refuseLongList, type Comparator, type Focus } from './guarded-slices';
 
 /**
  * Replacements for JSONata built-ins whose own implementation (jsonata 2.2.2) escapes the guard: a
@@ -123,7 +124,7 @@ async function sortWith(focus: Focus, list: readonly unknown[], comparator: Comp
       if (++comparisons % CHECK_EVERY === 0) {
         guardrails?.();
         if (Date.now() - since >= YIELD_AFTER_MS) {
-          await turn();
+          await turnEventLoop();
           since = Date.now();
         }
       }

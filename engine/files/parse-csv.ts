@@ -1,7 +1,7 @@
 import { finished } from 'node:stream/promises';
 import { parse as parseStream, type CsvError } from 'csv-parse';
 import { parse, type Options } from 'csv-parse/sync';
-import { TimeSlices } from '../time-slices';
+import { TimeSlices, turnEventLoop } from '../time-slices';
 import { detectDelimiter } from './detect-delimiter';
 import { fileInvalid, type FileProblems } from './problems';
 
@@ -154,7 +154,7 @@ async function parseRecords(text: CsvText, options: CsvOptions): Promise<{ all: 
     await finished(parser).catch(() => undefined); // the error, if the end of the text has one, is in `failure`
   }
   // A parse error reaches the 'error' listener on a later tick.
-  await new Promise<void>((resolve) => setImmediate(resolve));
+  await turnEventLoop();
   return failure ? { error: failure, csvOptions } : { all, csvOptions };
 }
 
