@@ -30,6 +30,9 @@ export function verdictOf(error: unknown): Verdict {
       return { kind: 'retry', outcome };
     case 'ERP_ERROR_STATUS':
       return error.answer && RETRIED_STATUS(error.answer.status) ? { kind: 'retry', outcome, retryAfterMs: error.answer.retryAfterMs } : { kind: 'dead', outcome };
+    case 'ERP_REFUSED':
+      // The mapping's refusal rule says whether "no" may become "yes" later (a lock, a busy period); by default it is final.
+      return error.refusal?.retryable ? { kind: 'retry', outcome } : { kind: 'dead', outcome };
     default:
       return { kind: 'dead', outcome };
   }

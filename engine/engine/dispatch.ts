@@ -6,7 +6,7 @@ import type { ErpConnection } from '../http/connection';
 import type { Logger } from '../log';
 import type { FlowOperation, Mapping } from '../mapping/model';
 import { runFileOperation } from '../files/run-file';
-import { runFlow } from '../pipeline/run-operation';
+import { deliverEvent, runFlow } from '../pipeline/run-operation';
 import type { CallReport } from '../pipeline/fetch-call';
 import type { SkippedRecord } from '../pipeline/skip-invalid';
 import type { TraceObserver } from '../pipeline/trace';
@@ -45,7 +45,9 @@ const FAILURE_RESULT_NAMES: Readonly<Record<FailureKind, readonly ResultName[]>>
 
 /** The result name for a failure on this route: the first name of the failure's list the route has. */
 export function failureOutcome(route: RouteSpec, failure: OperationFailure): Outcome {
-  return { resultName: firstResultOf(route, ...FAILURE_RESULT_NAMES[failure.kind]), problems: failure.problems };
+  const resultName = firstResultOf(route, ...FAILURE_RESULT_NAMES[failure.kind]);
+  // An ERP's refusal carries its own words to the platform, as an outcome rule's message would.
+  return failure.refusal ? { resultName, problems: failure.problems, externalMessage: failure.refusal.externalMessage } : { resultName, problems: failure.problems };
 }
 
 /**
@@ -86,7 +88,7 @@ async function outboxAnswer(mapping: Mapping, operation: FlowOperation, input: u
   }
   deps.observer?.note?.(`delivery: outbox: the event is stored, the platform is answered ${prepared.route.successResult} at once, and the calls below run in the background (retried while the ERP cannot take it)`);
   try {
-    await runFlow(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall });
+    await deliverEvent(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall });
     deps.delivered?.(undefined);
   } catch (error) {
     deps.delivered?.(error);

@@ -22,7 +22,7 @@ import { createDeliverer, verdictOf, type Deliverer, type Verdict } from './deli
 import { evaluateAt } from '../mapping/evaluate';
 import type { FlowOperation, OutboxSpec, PushSpec, SystemSpec } from '../mapping/model';
 import type { OutboxStore } from '../outbox/store';
-import { runFlow } from '../pipeline/run-operation';
+import { deliverEvent } from '../pipeline/run-operation';
 import { deliverPush } from '../pipeline/run-push';
 import { addExpressionStats, type ExpressionTotals } from './expression-stats';
 import { checkInbound } from './inbound-auth';
@@ -217,7 +217,7 @@ export function createEngine(deps: EngineDeps): Engine {
         return;
       }
       const { operation } = target;
-      await runFlow(operation, event.input, undefined, { ...common, connection: pool.connectionFor(mapping.system), deadlineMs: Math.min(deadlineMs, operation.deadlineMs ?? deadlineMs) });
+      await deliverEvent(operation, event.input, undefined, { ...common, connection: pool.connectionFor(mapping.system), deadlineMs: Math.min(deadlineMs, operation.deadlineMs ?? deadlineMs) });
     },
     onSettled: (event, verdict) => meter.outboxSettled({ mapping: event.mapping, kind: event.kind, operation: event.operation, verdict }),
   });

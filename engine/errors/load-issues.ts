@@ -29,7 +29,7 @@ export const MAPPING_ISSUE_CODES = {
   MODE_NOT_FOR_ROUTE: { stage: 'compile', meaning: 'a way of answering the route cannot use (acknowledge on a data route, static or output on an event route, file on a route without files)' },
   SETTING_NOT_FOR_ROUTE: { stage: 'compile', meaning: 'a setting the route cannot use (onInvalidRecord: skip on a route that answers no list of records, or that is not answered by calls + output)' },
   OPERATION_INCOMPLETE: { stage: 'compile', meaning: 'an operation lacks what its route needs (a data route without output, an event route without calls)' },
-  OUTBOX_NOT_ALLOWED: { stage: 'compile', meaning: 'delivery: outbox on an operation whose answer depends on the ERP (a data route, or an outcome rule giving a result other than success)' },
+  OUTBOX_NOT_ALLOWED: { stage: 'compile', meaning: 'delivery: outbox on a data route, whose answer only the ERP can give while the platform waits' },
   RETRY_NOT_SAFE: { stage: 'compile', meaning: 'retries asked for on a request that is not marked safe to repeat' },
   SETTINGS_DISAGREE: { stage: 'compile', meaning: 'two settings that only make sense together, or that contradict each other (certFile without keyFile, sizeParam without pageSize, header: false without names)' },
   FILE_LAYOUT: { stage: 'compile', meaning: 'a file block that does not say, or says twice, how rows become contract objects' },

@@ -23,6 +23,12 @@ export const FAILURE_RESULTS = {
   PAGINATION_INCOMPLETE: ['OperationFailed'],
   /** The external system answered with an error status and no outcome rule claimed it. */
   ERP_ERROR_STATUS: ['AdapterApiCallFailed', 'AdapterApiClientFailed'],
+  /**
+   * The external system refused inside its answer, whatever the HTTP status, as the mapping's refusal rule
+   * (system.refusal, or the call's own) tells: JSON-RPC's {"error": ...} in a 200, a SOAP fault. The
+   * system's words go to the platform as externalMessage.
+   */
+  ERP_REFUSED: ['AdapterApiCallFailed', 'AdapterApiClientFailed'],
   /** The external system answered with a body that could not be read as declared (HTML instead of JSON). */
   ERP_BODY_UNREADABLE: ['AdapterApiCallFailed', 'AdapterApiClientFailed'],
   /**
@@ -65,15 +71,24 @@ export interface ErpAnswerSummary {
   readonly body?: string;
 }
 
+/** What an ERP's refusal adds to its failure: its own words, and whether a delivery may try again. */
+export interface RefusalDetail {
+  /** For the platform's externalMessage; null when the mapping's rule gives none. */
+  readonly externalMessage: string | null;
+  readonly retryable: boolean;
+}
+
 export class OperationFailure extends Error {
   readonly kind: FailureKind;
   readonly problems: readonly Problem[];
   readonly answer?: ErpAnswerSummary;
-  constructor(kind: FailureKind, message: string, problems?: readonly Problem[], answer?: ErpAnswerSummary) {
+  readonly refusal?: RefusalDetail;
+  constructor(kind: FailureKind, message: string, problems?: readonly Problem[], answer?: ErpAnswerSummary, refusal?: RefusalDetail) {
     super(message);
     this.name = 'OperationFailure';
     this.kind = kind;
     this.problems = problems ?? [{ path: '', message }];
     this.answer = answer;
+    this.refusal = refusal;
   }
 }

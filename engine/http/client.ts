@@ -41,10 +41,35 @@ export interface OutboundResponse {
   readonly durationMs: number;
 }
 
-/** The headers that go on the wire; the CLI's dry run shows exactly these. */
+/** The request's own header of that name, in whatever letter case the mapping wrote it. */
+function headerOf(request: OutboundRequest, name: string): string | undefined {
+  const key = Object.keys(request.headers).find((candidate) => candidate.toLowerCase() === name);
+  return key === undefined ? undefined : request.headers[key];
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
+
+/**
+ * The body as it goes on the wire, decided in this one place for the client, dry-run and tests: form
+ * fields as a form; a text body under a Content-Type the mapping set that is not JSON (text/xml, text/plain)
+ * as that text, byte for byte; anything else as JSON.
+ */
+export function wireBody(request: OutboundRequest): { readonly contentType?: string; readonly text?: string } {
+  if (request.form !== undefined) return { contentType: 'application/x-www-form-urlencoded', text: new URLSearchParams(request.form as Record<string, string>).toString() };
+  if (request.body === undefined) return {};
+  const declared = headerOf(request, 'content-type');
+  if (typeof request.body === 'string' && declared !== undefined && !JSON_TYPE.test(declared)) return { contentType: declared, text: request.body };
+  return { contentType: declared ?? 'application/json', text: JSON.stringify(request.body) };
+}
+
+/**
+ * The headers that go on the wire; the CLI's dry run shows exactly these. A header the mapping sets
+ * replaces the engine's default of that name in any letter case: never two Content-Types.
+ */
 export function outgoingHeaders(request: OutboundRequest): Record<string, string> {
-  const contentType = request.form !== undefined ? 'application/x-www-form-urlencoded' : request.body !== undefined ? 'application/json' : undefined;
-  return { ...(contentType ? { 'content-type': contentType } : {}), ...request.headers };
+  const { contentType } = wireBody(request);
+  const own = headerOf(request, 'content-type') !== undefined;
+  return { ...(contentType && !own ? { 'content-type': contentType } : {}), ...request.headers };
 }
 
 export type TransportErrorCode = 'TIMEOUT' | 'REFUSED' | 'RESET' | 'DNS' | 'TLS' | 'TOO_LARGE' | 'NETWORK';
@@ -244,8 +269,7 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
   return {
     async send(request) {
       const started = performance.now();
-      const form = request.form ? new URLSearchParams(request.form as Record<string, string>).toString() : undefined;
-      const hasBody = request.body !== undefined;
+      const wire = wireBody(request);
       // One timer bounds the whole call, headers and body: an ERP that sends its headers at once and
       // then one byte a second (or a chunked body that never ends) is cut off when the time is up.
       const controller = new AbortController();
@@ -264,7 +288,7 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
         const response = await undiciRequest(request.url, {
           method: request.method as Dispatcher.HttpMethod,
           headers: withEngineHeaders(outgoingHeaders(request), userAgent),
-          body: form ?? (hasBody ? JSON.stringify(request.body) : undefined),
+          body: wire.text,
           dispatcher: dispatcherFor(request.tls),
           signal: controller.signal,
         });

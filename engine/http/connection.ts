@@ -30,6 +30,11 @@ export interface SendResult {
   /** Requests that went to the ERP for this answer: 0 for a cache hit, more with retries or a token renewal. */
   readonly attempts: number;
   readonly cached: boolean;
+  /**
+   * Puts this answer into the call's cache. The caller calls it once the answer is judged a success: an
+   * ERP's refusal inside a 200 looks like any other readable 2xx here, and must be asked again.
+   */
+  readonly keep?: () => void;
 }
 
 export class ErpConnection {
@@ -122,8 +127,8 @@ export class ErpConnection {
       throw error;
     }
     const { response, attempts } = outcome;
-    if (key !== undefined) cache?.offer(key, response);
     log?.info({ ...target, status: response.status, attempts: attempts + renewals, ms: Math.round(performance.now() - started) }, 'erp call');
-    return { response, attempts: attempts + renewals, cached: false };
+    const keep = cache && key !== undefined ? () => void cache.offer(key, response) : undefined;
+    return { response, attempts: attempts + renewals, cached: false, keep };
   }
 }

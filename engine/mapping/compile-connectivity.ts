@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MappingIssueCode } from '../errors';
-import type { AuthDocument, CacheDocument, CallDocument, CallRetryDocument, ForEachDocument, PaginateDocument, PlatformDocument, SystemDocument, TlsDocument } from './format/mapping';
+import type { AuthDocument, CacheDocument, CallDocument, CallRetryDocument, ForEachDocument, PaginateDocument, PlatformDocument, RefusalDocument, SystemDocument, TlsDocument } from './format/mapping';
 import { Secret } from './secret';
-import type { AuthSpec, CacheSpec, CsrfSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RetryPolicy, TlsSpec } from './model';
+import type { AuthSpec, CacheSpec, CsrfSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RefusalSpec, RetryPolicy, TlsSpec } from './model';
 import type { PathSegment, YamlSource } from './yaml-source';
 
 /**
@@ -171,8 +171,12 @@ export function compilePaginate(h: CompileHelpers, raw: PaginateDocument | undef
   const hasMore = 'hasMore' in raw && raw.hasMore !== undefined ? h.expression(raw.hasMore, [...at, 'hasMore']) : undefined;
   const next = 'next' in raw ? h.expression(raw.next, [...at, 'next']) : undefined;
   if (!items || ('hasMore' in raw && raw.hasMore !== undefined && !hasMore) || ('next' in raw && !next)) return false;
+  if (raw.style === 'cursor' && raw.in === 'query' && raw.cursorParam === undefined) {
+    h.report('SETTINGS_DISAGREE', at, `${named(at)} needs cursorParam, the query parameter the cursor goes in (or in: body, when the call's body carries page.cursor)`);
+    return false;
+  }
   // linkHeader has no next expression to misspell: the Link header is the ERP's own word on the end.
-  const common = { items, maxPages: raw.maxPages, lastPageMayBeFull: 'lastPageMayBeFull' in raw && raw.lastPageMayBeFull };
+  const common = { items, maxPages: raw.maxPages, lastPageMayBeFull: 'lastPageMayBeFull' in raw && raw.lastPageMayBeFull, in: 'in' in raw ? raw.in : ('query' as const) };
   switch (raw.style) {
     case 'page':
       return { ...common, style: 'page', pageParam: raw.pageParam, firstPage: raw.firstPage, sizeParam: raw.sizeParam, pageSize: raw.pageSize, hasMore };
@@ -192,6 +196,15 @@ export function compileForEach(h: CompileHelpers, raw: ForEachDocument | undefin
   const list = h.expression(raw.list, [...where, 'forEach', 'list']);
   if (!list) return false;
   return { list, chunk: raw.chunk, maxConcurrency: raw.maxConcurrency, onError: raw.onError };
+}
+
+/** A refusal rule of a system, or a call's own; its expressions read the answer as response. */
+export function compileRefusal(h: CompileHelpers, raw: RefusalDocument, where: readonly PathSegment[]): RefusalSpec | undefined {
+  const when = h.expression(raw.when, [...where, 'when']);
+  const message = raw.message === undefined ? undefined : h.expression(raw.message, [...where, 'message']);
+  const retryable = raw.retryable === undefined ? undefined : h.expression(raw.retryable, [...where, 'retryable']);
+  if (!when || (raw.message !== undefined && !message) || (raw.retryable !== undefined && !retryable)) return undefined;
+  return { when, message, retryable };
 }
 
 export function compileCache(raw: CacheDocument | undefined): CacheSpec | undefined {

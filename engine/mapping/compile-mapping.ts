@@ -10,7 +10,7 @@ import { dateArgumentProblems } from './date-arguments';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
 import { compileInbound } from './compile-inbound';
 import { compilePushes, type PushCompileContext } from './compile-push';
-import { compileCache, compileCallRetry, compileForEach, compilePaginate, compileRawQuery, type CompileHelpers } from './compile-connectivity';
+import { compileCache, compileCallRetry, compileForEach, compilePaginate, compileRawQuery, compileRefusal, type CompileHelpers } from './compile-connectivity';
 import { compileSystem, type CallTarget } from './compile-system';
 import type { CallDocument, MappingDocument, OperationDocument, OperationMode } from './format';
 import { withDefaults } from './format/defaults';
@@ -202,6 +202,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   }
 
   call(raw: CallDocument, path: readonly PathSegment[], target: CallTarget): CallSpec | undefined {
+    const when = raw.when === undefined ? undefined : this.expression(raw.when, [...path, 'when']);
+    const ownRefusal = raw.refusal === undefined ? undefined : compileRefusal(this, raw.refusal, [...path, 'refusal']);
     const pathTemplate = this.pathTemplate(raw.path, [...path, 'path']);
     const query = this.templates(raw.query, [...path, 'query']);
     const headers = this.templates(raw.headers, [...path, 'headers']);
@@ -210,9 +212,15 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     const paginate = compilePaginate(this, raw.paginate, path);
     const forEach = compileForEach(this, raw.forEach, path);
     const rawQuery = compileRawQuery(this, raw, path);
+    if (paginate && paginate.in === 'body' && raw.body === undefined) {
+      this.report('SETTINGS_DISAGREE', [...path, 'paginate', 'in'], `${named(path)}.paginate.in is body, but the call has no body to carry the page: add a body that reads page.number, page.offset, page.limit or page.cursor`);
+      return undefined;
+    }
+    if ((raw.when !== undefined && !when) || (raw.refusal !== undefined && !ownRefusal)) return undefined;
     if (!pathTemplate || (raw.body !== undefined && !body) || !retry || paginate === false || forEach === false || !rawQuery) return undefined;
     return {
       name: raw.name,
+      when,
       method: raw.method,
       path: pathTemplate,
       query,
@@ -226,6 +234,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       paginate,
       forEach,
       cache: compileCache(raw.cache),
+      refusal: ownRefusal ?? target.refusal,
       origin: this.origin(path),
     };
   }
@@ -319,8 +328,9 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   }
 
   /**
-   * delivery: outbox answers the platform before the ERP is asked, so it is only for events whose answer
-   * cannot depend on the ERP's: no data, and no outcome rule giving anything but success.
+   * delivery: outbox answers the platform before the ERP is asked, so it is only for events: no data.
+   * Outcome rules may still classify the ERP's answer: one giving another result than success fails the
+   * delivery (dead-lettered with the rule's message), as the refusal rule does.
    */
   private outbox(raw: OperationDocument, path: readonly PathSegment[], route: RouteSpec, outcomes: readonly OutcomeRule[]): OutboxSpec | undefined | false {
     if (raw.delivery !== 'outbox') {
@@ -331,11 +341,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       this.report('OUTBOX_NOT_ALLOWED', [...path, 'delivery'], `${route.operationId} answers data, which only the ERP can give while the platform waits; delivery: outbox is for event routes`);
       return false;
     }
-    const deciding = (raw.outcomes ?? []).map((rule, index) => ({ rule, index })).filter(({ rule }) => rule.result !== route.successResult);
-    for (const { rule, index } of deciding) {
-      this.report('OUTBOX_NOT_ALLOWED', [...path, 'outcomes', index, 'result'], `with delivery: outbox the platform gets ${route.successResult} before the ERP answers, so this rule's ${rule.result} could never reach it; remove the rule or deliver directly`);
-    }
-    if (deciding.length > 0 || outcomes.length !== (raw.outcomes ?? []).length) return false;
+    if (outcomes.length !== (raw.outcomes ?? []).length) return false;
     return this.outboxSettings(raw.outbox, path);
   }
 

@@ -1,6 +1,6 @@
-import { compileAuth, compileCsrf, compileSystemRetry, compileTls, unsetUrl, type CompileHelpers, type SystemBlock } from './compile-connectivity';
+import { compileAuth, compileCsrf, compileRefusal, compileSystemRetry, compileTls, unsetUrl, type CompileHelpers, type SystemBlock } from './compile-connectivity';
 import type { PlatformDocument, SystemDocument } from './format/mapping';
-import type { RetryPolicy, SystemSpec } from './model';
+import type { RefusalSpec, RetryPolicy, SystemSpec } from './model';
 
 /** The system a call goes to, and the defaults its calls take from it; `spec` is undefined when the system block has errors. */
 export interface CallTarget {
@@ -8,13 +8,16 @@ export interface CallTarget {
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
   readonly queryEncoding: SystemSpec['queryEncoding'];
+  /** The system's refusal rule, which every call obeys unless it declares its own. */
+  readonly refusal?: RefusalSpec;
 }
 
 /** The ERP (system:) or the platform (platform:): the same settings, compiled by the same code. */
 export function compileSystem(h: CompileHelpers, raw: SystemDocument | PlatformDocument, block: SystemBlock): CallTarget {
   const retry = compileSystemRetry(raw.retry);
+  const refusal = raw.refusal && compileRefusal(h, raw.refusal, [block, 'refusal']);
   // Without a usable system its calls are still compiled (every problem of the file is reported at once).
-  const failed: CallTarget = { timeoutMs: raw.timeoutMs, retry, queryEncoding: raw.queryEncoding };
+  const failed: CallTarget = { timeoutMs: raw.timeoutMs, retry, queryEncoding: raw.queryEncoding, refusal };
   // A ${VAR} left unset (validate and routes work without the customer's secrets) is warned about where it is.
   let baseUrl = unsetUrl(h, [block, 'baseUrl']);
   try {
@@ -34,13 +37,14 @@ export function compileSystem(h: CompileHelpers, raw: SystemDocument | PlatformD
   const auth = compileAuth(h, raw.auth, block);
   const tls = compileTls(h, raw.tls, block);
   const csrf = compileCsrf(h, raw, block);
-  if (!auth || tls === false || csrf === false) return failed;
+  if (!auth || tls === false || csrf === false || (raw.refusal && !refusal)) return failed;
   const spec: SystemSpec = {
     baseUrl, headers: Object.entries(raw.headers ?? {}), timeoutMs: raw.timeoutMs, maxResponseBytes: raw.maxResponseBytes, auth, tls, maxConcurrency: raw.maxConcurrency,
     queryEncoding: raw.queryEncoding, cookies: raw.cookies, csrf,
     requestIdHeader: raw.requestIdHeader === false ? undefined : raw.requestIdHeader,
     idempotencyHeader: raw.idempotencyHeader === false ? undefined : raw.idempotencyHeader,
     healthCheck: 'healthCheck' in raw ? raw.healthCheck : undefined,
+    emptyValues: raw.emptyValues ?? [],
   };
-  return { spec, timeoutMs: raw.timeoutMs, retry, queryEncoding: raw.queryEncoding };
+  return { spec, timeoutMs: raw.timeoutMs, retry, queryEncoding: raw.queryEncoding, refusal };
 }

@@ -30,6 +30,8 @@ export type ResponseType = 'json' | 'text' | 'binary';
 
 export interface CallSpec {
   readonly name: string;
+  /** Made only when this gives true (over input and the calls above); a skipped call has no record. */
+  readonly when?: LocatedExpression;
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path under the system's base URL; placeholder values are URI-encoded. */
   readonly path: Template;
@@ -47,7 +49,29 @@ export interface CallSpec {
   readonly paginate?: PaginateSpec;
   readonly forEach?: ForEachSpec;
   readonly cache?: CacheSpec;
+  /** How the system refuses inside an answer: the call's own rule, else its system's; undefined for none. */
+  readonly refusal?: RefusalSpec;
   readonly origin: Origin;
+}
+
+/** A refusal inside an answer whatever its status (JSON-RPC's error in a 200, a SOAP fault). */
+export interface RefusalSpec {
+  /** Over { response }: true when the answer is a refusal. */
+  readonly when: LocatedExpression;
+  /** The system's words, for externalMessage and the dead letter. */
+  readonly message?: LocatedExpression;
+  /** Whether an outbox delivery so refused is tried again; absent means never. */
+  readonly retryable?: LocatedExpression;
+}
+
+/** A login whose answer every call of the connection reads as `session`. */
+export interface SessionSpec {
+  readonly login: CallSpec;
+  /** Over { response } of the login: the value expressions read as `session`. */
+  readonly value: LocatedExpression;
+  readonly ttlMs?: number;
+  /** Over { response } of any call: the session ended, log in again and send the call once more. */
+  readonly renewWhen?: LocatedExpression;
 }
 
 export interface RetryPolicy {
@@ -63,11 +87,13 @@ export interface RetryPolicy {
 export type PaginateSpec =
   | (PaginateCommon & { readonly style: 'page'; readonly pageParam: string; readonly firstPage: number; readonly sizeParam?: string; readonly pageSize?: number; readonly hasMore?: LocatedExpression })
   | (PaginateCommon & { readonly style: 'offset'; readonly offsetParam: string; readonly limitParam: string; readonly pageSize: number; readonly hasMore?: LocatedExpression })
-  | (PaginateCommon & { readonly style: 'cursor'; readonly cursorParam: string; readonly next: LocatedExpression; readonly pageSize?: number })
+  | (PaginateCommon & { readonly style: 'cursor'; readonly cursorParam?: string; readonly next: LocatedExpression; readonly pageSize?: number })
   | (PaginateCommon & { readonly style: 'nextLink'; readonly next: LocatedExpression; readonly pageSize?: number })
   | (PaginateCommon & { readonly style: 'linkHeader' });
 
 interface PaginateCommon {
+  /** query: the engine writes the page state into the query; body: the body and headers expressions read it as `page`. */
+  readonly in: 'query' | 'body';
   /** Gives the items of one page from { status, headers, body }. */
   readonly items: LocatedExpression;
   readonly maxPages: number;
@@ -206,6 +232,10 @@ export interface SystemSpec {
   readonly requestIdHeader?: string;
   /** Asked by the readiness check when set. */
   readonly healthCheck?: { readonly path: string; readonly timeoutMs: number };
+  /** Answer values that mean empty: object fields holding one are removed before expressions read the answer. */
+  readonly emptyValues: readonly unknown[];
+  /** A login step whose answer every call reads as `session`. */
+  readonly session?: SessionSpec;
 }
 
 /** How the platform must authenticate toward the engine. Credentials are Secrets so they never print. */

@@ -9,6 +9,8 @@ export interface Answer {
   /** `GET /api/v1/sales-orders` of the last request, for messages. */
   readonly target: string;
   readonly bodyError?: string;
+  /** Offers the answer (every page of it) to the call's cache; called once the answer is judged a success. */
+  readonly keep?: () => void;
 }
 
 export type SendPage = (request: OutboundRequest) => Promise<OutboundResponse>;

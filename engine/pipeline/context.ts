@@ -15,6 +15,14 @@ export interface CallRecord {
   readonly index?: number;
 }
 
+/** A paginated call's page, as its body and headers read it (`page.number`, …); absent fields have no value yet. */
+export interface PageView {
+  readonly number?: number;
+  readonly offset?: number;
+  readonly limit?: number;
+  readonly cursor?: unknown;
+}
+
 export interface ExpressionContext {
   readonly input: unknown;
   /** A plain call's record, or for a fan-out call the list of its records in input order. */
@@ -24,4 +32,8 @@ export interface ExpressionContext {
   readonly item?: unknown;
   readonly chunk?: readonly unknown[];
   readonly index?: number;
+  /** While a paginated call builds one page's request. */
+  readonly page?: PageView;
+  /** The system's login answer (system.session), when it declares one. */
+  readonly session?: unknown;
 }

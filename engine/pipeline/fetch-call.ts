@@ -9,8 +9,9 @@ import type { CallSpec, SystemSpec } from '../mapping/model';
 export type { Answer } from './answer';
 import { buildRequest } from './build-request';
 import type { Answer, SendPage } from './answer';
-import type { ExpressionContext } from './context';
-import { fetchPages } from './paginate';
+import type { CallRecord, ExpressionContext } from './context';
+import { evaluateAt } from '../mapping/evaluate';
+import { fetchPages, type PageState } from './paginate';
 import type { TraceObserver } from './trace';
 
 /** One call to the ERP as metrics see it; statusClass is "none" when no answer came. */
@@ -49,7 +50,22 @@ function meaningOf(error: unknown, label: string): unknown {
   return error;
 }
 
-function sender(call: CallSpec, label: string, env: CallEnv): SendPage {
+/**
+ * The answer with every object field holding one of the system's emptyValues removed (Odoo's false for
+ * every empty field), so expressions see the field as absent. Lists keep their items.
+ */
+export function withoutEmptyValues(body: unknown, empty: readonly unknown[]): unknown {
+  if (empty.length === 0 || body === null || typeof body !== 'object') return body;
+  if (Array.isArray(body)) return body.map((item) => withoutEmptyValues(item, empty));
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (!empty.includes(value)) kept[key] = withoutEmptyValues(value, empty);
+  }
+  return kept;
+}
+
+/** `keeps` collects each page's cache offer, made once the whole answer is judged a success. */
+function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)[]): SendPage {
   return async (request) => {
     env.observer?.request?.(request);
     const started = performance.now();
@@ -69,7 +85,9 @@ function sender(call: CallSpec, label: string, env: CallEnv): SendPage {
     const statusClass = result.cached ? 'cached' : `${Math.floor(result.response.status / 100)}xx`;
     env.onCall?.({ call: call.name, statusClass, attempts: result.attempts, seconds: seconds(), cache: call.cache ? (result.cached ? 'hit' : 'miss') : undefined });
     env.observer?.response?.(label, result.response, { attempts: result.attempts, cached: result.cached });
-    return result.response;
+    if (result.keep) keeps.push(result.keep);
+    const { emptyValues } = env.connection.system;
+    return emptyValues.length === 0 ? result.response : { ...result.response, body: withoutEmptyValues(result.response.body, emptyValues) };
   };
 }
 
@@ -88,9 +106,16 @@ function withEngineHeaders(request: OutboundRequest, system: SystemSpec, env: Ca
 /** Builds and sends one call (every page of it, when paginated). Transport failures throw. */
 export async function fetchAnswer(call: CallSpec, context: ExpressionContext, label: string, env: CallEnv): Promise<Answer> {
   const { system } = env.connection;
-  const request = withEngineHeaders(await buildRequest(call, system, context), system, env);
-  const send = sender(call, label, env);
-  if (call.paginate) return fetchPages(call.paginate, request, context, label, system.baseUrl, send, call.queryEncoding);
+  const keeps: (() => void)[] = [];
+  const keep = () => keeps.forEach((offer) => offer());
+  const send = sender(call, label, env, keeps);
+  const build = async (page?: PageState) => withEngineHeaders(await buildRequest(call, system, page ? { ...context, page } : context), system, env);
+  if (call.paginate) {
+    const { refusal } = call;
+    const refused = refusal && (async (page: CallRecord) => (await evaluateAt(refusal.when, { ...context, response: page, call: call.name }, `calls.${label}: refusal.when`)) === true);
+    return { ...(await fetchPages(call.paginate, { build, send, encoding: call.queryEncoding, refused }, context, label, system.baseUrl)), keep };
+  }
+  const request = await build();
   const response = await send(request);
-  return { record: { status: response.status, headers: response.headers, body: response.body }, target: targetOf(request), bodyError: response.bodyError };
+  return { record: { status: response.status, headers: response.headers, body: response.body }, target: targetOf(request), bodyError: response.bodyError, keep };
 }

@@ -3,7 +3,8 @@ import { OperationFailure } from '../errors';
 import type { OutboundRequest } from '../http/client';
 import { withQueryParams, type QueryEncoding } from '../http/query-encoding';
 import type { LocatedExpression, PaginateSpec } from '../mapping/model';
-import type { ExpressionContext } from './context';
+import type { CallRecord, ExpressionContext, PageView } from './context';
+import { isDeepEqual } from '../expressions/deep-equal';
 import { evaluateAt } from '../mapping/evaluate';
 import type { Answer, SendPage } from './answer';
 
@@ -60,32 +61,85 @@ function underBase(link: string, current: URL, base: URL, label: string): URL {
   return url;
 }
 
-/** `encoding` writes the page parameters (page, offset, cursor) as the call writes its own query. */
-export async function fetchPages(spec: PaginateSpec, first: OutboundRequest, context: ExpressionContext, label: string, base: URL, send: SendPage, encoding: QueryEncoding = 'percent'): Promise<Answer> {
-  const withParams = (request: OutboundRequest, params: Record<string, string | number | undefined>): OutboundRequest => ({ ...request, url: withQueryParams(request.url, params, encoding) });
+/** What a page's request carries: `page` as the call's body and headers read it with paginate.in: body. */
+export type PageState = PageView;
+
+/** The first page's state: the number or offset and limit; no cursor yet. */
+function firstState(spec: PaginateSpec): PageState {
+  if (spec.style === 'page') return { number: spec.firstPage, ...(spec.pageSize !== undefined ? { limit: spec.pageSize } : {}) };
+  if (spec.style === 'offset') return { offset: 0, limit: spec.pageSize };
+  return spec.style === 'cursor' && spec.pageSize !== undefined ? { limit: spec.pageSize } : {};
+}
+
+/** The state's query parameters, for paginate.in: query. */
+function paramsOf(spec: PaginateSpec, state: PageState): Record<string, string | number | undefined> {
+  switch (spec.style) {
+    case 'page':
+      return { [spec.pageParam]: state.number, ...(spec.sizeParam ? { [spec.sizeParam]: spec.pageSize } : {}) };
+    case 'offset':
+      return { [spec.offsetParam]: state.offset, [spec.limitParam]: state.limit };
+    case 'cursor':
+      return spec.cursorParam && state.cursor !== undefined ? { [spec.cursorParam]: typeof state.cursor === 'string' ? state.cursor : JSON.stringify(state.cursor) } : {};
+    default:
+      return {};
+  }
+}
+
+/** Cheap first: most pages differ in their first or last item, so the whole lists are compared only when both agree. */
+function samePage(items: readonly unknown[], previous: readonly unknown[] | undefined): boolean {
+  if (!previous || items.length === 0 || items.length !== previous.length) return false;
+  if (!isDeepEqual(items[0], previous[0]) || !isDeepEqual(items[items.length - 1], previous[previous.length - 1])) return false;
+  return isDeepEqual(items, previous);
+}
+
+function noProgress(label: string, pages: number, what: string): OperationFailure {
+  return incomplete(label, () => `page ${pages} ${what}, so the ERP is not moving through the list (it may ignore the page state the call sends: check paginate.in and where the body or query puts it)`);
+}
+
+/** How pages are made, sent and screened. */
+export interface PageIo {
+  /**
+   * Makes a page's request: once for paginate.in: query (the page state then goes into the query,
+   * written as the call writes its own: `encoding`), and for each page with its state for paginate.in: body.
+   */
+  readonly build: (page?: PageState) => Promise<OutboundRequest>;
+  readonly send: SendPage;
+  readonly encoding?: QueryEncoding;
+  /** The system's refusal rule over one page: a refused page ends the paging and is judged as the call's answer. */
+  readonly refused?: (page: CallRecord) => Promise<boolean>;
+}
+
+export async function fetchPages(spec: PaginateSpec, io: PageIo, context: ExpressionContext, label: string, base: URL): Promise<Answer> {
+  const { build, send, encoding = 'percent' } = io;
+  const inBody = spec.in === 'body';
+  const plain = inBody ? undefined : await build();
+  const requestFor = async (state: PageState): Promise<OutboundRequest> => {
+    if (!plain) return build(state);
+    const params = paramsOf(spec, state);
+    return Object.keys(params).length === 0 ? plain : { ...plain, url: withQueryParams(plain.url, params, encoding) };
+  };
   const items: unknown[] = [];
   let previousCount: number | undefined;
-  let page = spec.style === 'page' ? spec.firstPage : 0;
-  let offset = 0;
-  let request =
-    spec.style === 'page' ? withParams(first, { [spec.pageParam]: page, ...(spec.sizeParam ? { [spec.sizeParam]: spec.pageSize } : {}) })
-    : spec.style === 'offset' ? withParams(first, { [spec.offsetParam]: 0, [spec.limitParam]: spec.pageSize })
-    : first;
+  let previousItems: unknown[] | undefined;
+  let state = firstState(spec);
+  let request = await requestFor(state);
   for (let pages = 1; ; pages += 1) {
     const response = await send(request);
     const record = { status: response.status, headers: response.headers, body: response.body };
     const target = `${request.method} ${request.url.pathname}`;
-    if (response.status >= 300 || response.bodyError !== undefined) return { record: { ...record, items, pages }, target, bodyError: response.bodyError };
+    if (response.status >= 300 || response.bodyError !== undefined || (await io.refused?.(record))) return { record: { ...record, items, pages }, target, bodyError: response.bodyError };
 
     // The page's expressions read what the call's own templates read (input, the calls above it), and the page as response.
-    const pageContext = { response: record, input: context.input, calls: context.calls, item: context.item, chunk: context.chunk, index: context.index };
+    const pageContext = { response: record, input: context.input, calls: context.calls, item: context.item, chunk: context.chunk, index: context.index, session: context.session };
     const at = (expression: LocatedExpression, key: string) => evaluateAt(expression, pageContext, `calls.${label}.paginate.${key}`);
     const found = await at(spec.items, 'items');
     if (found === undefined) {
       throw incomplete(label, (where) => `paginate.items (${where(spec.items)}) gives nothing for page ${pages}, which the ERP answered with ${response.status}; an empty page must give an empty list []. Check the expression against the ERP's answer`);
     }
     const pageItems = asList(found);
+    if (samePage(pageItems, previousItems)) throw noProgress(label, pages, `has the same ${pageItems.length} items as page ${pages - 1}`);
     items.push(...pageItems);
+    previousItems = pageItems;
     const pageSize = 'pageSize' in spec ? spec.pageSize : undefined;
     const full = pageItems.length > 0 && ((pageSize !== undefined && pageItems.length >= pageSize) || pageItems.length === previousCount);
     previousCount = pageItems.length;
@@ -103,33 +157,37 @@ export async function fetchPages(spec: PaginateSpec, first: OutboundRequest, con
     switch (spec.style) {
       case 'page': {
         const more = spec.hasMore ? (await nextOf(spec.hasMore, 'hasMore')) === true : spec.pageSize ? pageItems.length >= spec.pageSize : pageItems.length > 0;
-        page += 1;
-        if (more) next = withParams(request, { [spec.pageParam]: page });
+        state = { ...state, number: (state.number as number) + 1 };
+        if (more) next = await requestFor(state);
         break;
       }
       case 'offset': {
         const more = spec.hasMore ? (await nextOf(spec.hasMore, 'hasMore')) === true : pageItems.length >= spec.pageSize;
-        offset += spec.pageSize;
-        if (more) next = withParams(request, { [spec.offsetParam]: offset });
+        state = { ...state, offset: (state.offset as number) + spec.pageSize };
+        if (more) next = await requestFor(state);
         break;
       }
       case 'cursor': {
         const cursor = await nextOf(spec.next, 'next');
-        if (cursor !== undefined && cursor !== null && cursor !== '') next = withParams(first, { [spec.cursorParam]: typeof cursor === 'string' ? cursor : JSON.stringify(cursor) });
+        if (cursor === undefined || cursor === null || cursor === '') break;
+        if (state.cursor !== undefined && isDeepEqual(cursor, state.cursor)) throw noProgress(label, pages, `gives the same cursor as the page before (${JSON.stringify(cursor).slice(0, 80)})`);
+        state = { ...state, cursor };
+        next = await requestFor(state);
         break;
       }
       case 'nextLink': {
         const link = await nextOf(spec.next, 'next');
-        if (typeof link === 'string' && link !== '') next = { ...first, url: underBase(link, request.url, base, label) };
+        if (typeof link === 'string' && link !== '') next = { ...(plain as OutboundRequest), url: underBase(link, request.url, base, label) };
         break;
       }
       case 'linkHeader': {
         const link = nextFromLinkHeader(response.headers.link);
-        if (link) next = { ...first, url: underBase(link, request.url, base, label) };
+        if (link) next = { ...(plain as OutboundRequest), url: underBase(link, request.url, base, label) };
         break;
       }
     }
     if (!next) return { record: { ...record, items, pages }, target };
+    if ((spec.style === 'nextLink' || spec.style === 'linkHeader') && next.url.href === request.url.href) throw noProgress(label, pages, `links to itself as the next page (${request.url.pathname})`);
     if (pages >= spec.maxPages) {
       const message = `calls.${label}: the ERP has more than ${spec.maxPages} pages (paginate.maxPages); nothing is returned rather than a list cut short. Raise maxPages or ask the ERP for fewer, larger pages`;
       throw new OperationFailure('PAGE_LIMIT', message, [{ path: `calls.${label}`, message }]);

@@ -1,6 +1,6 @@
 import { OperationFailure, type FailureKind } from '../errors';
 import { EMPTY_BODY } from '../http/client';
-import type { AuthSpec, CallSpec, OutcomeRule } from '../mapping/model';
+import type { AuthSpec, CallSpec, OutcomeRule, RefusalSpec } from '../mapping/model';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { runInOrder, unitsOf, type Unit } from './fan-out';
@@ -28,7 +28,7 @@ export interface CallRules {
 type Verdict = { readonly decision?: Decision; readonly failure?: OperationFailure };
 
 /** Failures that belong to one element; the others (deadline, auth, page limit, mapping faults) fail the request. */
-const ELEMENT_FAILURES: ReadonlySet<FailureKind> = new Set(['ERP_UNREACHABLE', 'ERP_ERROR_STATUS', 'ERP_BODY_UNREADABLE', 'REQUEST_INVALID']);
+const ELEMENT_FAILURES: ReadonlySet<FailureKind> = new Set(['ERP_UNREACHABLE', 'ERP_ERROR_STATUS', 'ERP_REFUSED', 'ERP_BODY_UNREADABLE', 'REQUEST_INVALID']);
 
 async function firstMatchingRule(rules: readonly OutcomeRule[], context: ExpressionContext, label: string, env: CallEnv): Promise<OutcomeRule | undefined> {
   for (const [index, rule] of rules.entries()) {
@@ -41,9 +41,7 @@ async function firstMatchingRule(rules: readonly OutcomeRule[], context: Express
 
 async function messageOf(rule: OutcomeRule, context: ExpressionContext): Promise<string | null> {
   if (!rule.message) return null;
-  const value = await evaluateAt(rule.message, context, 'outcome message');
-  if (value === undefined || value === null) return null;
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return textOf(await evaluateAt(rule.message, context, 'outcome message'));
 }
 
 /** Retry-After as seconds or an HTTP date, in milliseconds from now. */
@@ -61,13 +59,39 @@ function bodyText(body: unknown): string | undefined {
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
 }
 
-async function judge(rules: CallRules, label: string, answer: Answer, context: ExpressionContext, env: CallEnv): Promise<Verdict> {
+/** Text of a message expression's value; nothing gives null. */
+function textOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * The system's refusal rule (or the call's own) over one answer: undefined when it does not refuse. A
+ * rule that cannot be evaluated fails the request as any expression does, never passes the answer.
+ */
+async function refusalOf(refusal: RefusalSpec, context: ExpressionContext, label: string): Promise<{ readonly message: string | null; readonly retryable: boolean } | undefined> {
+  if ((await evaluateAt(refusal.when, context, `calls.${label}: refusal.when`)) !== true) return undefined;
+  const message = refusal.message ? textOf(await evaluateAt(refusal.message, context, `calls.${label}: refusal.message`)) : null;
+  const retryable = refusal.retryable ? (await evaluateAt(refusal.retryable, context, `calls.${label}: refusal.retryable`)) === true : false;
+  return { message, retryable };
+}
+
+async function judge(call: CallSpec, rules: CallRules, label: string, answer: Answer, context: ExpressionContext, env: CallEnv): Promise<Verdict> {
   const rule = await firstMatchingRule(rules.outcomes, context, label, env);
   if (rule) {
     env.observer?.rule?.(label, rule);
     return { decision: { rule, message: await messageOf(rule, context) } };
   }
   const { status, headers, body } = answer.record;
+  // What no outcome rule claimed, the system's refusal rule judges before the status: its "no" inside a 200 is a failure.
+  const refused = call.refusal && answer.bodyError === undefined ? await refusalOf(call.refusal, context, label) : undefined;
+  if (refused) {
+    const words = refused.message ?? 'no message';
+    env.observer?.note?.(`calls.${label}: the external system refused (refusal rule at ${call.refusal?.when.origin.line}:${call.refusal?.when.origin.col}): ${words}`);
+    const summary = { status, body: bodyText(body) };
+    const logged = maskCredentials(`the external system refused ${answer.target} (status ${status}): ${words}`, env.connection.system.auth);
+    return { failure: new OperationFailure('ERP_REFUSED', logged, [{ path: `calls.${label}`, message: `the external system refused: ${maskCredentials(words, env.connection.system.auth)}` }], summary, { externalMessage: refused.message, retryable: refused.retryable }) };
+  }
   // `logged` (the failure's message) keeps the ERP's path, redirect target and body preview for the log,
   // with the mapping's credentials masked; `told` (validationStatus) names only the call and the status.
   // The summary (with the body as text) is made for a failure only: made for every answer, it wrote the
@@ -119,16 +143,23 @@ export interface CallResult {
   readonly decision?: Decision;
 }
 
+/** An answer is cached (cache:) only once it is judged: neither a failure nor a rule's other result. */
+function keepIfSuccess(answer: Answer, verdict: Verdict, successResult: string): void {
+  if (verdict.failure || (verdict.decision && verdict.decision.rule.result !== successResult)) return;
+  answer.keep?.();
+}
+
 async function runPlain(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
   const answer = await fetchAnswer(call, base, call.name, env);
-  const verdict = await judge(rules, call.name, answer, { ...base, response: answer.record, call: call.name }, env);
+  const verdict = await judge(call, rules, call.name, answer, { ...base, response: answer.record, call: call.name }, env);
   if (verdict.failure) throw verdict.failure;
+  keepIfSuccess(answer, verdict, rules.successResult);
   return { record: answer.record, decision: verdict.decision };
 }
 
 function named(unit: Unit, callName: string, failure: OperationFailure): OperationFailure {
   const message = `calls.${callName}, ${unit.describe}: ${failure.message}`;
-  return new OperationFailure(failure.kind, message, [{ path: `calls.${callName}[${unit.index}]`, message }]);
+  return new OperationFailure(failure.kind, message, [{ path: `calls.${callName}[${unit.index}]`, message }], failure.answer, failure.refusal);
 }
 
 async function runFanOut(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
@@ -146,7 +177,8 @@ async function runFanOut(call: CallSpec, rules: CallRules, base: ExpressionConte
       throw error;
     }
     const record: CallRecord = { ...answer.record, ...(unit.chunk ? { chunk: unit.chunk } : { item: unit.item }), index: unit.index };
-    const verdict = await judge(rules, label, answer, { ...context, response: record, call: call.name }, env);
+    const verdict = await judge(call, rules, label, answer, { ...context, response: record, call: call.name }, env);
+    keepIfSuccess(answer, verdict, successName);
     return { unit, label, record, verdict: verdict.failure ? { failure: named(unit, call.name, verdict.failure) } : verdict };
   }, (r) => (r.verdict.decision !== undefined && r.verdict.decision.rule.result !== successName) || (r.verdict.failure !== undefined && forEach.onError === 'fail'));
 
@@ -168,6 +200,11 @@ async function runFanOut(call: CallSpec, rules: CallRules, base: ExpressionConte
   return { record: records, decision: success };
 }
 
-export function runCall(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
+/** undefined when the call's `when` gives anything but true: the call is skipped and has no record. */
+export async function runCall(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult | undefined> {
+  if (call.when && (await evaluateAt(call.when, base, `calls.${call.name}.when`)) !== true) {
+    env.observer?.skipped?.(call.name, `not made: its when (${call.when.source}) is not true`);
+    return undefined;
+  }
   return call.forEach ? runFanOut(call, rules, base, env) : runPlain(call, rules, base, env);
 }

@@ -58,7 +58,9 @@ export async function runFlow(
   let successMessage: string | null = null;
 
   for (const call of operation.calls) {
-    const { record, decision } = await runCall(call, rules, { input, calls }, env);
+    const made = await runCall(call, rules, { input, calls }, env);
+    if (!made) continue;
+    const { record, decision } = made;
     calls[call.name] = record;
     if (decision) {
       if (decision.rule.result !== route.successResult) return { resultName: decision.rule.result, externalMessage: decision.message };
@@ -89,4 +91,17 @@ export async function runFlow(
     throw new OperationFailure('OUTPUT_INVALID', `the output does not match the contract: ${problems.slice(0, 3).map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
   }
   return { resultName: route.successResult, data, externalMessage: successMessage };
+}
+
+/**
+ * An outbox event delivered through its operation's calls. Success is the route's success only: an
+ * outcome rule that gives another result (the ERP said no in its own way) fails the delivery with the
+ * rule's message, so the event is dead-lettered with the ERP's answer, never recorded as delivered.
+ */
+export async function deliverEvent(operation: FlowOperation, input: unknown, checkData: Validator | undefined, deps: PipelineDeps): Promise<void> {
+  const outcome = await runFlow(operation, input, checkData, deps);
+  if (outcome.resultName === operation.route.successResult) return;
+  const words = outcome.externalMessage ?? 'no message';
+  const message = `the external system did not take the event: an outcome rule gave ${outcome.resultName} (${words})`;
+  throw new OperationFailure('ERP_REFUSED', message, [{ path: '', message }], undefined, { externalMessage: outcome.externalMessage ?? null, retryable: false });
 }

@@ -20,7 +20,7 @@ export async function deliverPush(push: PushSpec, input: unknown, deps: Pipeline
   };
   const calls: Record<string, CallRecord | readonly CallRecord[]> = {};
   for (const call of push.calls) {
-    const { record } = await runCall(call, PUSH_RULES, { input, calls }, env);
-    calls[call.name] = record;
+    const made = await runCall(call, PUSH_RULES, { input, calls }, env);
+    if (made) calls[call.name] = made.record;
   }
 }

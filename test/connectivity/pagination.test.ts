@@ -111,10 +111,18 @@ describe('checked at load', () => {
     const text = head('http://erp.local') + columnsOperation('style: cursor\nitems: response.body.items\nsizeParam: size');
     const errors = checkMappingText(text, 'test.yaml', {}).issues.filter((i) => i.severity === 'error').map(formatIssue);
     expect(errors).toEqual([
-      'test.yaml:14:11  operations.GetExportColumns.calls[0].paginate with style cursor is missing the required setting "cursorParam"',
       'test.yaml:14:11  operations.GetExportColumns.calls[0].paginate with style cursor is missing the required setting "next"',
-      'test.yaml:16:11  operations.GetExportColumns.calls[0].paginate.sizeParam does not apply to style cursor (it takes: items, maxPages, cursorParam, next, pageSize, lastPageMayBeFull)',
+      'test.yaml:16:11  operations.GetExportColumns.calls[0].paginate.sizeParam does not apply to style cursor (it takes: items, maxPages, in, cursorParam, next, pageSize, lastPageMayBeFull)',
     ]);
+  });
+
+  it('a cursor in the query needs its parameter; in the body, a body that carries it', () => {
+    const inQuery = head('http://erp.local') + columnsOperation('style: cursor\nitems: response.body.items\nnext: response.body.next');
+    expect(checkMappingText(inQuery, 'test.yaml', {}).issues.filter((i) => i.severity === 'error').map(formatIssue)).toEqual([
+      'test.yaml:14:11  operations.GetExportColumns.calls[0].paginate needs cursorParam, the query parameter the cursor goes in (or in: body, when the call\'s body carries page.cursor)',
+    ]);
+    const inBody = head('http://erp.local') + columnsOperation('style: cursor\nin: body\nitems: response.body.items\nnext: response.body.next');
+    expect(checkMappingText(inBody, 'test.yaml', {}).issues.filter((i) => i.severity === 'error').map((i) => i.code)).toEqual(['SETTINGS_DISAGREE']);
   });
 
   it('reports a bad items expression at its position', () => {

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { block, boolean, expression, integer, oneOfWords, optional, secret, text, variant, variants, withDefault } from './declare';
 
 /**
@@ -61,6 +62,9 @@ export const callRetry = block({
   idempotent: optional(boolean('Whether the call is safe to repeat. Default true for GET, false otherwise: a POST/PUT/PATCH/DELETE is only retried with idempotent: true.')),
 }, { description: 'Retry policy of this call, over system.retry.' });
 
+/** Where the page state goes: the styles whose state the engine writes (page, offset, cursor). */
+const pageIn = withDefault(oneOfWords(['query', 'body'], 'query: the engine writes the page state (page number, offset and limit, cursor) into the query parameters named here. body: it writes none; the call\'s body and headers expressions read page.number, page.offset, page.limit and page.cursor (absent on the first page where there is none yet) and place them, for ERPs that take everything in the body (JSON-RPC, SOAP).'), 'query');
+
 const pageCommon = {
   items: expression('The items of one page, over response (status, headers, body of the page), e.g. response.body.salesOrders. An empty page must give an empty list: giving nothing at all (a misspelt field) fails the request.'),
   maxPages: withDefault(integer(1, 100_000, 'Most pages fetched. More pages is an error, never a silent cut.'), 100),
@@ -71,8 +75,9 @@ const knownPageSize = integer(1, 100_000, 'How many items a full page of the ERP
 const hasMore = expression('Whether another page follows, over response, e.g. response.body.page < response.body.totalPages. Without it: the page was full (or, without pageSize, not empty).');
 
 export const paginate = variants('style', [
-  variant('style', 'page', 'A page number in a query parameter.', {
+  variant('style', 'page', 'A page number in a query parameter (or, with in: body, in the body).', {
     ...pageCommon,
+    in: pageIn,
     pageParam: withDefault(text('The query parameter of the page number.'), 'page'),
     firstPage: withDefault(integer(0, 1, 'The number of the first page.'), 1),
     sizeParam: optional(text('The query parameter of the page size (needs pageSize).')),
@@ -80,8 +85,9 @@ export const paginate = variants('style', [
     hasMore: optional(hasMore),
     lastPageMayBeFull,
   }),
-  variant('style', 'offset', 'An offset and a limit in query parameters.', {
+  variant('style', 'offset', 'An offset and a limit in query parameters (or, with in: body, in the body).', {
     ...pageCommon,
+    in: pageIn,
     pageSize: integer(1, 100_000, 'The limit: items per page.'),
     offsetParam: withDefault(text('The query parameter of the offset.'), 'offset'),
     limitParam: withDefault(text('The query parameter of the limit.'), 'limit'),
@@ -90,7 +96,8 @@ export const paginate = variants('style', [
   }),
   variant('style', 'cursor', 'A cursor taken from each page and sent with the next request.', {
     ...pageCommon,
-    cursorParam: text('The query parameter that carries the cursor.'),
+    in: pageIn,
+    cursorParam: optional(text('The query parameter that carries the cursor (in: query); with in: body the body reads page.cursor.')),
     next: expression('The next cursor, over response; empty means last page.'),
     pageSize: optional(knownPageSize),
     lastPageMayBeFull,
@@ -102,7 +109,7 @@ export const paginate = variants('style', [
     lastPageMayBeFull,
   }),
   variant('style', 'linkHeader', 'The Link header of each page (rel="next").', { ...pageCommon }),
-], 'Fetch every page of a list. The call record then has items (all pages) and pages (count).');
+], 'Fetch every page of a list. The call record then has items (all pages) and pages (count). A page that repeats the page before it (the same cursor or next link, or the same items) fails the request at once (PAGINATION_INCOMPLETE): an ERP that ignores the page state would otherwise give the first page until maxPages.');
 
 export const forEach = block({
   list: expression('The list, e.g. input.workOrdersNumbers.'),
@@ -115,3 +122,19 @@ export const cache = block({
   ttlMs: integer(1, 86_400_000, 'How long an answer stays valid, in milliseconds.'),
   maxEntries: withDefault(integer(1, 100_000, 'Most answers kept; the least recently used go first.'), 1000),
 }, { description: 'Keep successful answers of this call in memory, keyed by method, URL, headers and body. Errors are never cached.' });
+
+/**
+ * How a system says "no" inside an answer whatever its HTTP status (JSON-RPC's {"error": ...} in a 200,
+ * a SOAP fault, {"success": false}). Declared once under system: (or platform:), obeyed by every call.
+ */
+export const refusal = block({
+  when: expression('Whether an answer is a refusal, whatever its HTTP status, over response (status, headers, body), e.g. $exists(response.body.error).'),
+  message: optional(expression("The system's own words, given to the platform as externalMessage and kept with a dead letter, e.g. response.body.error.data.message.")),
+  retryable: optional(expression('Over response: whether an outbox delivery refused this way is tried again later (true) or goes to the dead letters at once. Default false.')),
+}, { description: "How this system refuses inside an answer, whatever the HTTP status. Every call obeys it: an answer it matches fails the call with the system's message, after the operation's own outcome rules (which come first, so a \"not found\" can still map to its result), and is never cached; an outbox delivery is retried (retryable) or dead-lettered, never delivered." });
+
+export const callRefusal = { ...refusal, description: "This call's own refusal rule instead of the system's, with the same fields; refusal: { when: 'false' } turns it off for this call." };
+
+export const emptyValues = Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), {
+  description: 'Answer values that mean "empty" in this system, e.g. [false, ""] for Odoo, which writes false for every empty field. An object field holding one of them is removed from the answer before any expression reads it, so $exists() and defaults work and $isoDateTime(false) never runs. Items of a list are kept as they are. Default: none (the engine reads false as false).',
+});

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ROUTES } from '../../contract/routes';
 import { DEFAULT_EXPRESSION_LIMITS } from '../../expressions/compile';
-import { auth, cache, callRetry, csrf, forEach, paginate, systemRetry, tls } from './connectivity';
+import { auth, cache, callRefusal, callRetry, csrf, emptyValues, forEach, paginate, refusal, systemRetry, tls } from './connectivity';
 import { block, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
 import { buildFileBlock } from './file';
 import { inbound } from './inbound';
@@ -22,6 +22,7 @@ const queryEncoding = (description: string) => oneOfWords(['percent', 'form'], `
 
 const call = block({
   name: Type.String({ pattern: NAME_PATTERN, description: 'Name of the call (letters, digits, _): later expressions read calls.<name>.status, .headers, .body.' }),
+  when: optional(expression('Make this call only when this is true, over input and the calls above it, e.g. $not(calls.order.body.released). A call skipped this way has no record (calls.<name> gives nothing) and shows as skipped in dry-run and the request journal.')),
   method: oneOfWords(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], 'HTTP method.'),
   path: template('Path under system.baseUrl, e.g. /sales-orders/{input.Code}. Placeholder values are URI-encoded, so they can never change the path.'),
   query: optional(Type.Record(Type.String(), template('Query parameter value.'), { description: 'Query parameters: name to value template. A placeholder giving nothing leaves the parameter out.' })),
@@ -35,6 +36,7 @@ const call = block({
   paginate: optional(paginate),
   forEach: optional(forEach),
   cache: optional(cache),
+  refusal: optional(callRefusal),
 }, { description: 'One HTTP call to the external system. Its response is available to later calls and to the output as calls.<name>.' });
 
 const outcome = block({
@@ -90,9 +92,18 @@ const connectivity = {
   requestIdHeader: withDefault(Type.Union([text('Header name.'), Type.Literal(false)], {
     description: "The header that carries the request's id on every call, so one request can be followed across both logs; false sends none.",
   }), 'X-Request-Id'),
+  refusal: optional(refusal),
+  emptyValues: optional(emptyValues),
 };
 
-const system = block({ ...connectivity, healthCheck: optional(healthCheck) }, { description: 'The external system (ERP).' });
+const session = block({
+  login: call,
+  value: expression('What the login answer keeps, over response, e.g. response.body.result (a uid) or {"id": response.body.sessionId}. Every expression of this system\'s calls reads it as session.'),
+  ttlMs: optional(integer(1000, 86_400_000, 'How long a session lasts, in milliseconds; the next call after that logs in again. Default: until the system says it ended (renewWhen).')),
+  renewWhen: optional(expression('Over response of any call: the session has ended (e.g. response.body.error.data.name = "odoo.http.SessionExpiredException"). The engine logs in again once and sends that call once more.')),
+}, { description: 'A login step: made before the first call of this connection (and again when it expires or renewWhen says it ended), its answer kept per connection and read by every expression as session. One login at a time, shared by all requests.' });
+
+const system = block({ ...connectivity, healthCheck: optional(healthCheck), session: optional(session) }, { description: 'The external system (ERP).' });
 
 /** The same settings, read by the same code; no health check: pushes are stored while the platform is away. */
 const platform = block(connectivity, { description: "The warehouse platform's integration interface, which push endpoints deliver to: the same settings as system:." });
@@ -131,11 +142,12 @@ export type PushDocument = Static<ReturnType<typeof buildPushBlock<typeof call, 
 export type AuthDocument = Static<typeof auth>;
 export type InboundDocument = Static<typeof inbound>;
 export type TlsDocument = Static<typeof tls>;
-export type CsrfDocument = Static<typeof csrf>;
 export type CallRetryDocument = Static<typeof callRetry>;
 export type PaginateDocument = Static<typeof paginate>;
 export type ForEachDocument = Static<typeof forEach>;
 export type CacheDocument = Static<typeof cache>;
 export type OutboxDocument = Static<typeof outbox>;
+export type RefusalDocument = Static<typeof refusal>;
+export type SessionDocument = Static<typeof session>;
 /** A mapping document once the structure check passed and the defaults are applied. */
 export type MappingDocument = Static<ReturnType<typeof buildMappingFormat>>;
