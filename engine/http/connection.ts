@@ -6,6 +6,7 @@ import type { Deadline } from './deadline';
 import { withCookies } from './cookies';
 import { withCsrf } from './csrf';
 import { ResponseCache } from './response-cache';
+import { SessionSlot } from './session-slot';
 import { createAuthenticator, type Authenticator } from './with-auth';
 import { withRetry, type AttemptReport } from './with-retry';
 
@@ -42,6 +43,8 @@ export class ErpConnection {
   private readonly auth: Authenticator;
   /** Keyed by the call's name and cache settings, so a reloaded mapping keeps the answers of an unchanged call. */
   private readonly caches = new Map<string, ResponseCache>();
+  /** The system's login answer (system.session), shared by every request to it. */
+  readonly session = new SessionSlot();
 
   constructor(readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean) => void) {
     this.limit = pLimit(system.maxConcurrency);

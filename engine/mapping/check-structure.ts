@@ -119,6 +119,8 @@ export function toIssue(error: ErrorObject, source: YamlSource): MappingIssue | 
       }
       if (variant) {
         const takes = allowed.filter((name) => !variant.startsWith(`${name} `));
+        const meant = closest(extra, takes);
+        if (meant) return at(source.keyAt([...path, extra]), 'UNKNOWN_SETTING', `unknown setting "${extra}" in ${here}; did you mean "${meant}"? (${variant} takes: ${takes.join(', ')})`);
         return at(source.keyAt([...path, extra]), 'SETTING_NOT_FOR_VARIANT',
           `${here}.${extra} does not apply to ${variant}${takes.length > 0 ? ` (it takes: ${takes.join(', ')})` : ''}`);
       }

@@ -1,9 +1,12 @@
 import { declaredSecretValues } from './mask';
-import type { Secret } from './secret';
+import { Secret } from './secret';
+import { secretCalls, type SecretCall } from './secret-calls';
 import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
-import { compileWithTree, ExpressionSyntaxError, isReservedFunctionName, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
+import { compileWithTree, ExpressionSyntaxError, isReservedFunctionName, JSONATA_BUILTINS, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
+import { HELPER_FUNCTIONS } from '../expressions/functions';
+import { unknownFunctionCalls } from './function-calls';
 import { callReferences } from './call-references';
 import { closest } from './check-structure';
 import { dateArgumentProblems } from './date-arguments';
@@ -14,11 +17,17 @@ import { compileCache, compileCallRetry, compileForEach, compilePaginate, compil
 import { compileSystem, type CallTarget } from './compile-system';
 import type { CallDocument, MappingDocument, OperationDocument, OperationMode } from './format';
 import { withDefaults } from './format/defaults';
-import type { OutboxDocument, OutcomeDocument } from './format/mapping';
+import type { OutboxDocument, OutcomeDocument, SessionDocument } from './format/mapping';
 import type { CallSpec, OutboxSpec, LocatedExpression, Mapping, Operation, OutcomeRule, SystemSpec, Template } from './model';
 import { createPrelude, type FunctionDefinition } from '../expressions/prelude';
 import { splitTemplate, TemplateSyntaxError } from './templates';
-import type { PathSegment, YamlSource } from './yaml-source';
+import type { PathSegment, UnsetVariables, YamlSource } from './yaml-source';
+
+/** Where `$secret("NAME")` reads its variables, and whether an unset one is an error (serve) or a warning (validate). */
+export interface SecretEnvironment {
+  readonly env: NodeJS.ProcessEnv;
+  readonly unset: UnsetVariables;
+}
 
 /**
  * Turns a structurally valid mapping document into the frozen internal model: every expression and
@@ -67,13 +76,19 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   readonly warnings: MappingIssue[] = [];
   /** The `$name := function(...) {...};` definitions an expression needs, placed before it. */
   private preludeFor: (source: string) => string = () => '';
+  /** Every function an expression may call: JSONata's, the engine's helpers, $secret, and the mapping's own. */
+  private callable: ReadonlySet<string> = new Set([...JSONATA_BUILTINS, ...HELPER_FUNCTIONS.map((helper) => helper.name), 'secret']);
   /** Set while an operation's expressions are compiled: their `calls.<name>` are checked against it. */
   private scope?: CallScope;
 
-  constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string) {}
+  /** Values of the variables `$secret("NAME")` reads, bound to the expressions that call it. */
+  readonly secrets = new Map<string, string>();
+
+  constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string, private readonly env: SecretEnvironment = { env: process.env, unset: 'error' }) {}
 
   functions(raw: Record<string, string> | undefined): void {
     const definitions: FunctionDefinition[] = [];
+    this.callable = new Set([...this.callable, ...Object.keys(raw ?? {})]);
     for (const [name, text] of Object.entries(raw ?? {})) {
       const path = ['functions', name];
       if (isReservedFunctionName(name)) {
@@ -96,7 +111,10 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   }
 
   warn(code: MappingIssueCode, path: readonly PathSegment[], message: string): void {
-    const pos = this.source.at(path);
+    this.warnAt(code, path, message, this.source.at(path));
+  }
+
+  private warnAt(code: MappingIssueCode, path: readonly PathSegment[], message: string, pos: { line: number; col: number }): void {
     this.warnings.push({ file: this.source.file, line: pos.line, col: pos.col, path: named(path), severity: 'warning', code, message });
   }
 
@@ -112,10 +130,24 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   private compiledAt(text: string, path: readonly PathSegment[], offsetInString = 0): { readonly expression: LocatedExpression; readonly tree: unknown } | undefined {
     try {
       // The tree is read here and let go: the compiled expression does not keep it (compileWithTree).
+      // A whole expression field (not a template's placeholder, which sits after its brace) that reads ${VAR}.
+      const pasted = offsetInString === 0 ? this.source.envAt(path) : undefined;
+      if (pasted) {
+        this.envInExpression(path, pasted.names[0] ?? 'NAME');
+        return undefined;
+      }
       const { compiled: expression, tree } = compileWithTree(text, this.limits, this.preludeFor(text));
       const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
+      for (const call of unknownFunctionCalls(tree, this.callable)) {
+        const hint = closest(call.name, [...this.callable]);
+        this.report('FUNCTION_UNKNOWN', path, `$${call.name} is not a function: not JSONata's, not the engine's and not one of this mapping's functions${hint ? `; did you mean $${hint}?` : ''}`, this.source.insideString(path, offsetInString + call.offset));
+      }
+      const bindings = this.secretBindings(secretCalls(tree), path, offsetInString);
+      if (bindings === false) return undefined;
       // The properties, not a spread: `fastPath` is a getter that prepares the expression, which waits for the first evaluation.
-      const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, Object.getOwnPropertyDescriptors(expression)) as LocatedExpression);
+      const properties = Object.getOwnPropertyDescriptors(expression);
+      if (bindings) properties.evaluate = { value: (input: unknown) => expression.evaluate(input, bindings), enumerable: true };
+      const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, properties) as LocatedExpression);
       if (this.scope) this.callsRead(text, path, offsetInString, this.scope, tree);
       for (const problem of dateArgumentProblems(text, tree)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
       return { expression: compiled, tree };
@@ -128,6 +160,45 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       this.report('EXPRESSION_SYNTAX', path, `JSONata expression does not compile: ${error.message} (${error.code})`, this.source.insideString(path, offsetInString + error.offset));
       return undefined;
     }
+  }
+
+  /**
+   * `${VAR}` inside an expression pastes the value into JSONata text: a quote in it breaks the expression,
+   * and a load error would print part of it. Refused, with the way that gives the value as a value.
+   */
+  private envInExpression(path: readonly PathSegment[], name: string): void {
+    this.report('ENV_IN_EXPRESSION', path, `\${${name}} inside an expression pastes the variable's value into the expression's text, where a quote in it breaks the expression and an error message would show it; write $secret("${name}") instead, which gives the value as a value and masks it wherever the engine shows what it sent`);
+  }
+
+  /** The bindings of an expression's `$secret("NAME")` calls: undefined when it makes none, false when one is reported. */
+  private secretBindings(calls: readonly SecretCall[], path: readonly PathSegment[], offsetInString: number): Record<string, unknown> | undefined | false {
+    if (calls.length === 0) return undefined;
+    let ok = true;
+    for (const call of calls) {
+      const at = this.source.insideString(path, offsetInString + call.offset);
+      if (call.name === undefined || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(call.name)) {
+        this.report('SECRET_NAME_INVALID', path, '$secret takes the name of an environment variable written as text, e.g. $secret("ERP_API_KEY"), so the load can check it is set and mask its value', at);
+        ok = false;
+        continue;
+      }
+      const value = this.env.env[call.name];
+      if (value !== undefined) this.secrets.set(call.name, value);
+      else if (this.env.unset === 'warning') this.warnAt('ENV_UNSET', path, `environment variable ${call.name} (read by $secret) is not set; checked without it (serve and live calls need it)`, at);
+      else {
+        this.report('ENV_UNSET', path, `environment variable ${call.name} (read by $secret) is not set; set it in the environment or in an --env-file before starting the engine`, at);
+        ok = false;
+      }
+    }
+    if (!ok) return false;
+    const values = this.secrets;
+    // Bound per expression, read when it runs: a variable set only after a warning-mode check is reported there.
+    return {
+      secret: (name: string) => {
+        const value = values.get(name);
+        if (value === undefined) throw new Error(`environment variable ${name} is not set`);
+        return value;
+      },
+    };
   }
 
   /**
@@ -368,6 +439,22 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     });
   }
 
+  /**
+   * system.session: its login is a call like any other (compiled by the same code), made before the
+   * system's first call; it reads no calls and no input, and is one plain request.
+   */
+  withSession(target: CallTarget, raw: SessionDocument | undefined): CallTarget {
+    if (!raw) return target;
+    const path: PathSegment[] = ['system', 'session'];
+    const login = this.scoped({ operationId: 'system.session', defined: [], readable: [], notYet: () => '' }, () => this.call(raw.login, [...path, 'login'], target));
+    const extras = (['paginate', 'forEach', 'cache', 'when'] as const).filter((key) => raw.login[key] !== undefined);
+    for (const key of extras) this.report('SETTING_NOT_FOR_ROUTE', [...path, 'login', key], `system.session.login.${key} does not apply to a login, which is one request made before the system's first call`);
+    const value = this.expression(raw.value, [...path, 'value']);
+    const renewWhen = raw.renewWhen === undefined ? undefined : this.expression(raw.renewWhen, [...path, 'renewWhen']);
+    if (!login || !value || extras.length > 0 || (raw.renewWhen !== undefined && !renewWhen) || !target.spec) return target;
+    return { ...target, spec: { ...target.spec, session: { login, value, ttlMs: raw.ttlMs, renewWhen } } };
+  }
+
   /** Expressions worked out when an event or push is accepted, before any call is made: they read no calls. */
   beforeAnyCall<T>(owner: string, defined: readonly string[], what: string, compile: () => T): T {
     return this.scoped({ operationId: owner, defined, readable: [], notYet: (name) => `calls.${name}: ${what} is worked out when the event is accepted, before any call is made; it can read only input` }, compile);
@@ -397,12 +484,12 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
  * `baseDir` is where relative file paths of the mapping (TLS files) are read from; `secretEnv` are the
  * values of the secret-named variables the text uses (the model keeps values, not where they came from).
  */
-export function compileMapping(source: YamlSource, baseDir = process.cwd(), secretEnv: readonly Secret[] = []): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
+export function compileMapping(source: YamlSource, baseDir = process.cwd(), secretEnv: readonly Secret[] = [], environment?: SecretEnvironment): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
   const raw: MappingDocument = withDefaults(source.value);
   const limits: ExpressionLimits = { timeoutMs: raw.limits.expressionTimeoutMs, maxDepth: raw.limits.expressionMaxDepth, maxSequence: raw.limits.expressionMaxSequence };
-  const compiler = new Compiler(source, limits, baseDir);
+  const compiler = new Compiler(source, limits, baseDir, environment);
   compiler.functions(raw.functions);
-  const target = compileSystem(compiler, raw.system, 'system');
+  const target = compiler.withSession(compileSystem(compiler, raw.system, 'system'), raw.system.session);
   const system = target.spec;
   const inbound = compileInbound(compiler, raw.inbound);
   const operations = new Map<string, Operation>();
@@ -413,7 +500,7 @@ export function compileMapping(source: YamlSource, baseDir = process.cwd(), secr
   const platform = raw.platform && compileSystem(compiler, raw.platform, 'platform');
   const pushes = compilePushes(compiler, raw.push, platform);
   if (compiler.issues.length > 0 || !system || !inbound || !pushes || (platform && !platform.spec)) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
-  const secretValues = [...secretEnv, ...declaredSecretValues(system, inbound, platform?.spec, pushes)];
+  const secretValues = [...secretEnv, ...[...compiler.secrets.values()].map((value) => new Secret(value)), ...declaredSecretValues(system, inbound, platform?.spec, pushes)];
   const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations, platform: platform?.spec, pushes, secretValues };
   deepFreeze(mapping);
   return { mapping, issues: [], warnings: compiler.warnings };

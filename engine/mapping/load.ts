@@ -46,7 +46,7 @@ export function checkMappingText(text: string, file: string, env: NodeJS.Process
   const source = { ...parsed.source, value };
   const structural = checkStructure(source);
   if (structural.length > 0) return { issues: [...early, ...structural].sort(byPosition) };
-  const compiled = compileMapping(source, baseDir, secretEnvValues(text, env));
+  const compiled = compileMapping(source, baseDir, secretEnvValues(text, env), { env, unset: unsetVariables });
   if (!compiled.mapping) return { issues: [...early, ...compiled.issues].sort(byPosition) };
   const warnings: MappingIssue[] = ROUTES.filter((route) => !compiled.mapping!.operations.has(route.operationId)).map((route) => ({
     file, line: 0, col: 0, path: `operations.${route.operationId}`, severity: 'warning', code: 'UNMAPPED_ROUTE',

@@ -29,6 +29,8 @@ export interface EnvUse {
    * variables are warnings (checking a mapping without the customer's secrets): else they are errors.
    */
   readonly unset: readonly string[];
+  /** Every variable the value reads, in order. */
+  readonly names: readonly string[];
 }
 
 /** Whether an unset variable stops the load (serve, calls to the ERP) or is a warning (checks that send nothing). */
@@ -87,6 +89,7 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
       const unset: string[] = [];
+      const names: string[] = [];
       let hasDefault = false;
       let reads = false;
       node.value = replaceReferences(node.value, (reference) => {
@@ -97,6 +100,7 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
           return reference.text;
         }
         reads = true;
+        names.push(reference.name);
         hasDefault ||= reference.fallback !== undefined;
         const resolved = resolveReference(reference, env);
         if ('value' in resolved) return resolved.value;
@@ -106,7 +110,7 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
         reported.add(reference.name);
         return reference.text;
       });
-      if (reads) envUse.set(node, { hasDefault, unset });
+      if (reads) envUse.set(node, { hasDefault, unset, names });
     },
   });
   let value: unknown;

@@ -4,7 +4,8 @@ import type { AuthSpec, CallSpec, OutcomeRule, RefusalSpec } from '../mapping/mo
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { runInOrder, unitsOf, type Unit } from './fan-out';
-import { fetchAnswer, type Answer, type CallEnv } from './fetch-call';
+import type { Answer, CallEnv } from './fetch-call';
+import { fetchWithSession, withSession } from './session';
 
 /**
  * One call of a flow: sent once, or once per element/chunk (forEach), each answer judged by the
@@ -149,8 +150,8 @@ function keepIfSuccess(answer: Answer, verdict: Verdict, successResult: string):
   answer.keep?.();
 }
 
-async function runPlain(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
-  const answer = await fetchAnswer(call, base, call.name, env);
+async function runPlain(call: CallSpec, rules: CallRules, given: ExpressionContext, env: CallEnv): Promise<CallResult> {
+  const { answer, context: base } = await fetchWithSession(call, given, call.name, env);
   const verdict = await judge(call, rules, call.name, answer, { ...base, response: answer.record, call: call.name }, env);
   if (verdict.failure) throw verdict.failure;
   keepIfSuccess(answer, verdict, rules.successResult);
@@ -168,10 +169,10 @@ async function runFanOut(call: CallSpec, rules: CallRules, base: ExpressionConte
   const successName = rules.successResult;
   const results = await runInOrder(units, forEach.maxConcurrency, async (unit) => {
     const label = `${call.name}[${unit.index}]`;
-    const context: ExpressionContext = { ...base, item: unit.item, chunk: unit.chunk, index: unit.index };
+    let context: ExpressionContext = { ...base, item: unit.item, chunk: unit.chunk, index: unit.index };
     let answer: Answer;
     try {
-      answer = await fetchAnswer(call, context, label, env);
+      ({ answer, context } = await fetchWithSession(call, context, label, env));
     } catch (error) {
       if (error instanceof OperationFailure && ELEMENT_FAILURES.has(error.kind)) return { unit, label, verdict: { failure: named(unit, call.name, error) } as Verdict };
       throw error;
@@ -201,7 +202,8 @@ async function runFanOut(call: CallSpec, rules: CallRules, base: ExpressionConte
 }
 
 /** undefined when the call's `when` gives anything but true: the call is skipped and has no record. */
-export async function runCall(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult | undefined> {
+export async function runCall(call: CallSpec, rules: CallRules, given: ExpressionContext, env: CallEnv): Promise<CallResult | undefined> {
+  const base = await withSession(given, env);
   if (call.when && (await evaluateAt(call.when, base, `calls.${call.name}.when`)) !== true) {
     env.observer?.skipped?.(call.name, `not made: its when (${call.when.source}) is not true`);
     return undefined;

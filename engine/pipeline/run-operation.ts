@@ -8,6 +8,7 @@ import type { FlowOperation } from '../mapping/model';
 import type { CallRecord } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { runCall, type CallRules } from './run-call';
+import { withSession } from './session';
 import { withoutInvalidRecords, type SkippedRecord } from './skip-invalid';
 import type { CallEnv, CallReport } from './fetch-call';
 import type { TraceObserver } from './trace';
@@ -71,7 +72,9 @@ export async function runFlow(
 
   if (route.kind === 'event' || !operation.output) return { resultName: route.successResult, externalMessage: successMessage };
 
-  const raw = await evaluateAt(operation.output, { input, calls }, 'output');
+  // The output reads the session its calls used (kept, so no new login), when the system has one.
+  const context = operation.calls.length > 0 ? await withSession({ input, calls }, env) : { input, calls };
+  const raw = await evaluateAt(operation.output, context, 'output');
   let data = asDeclaredShape(raw, (route.dataSchema as { type?: string }).type === 'array');
   deps.observer?.output?.(data);
   if (operation.onInvalidRecord === 'skip' && checkData && Array.isArray(data)) {
