@@ -31,7 +31,7 @@ function envelopePrefix(namespaces: Namespaces, uri: string): string {
 
 function headersFor(version: SoapVersion, action: string | undefined): Record<string, string> {
   // The action goes inside a quoted string: a quote, backslash or control character there would end it.
-  if (action !== undefined && /["\\\x00-\x1f\x7f]/.test(action)) throw new XmlError('unwritable', `the SOAP action ${JSON.stringify(action)} holds a quote, backslash or control character`, { path: 'soap.action' });
+  if (action !== undefined && /["\\\p{Cc}]/u.test(action)) throw new XmlError('unwritable', `the SOAP action ${JSON.stringify(action)} holds a quote, backslash or control character`, { path: 'soap.action' });
   if (version === '1.1') return { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: `"${action ?? ''}"` };
   return { 'Content-Type': `application/soap+xml; charset=utf-8${action === undefined ? '' : `; action="${action}"`}` };
 }
