@@ -124,7 +124,7 @@ interface Checks {
 /** Reads the dummy document: holes in names, CDATA and comments are refused, the others noted. */
 function checkTemplate(dummy: string, checks: Checks, locate: Locate): void {
   const { refuse, note } = checks;
-  readSax(dummy, () => ({
+  const encoding = readSax(dummy, () => ({
     open(tag) {
       refuse(tag.name, 'a placeholder cannot be part of an element name');
       for (const attribute of Object.values(tag.attributes)) {
@@ -136,8 +136,8 @@ function checkTemplate(dummy: string, checks: Checks, locate: Locate): void {
     text: (chunk) => note(chunk, 'text'),
     cdata: (chunk) => refuse(chunk, 'a placeholder cannot stand inside CDATA; write it as element text (its value is escaped)'),
     comment: (chunk) => refuse(chunk, 'a placeholder cannot stand inside a comment'),
-    declaredEncoding: checks.declared,
   }), undefined, locate);
+  if (encoding !== undefined) checks.declared(encoding);
 }
 
 /** Checks the template and tells where each hole stands; throws an XmlError of kind `template`. */
