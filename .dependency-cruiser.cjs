@@ -1,25 +1,28 @@
 /**
  * The folders of engine/ depend one way:
  *   contract ← expressions ← mapping ← {http, files, pipeline} ← engine ← {server, cli, scripts}
+ *   xml ← mapping and every folder above it
  * engine/outbox/ (the event stores) stands alone: it knows events, not mappings; engine/journal/ (the
  * request journal's stores) too: it knows rows of JSON text, not traces.
  * Within the middle layer the pipeline may use http and files; files and http use neither the pipeline
- * nor each other. engine/errors/, log.ts, paths.ts, sqlite-open.ts and time-slices.ts are base modules anyone may use (and
- * they use no folder); engine/index.ts is the public surface. examples/ is loaded only by the --example-erp path.
+ * nor each other. engine/xml/ (XML reading and writing, SOAP envelopes, bodyXml templates) is pure
+ * functions at the base: it uses no other folder (errors/ at most). engine/errors/, log.ts, paths.ts,
+ * sqlite-open.ts and time-slices.ts are base modules anyone may use (and they use no folder); engine/index.ts is the public surface. examples/ is loaded only by the --example-erp path.
  */
 const LAYERS = [
+  ['xml', []],
   ['contract', []],
   ['expressions', ['contract']],
-  ['mapping', ['contract', 'expressions']],
-  ['http', ['contract', 'expressions', 'mapping']],
-  ['files', ['contract', 'expressions', 'mapping']],
+  ['mapping', ['contract', 'expressions', 'xml']],
+  ['http', ['contract', 'expressions', 'mapping', 'xml']],
+  ['files', ['contract', 'expressions', 'mapping', 'xml']],
   ['outbox', []],
   ['journal', []],
-  ['pipeline', ['contract', 'expressions', 'mapping', 'http', 'files']],
-  ['engine', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'journal']],
-  ['server', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'journal', 'engine']],
-  ['cli', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'journal', 'engine', 'server']],
-  ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'engine']],
+  ['pipeline', ['contract', 'expressions', 'mapping', 'http', 'files', 'xml']],
+  ['engine', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'journal', 'xml']],
+  ['server', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'journal', 'engine', 'xml']],
+  ['cli', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'outbox', 'journal', 'engine', 'server', 'xml']],
+  ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'engine', 'xml']],
 ];
 const FOLDERS = LAYERS.map(([name]) => name);
 

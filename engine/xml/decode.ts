@@ -1,0 +1,53 @@
+import iconv from 'iconv-lite';
+import { XmlError } from './errors';
+
+/**
+ * Bytes of an XML document → its text. Which encoding, first match wins:
+ *   1. a byte order mark (UTF-8, UTF-16 LE/BE): it is what the bytes are, whatever anyone declared;
+ *   2. the charset of the answer's Content-Type (`charset`), which wins over the declaration because
+ *      proxies and servers re-encode documents without rewriting their declaration (RFC 7303, 8.1);
+ *   3. the declaration's `encoding="…"`;
+ *   4. UTF-8.
+ * UTF-8 is decoded strictly (an invalid byte is an error, never a U+FFFD in a value); iconv-lite does
+ * the others (windows-1252, ISO-8859-x, UTF-16 without a mark).
+ */
+
+const BOMS: readonly { bytes: readonly number[]; encoding: string }[] = [
+  { bytes: [0xef, 0xbb, 0xbf], encoding: 'utf-8' },
+  { bytes: [0xff, 0xfe], encoding: 'utf-16le' },
+  { bytes: [0xfe, 0xff], encoding: 'utf-16be' },
+];
+
+/** The declaration is ASCII in every encoding this reads with a declaration (not UTF-16 without a mark). */
+const DECLARED_ENCODING = /^<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([A-Za-z][A-Za-z0-9._-]*)\1/;
+
+function declaredEncoding(bytes: Uint8Array): string | undefined {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 256)).toString('latin1');
+  return DECLARED_ENCODING.exec(head)?.[2];
+}
+
+function isUtf8(label: string): boolean {
+  return /^utf-?8$/i.test(label);
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new XmlError('encoding', 'the answer is not valid UTF-8 text (it declares no other encoding)');
+  }
+}
+
+export function decodeXml(bytes: Uint8Array, charset?: string): string {
+  const bom = BOMS.find(({ bytes: mark }) => mark.every((byte, index) => bytes[index] === byte));
+  if (bom) {
+    const rest = bytes.subarray(bom.bytes.length);
+    if (bom.encoding === 'utf-8') return decodeUtf8(rest);
+    if (rest.length % 2 !== 0) throw new XmlError('encoding', 'the answer is not UTF-16 text: it has an odd number of bytes (cut off?)');
+    return iconv.decode(Buffer.from(rest.buffer, rest.byteOffset, rest.length), bom.encoding, { stripBOM: false });
+  }
+  const encoding = charset?.trim() || declaredEncoding(bytes) || 'utf-8';
+  if (isUtf8(encoding)) return decodeUtf8(bytes);
+  if (!iconv.encodingExists(encoding)) throw new XmlError('encoding', `the answer's encoding "${encoding}" is not one this engine can read`);
+  return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), encoding);
+}
