@@ -45,6 +45,7 @@ export function compileSystem(h: CompileHelpers, raw: SystemDocument | PlatformD
     idempotencyHeader: raw.idempotencyHeader === false ? undefined : raw.idempotencyHeader,
     healthCheck: 'healthCheck' in raw ? raw.healthCheck : undefined,
     emptyValues: raw.emptyValues ?? [],
+    xml: { namespaces: raw.xml?.namespaces ?? {}, prefixedKeys: raw.xml?.prefixedKeys ?? false },
   };
   return { spec, timeoutMs: raw.timeoutMs, retry, queryEncoding: raw.queryEncoding, refusal };
 }

@@ -26,7 +26,10 @@ export interface Template {
   readonly origin: Origin;
 }
 
-export type ResponseType = 'json' | 'text' | 'binary';
+export type ResponseType = 'json' | 'text' | 'binary' | 'xml';
+
+/** One piece of a bodyXml template: literal XML, or a placeholder whose value is escaped for its place. */
+export type XmlTemplatePart = string | { readonly expression: LocatedExpression; readonly context: 'text' | 'attribute' };
 
 export interface CallSpec {
   readonly name: string;
@@ -42,7 +45,14 @@ export interface CallSpec {
   readonly rawQuery: readonly string[];
   readonly headers: readonly (readonly [string, Template])[];
   readonly body?: LocatedExpression;
+  /** json, or xml: the body value written as XML (always for a SOAP call). */
+  readonly requestType: 'json' | 'xml';
+  /** The body as an XML template (instead of body). */
+  readonly bodyXml?: readonly XmlTemplatePart[];
+  readonly soap?: { readonly version: '1.1' | '1.2'; readonly action?: Template };
   readonly responseType: ResponseType;
+  /** XML answers: local names of the elements that are always lists. */
+  readonly lists: readonly string[];
   readonly timeoutMs: number;
   /** Effective retry policy: `attempts` is 1 for a request the mapping did not mark safe to repeat. */
   readonly retry: RetryPolicy;
@@ -236,6 +246,8 @@ export interface SystemSpec {
   readonly emptyValues: readonly unknown[];
   /** A login step whose answer every call reads as `session`. */
   readonly session?: SessionSpec;
+  /** How XML is written and read: the mapping's prefixes, and whether read keys carry them. */
+  readonly xml: { readonly namespaces: Readonly<Record<string, string>>; readonly prefixedKeys: boolean };
 }
 
 /** How the platform must authenticate toward the engine. Credentials are Secrets so they never print. */

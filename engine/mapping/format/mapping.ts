@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ROUTES } from '../../contract/routes';
 import { DEFAULT_EXPRESSION_LIMITS } from '../../expressions/compile';
 import { auth, cache, callRefusal, callRetry, csrf, emptyValues, forEach, paginate, refusal, systemRetry, tls } from './connectivity';
-import { block, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
+import { block, boolean, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
 import { buildFileBlock } from './file';
 import { inbound } from './inbound';
 import { buildPushBlock, PUSH_NAME_PATTERN } from './push';
@@ -29,8 +29,15 @@ const call = block({
   queryEncoding: optional(queryEncoding('How this call writes its query values. Default: system.queryEncoding.')),
   rawQuery: optional(Type.Array(text('A parameter name under query.'), { description: "Query parameters sent raw: the characters of OData's syntax ($ ( ) , : / = @ ; ! * ?) as they are, only spaces, &, #, +, % and characters a URL cannot hold encoded, e.g. [$filter, $orderby]. A placeholder's value can still never add a parameter; quote OData literals with $odataLiteral." })),
   headers: optional(Type.Record(Type.String(), template('Header value.'), { description: 'Extra headers for this call, on top of system.headers.' })),
-  body: optional(expression('Builds the JSON request body from input and earlier calls.')),
-  responseType: withDefault(oneOfWords(['json', 'text', 'binary'], 'How to read the response body: json, text, or binary (given to expressions as Base64). An error answer (status 400 or more) of a binary call is read by its content type instead: JSON as JSON, text and XML as text, so outcome rules can read the ERP\'s error.'), 'json'),
+  body: optional(expression('Builds the request body from input and earlier calls: JSON, or with requestType: xml or soap: the value written as XML (keys are element names, @name attributes, #text text, lists repeated elements, null left out).')),
+  requestType: withDefault(oneOfWords(['json', 'xml'], 'How the body is written: json, or xml (the body value written as an XML document by the rules of system.xml, Content-Type application/xml unless headers set one). A soap: call is always XML.'), 'json'),
+  bodyXml: optional(Type.String({ minLength: 1, description: 'The body as XML text with {placeholders} (JSONata, as in templates; {{ and }} are literal braces), e.g. an envelope copied from the vendor\'s documentation. Checked well-formed at load; a placeholder may stand only where a value is text (element content, attribute value), and every value is escaped, so it can never add markup. Instead of body.' })),
+  soap: optional(block({
+    version: oneOfWords(['1.1', '1.2'], 'SOAP 1.1 (text/xml, SOAPAction header) or 1.2 (application/soap+xml with the action parameter).'),
+    action: optional(template('The operation\'s action URI, e.g. urn:microsoft-dynamics-schemas/page/salesorder:ReadMultiple.')),
+  }, { description: 'A SOAP call: the body value is written inside the Envelope\'s Body (or bodyXml is the whole envelope), with the version\'s Content-Type and action. The answer is read as XML: response.result is the first element in the Body, response.fault a fault (code, string, detail) whatever the HTTP status; a fault no rule claims fails the call with its faultstring.' })),
+  responseType: withDefault(oneOfWords(['json', 'text', 'binary', 'xml'], 'How to read the response body: json, text, binary (given to expressions as Base64), or xml (parsed into a JSON view by the rules of system.xml; a soap: call is always xml). An error answer (status 400 or more) of a binary call is read by its content type instead: JSON as JSON, text and XML as text, so outcome rules can read the ERP\'s error.'), 'json'),
+  lists: optional(Type.Array(text('An element\'s local name.'), { description: 'XML answers: elements that are always lists, one element or many (an order with one line gives one SalesLine element).' })),
   timeoutMs: optional(milliseconds('Timeout of each attempt of this call, in milliseconds. Default: system.timeoutMs.')),
   retry: optional(callRetry),
   paginate: optional(paginate),
@@ -94,6 +101,10 @@ const connectivity = {
   }), 'X-Request-Id'),
   refusal: optional(refusal),
   emptyValues: optional(emptyValues),
+  xml: optional(block({
+    namespaces: withDefault(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.-]*$' }), text('A namespace URI.'), { description: 'Prefixes of this mapping: prefix → namespace URI. Written XML uses them; read XML is matched by URI, never by the prefix the system happened to write.' }), {}),
+    prefixedKeys: withDefault(boolean('true: keys of read XML are prefix:local with the prefixes declared here (needed when two siblings share a local name in different namespaces). Default false: keys are local names.'), false),
+  }, { description: 'How XML is written and read for this system (requestType: xml, responseType: xml, soap:).' })),
 };
 
 const session = block({
