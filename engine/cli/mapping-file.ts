@@ -4,7 +4,7 @@ import type { Mapping } from '../mapping/model';
 import type { UnsetVariables } from '../mapping/yaml-source';
 import { err, issueLine } from './output';
 import { usageError } from './usage';
-import { displayName } from './yaml-file';
+import { displayName } from '../mapping/yaml-file';
 
 /**
  * Loads a mapping for a command exactly as `serve` does; a missing file is a usage error (exit 2).

@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import type { Formatter } from 'picocolors/types';
 import { formatIssue, type MappingIssue } from '../errors';
+import { ROUTES } from '../contract/routes';
 
 /**
  * Shared terminal output of the CLI: colour only when the stream is a terminal (picocolors honours
@@ -72,4 +73,9 @@ export function prettyJson(value: unknown, indent: string, maxString = 240): str
   const text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' && item.length > maxString ? `${item.slice(0, maxString)}… (${item.length} characters)` : item), 2);
   if (text === undefined) return `${indent}(nothing)`;
   return text.split('\n').map((line) => indent + line).join('\n');
+}
+
+/** The list shown when an operation argument names nothing. */
+export function operationList(indent = '  '): string[] {
+  return table(ROUTES.map((route) => [route.operationId, `${route.method} ${route.path}`]), indent);
 }

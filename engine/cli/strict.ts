@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MappingIssue } from '../errors';
-import { runTestFile } from './test-runner';
-import { displayName } from './yaml-file';
+import { runTestFile } from '../testing/test-runner';
+import { displayName } from '../mapping/yaml-file';
 
 /**
  * `validate --strict`: the mapping's test file is run too, and what `adapter-engine test` reports as not

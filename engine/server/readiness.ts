@@ -1,5 +1,5 @@
-import type { Engine } from '../engine/engine';
-import type { ErpProbe } from '../engine/erp-probe';
+import type { Engine } from '../core/engine';
+import type { ErpProbe } from '../metrics/erp-probe';
 import type { OutboxStore } from '../outbox/store';
 import type { LoadAttempt, MappingFileState } from './mapping-source';
 

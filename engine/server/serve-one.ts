@@ -1,8 +1,8 @@
 import { startAdminListener, type AdminListener } from './admin-listener';
 import { listenOn, startInstance } from './instance';
 import { createMetrics } from './metrics';
-import { journalFor } from './journal-store';
-import { outboxFor } from './outbox-store';
+import { journalFor } from '../journal/open';
+import { outboxFor } from '../state/state-store';
 import { installProcessGuards } from './process-guards';
 import { listeningLines, type ServeSettings } from './settings';
 import { onSignals } from './signals';

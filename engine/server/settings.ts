@@ -1,6 +1,6 @@
 import type { Logger } from '../log';
 import type { TlsFiles } from './listener';
-import type { OutboxLocation } from './outbox-store';
+import type { OutboxLocation } from '../state/state-store';
 import type { LoadReport, MappingSource } from './mapping-source';
 
 /** What `serve` decided from its flags, handed to the single-process or the cluster runner. */

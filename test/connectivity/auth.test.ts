@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatIssue } from '../../engine/errors';
-import { createEngine } from '../../engine/engine/engine';
+import { createEngine } from '../../engine/core/engine';
 import { createHttpClient } from '../../engine/http/client';
 import { TokenSource } from '../../engine/http/token-source';
 import { checkMappingText } from '../../engine/mapping/load';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { findRoute } from '../../engine/contract/routes';
-import { createAnsweringClient } from '../../engine/cli/answers';
+import { createAnsweringClient } from '../../engine/testing/answers';
 import { createMasker } from '../../engine/mapping/mask';
-import { runCase } from '../../engine/cli/run-case';
-import { createEngine } from '../../engine/engine/engine';
+import { runCase } from '../../engine/testing/run-case';
+import { createEngine } from '../../engine/core/engine';
 import { head, mappingFromText } from '../support/engine';
 
 /** The dry-run trace carries the attempts of a retried call and marks answers from the cache. */

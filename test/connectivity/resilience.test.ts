@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEngine } from '../../engine/engine/engine';
+import { createEngine } from '../../engine/core/engine';
 import type { AttemptReport } from '../../engine/http/with-retry';
 import { head, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
 import { drop, json, sequence, slow, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';

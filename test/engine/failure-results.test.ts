@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toEnvelope } from '../../engine/contract/envelope';
 import { hasResult, ROUTES } from '../../engine/contract/routes';
-import { failureOutcome } from '../../engine/engine/dispatch';
+import { failureOutcome } from '../../engine/core/dispatch';
 import { FAILURE_RESULTS, OperationFailure, type FailureKind } from '../../engine/errors';
 
 /** Every way a request can fail, on every route, lands on a result that route has, and is no success. */

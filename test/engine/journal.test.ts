@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../engine/engine/engine';
-import { createJournal } from '../../engine/engine/journal';
-import { BODY_LIMIT_BYTES, capped, ENTRY_BODIES_LIMIT_BYTES, isTruncated } from '../../engine/engine/journal-entry';
+import { createEngine, type Engine } from '../../engine/core/engine';
+import { createJournal } from '../../engine/journal/journal';
+import { BODY_LIMIT_BYTES, capped, ENTRY_BODIES_LIMIT_BYTES, isTruncated } from '../../engine/journal/journal-entry';
 import { head, mappingFromText } from '../support/engine';
 import { json, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';
 

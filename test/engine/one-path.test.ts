@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAnsweringClient } from '../../engine/cli/answers';
+import { createAnsweringClient } from '../../engine/testing/answers';
 import { noMasking } from '../../engine/mapping/mask';
-import { runCase } from '../../engine/cli/run-case';
+import { runCase } from '../../engine/testing/run-case';
 import { findRoute } from '../../engine/contract/routes';
 import { createHttpClient } from '../../engine/http/client';
 import { startErp, type RunningErp } from '../../examples/erp/main';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine } from '../../engine/engine/engine';
+import { createEngine } from '../../engine/core/engine';
 import { head, mappingFromText } from '../support/engine';
 
 /**

@@ -3,7 +3,7 @@ import { outgoingHeaders } from '../http/client';
 import { isSecretName, MASK, maskHeaderNames, maskUrlNames, type Masker } from '../mapping/mask';
 import type { RouteSpec } from '../contract/routes';
 import type { Mapping, Origin } from '../mapping/model';
-import type { TraceObserver } from '../pipeline/trace';
+import type { TraceObserver } from './observer';
 
 /**
  * The steps of one request as `dry-run` shows them and the request journal keeps them: each ERP request

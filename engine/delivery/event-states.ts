@@ -1,6 +1,6 @@
 import type { Masker } from '../mapping/mask';
 import type { OutboxStore, StoredEvent } from '../outbox/store';
-import type { EventState, JournalEntry } from './journal-entry';
+import type { EventState, JournalEntry } from '../journal/journal-entry';
 
 /**
  * The journal entry of a request with where each outbox event it stored stands now. The journal keeps

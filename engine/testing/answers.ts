@@ -1,11 +1,11 @@
 import { TransportError, decodeBody, type HttpClient, type OutboundRequest, type OutboundResponse, type TransportErrorCode } from '../http/client';
-import type { AnswerSource } from '../engine/trace';
+import type { AnswerSource } from '../trace/steps';
 import type { MappingIssue } from '../errors';
 import { CSRF_TOKEN_CALL } from '../http/csrf';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { FlowOperation, Operation } from '../mapping/model';
 import type { PathSegment, YamlSource } from '../mapping/yaml-source';
-import { compileShape, issueAt, readCheckedYaml } from './yaml-file';
+import { compileShape, issueAt, readCheckedYaml } from '../mapping/yaml-file';
 
 /**
  * Recorded answers of the external system, by call name: what `dry-run --answers` and mapping tests

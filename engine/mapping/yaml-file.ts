@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { MappingIssue, MappingIssueCode } from '../errors';
-import { describePath, toIssue } from '../mapping/check-structure';
-import { parseYamlSource, type PathSegment, type YamlSource } from '../mapping/yaml-source';
+import { describePath, toIssue } from './check-structure';
+import { parseYamlSource, type PathSegment, type YamlSource } from './yaml-source';
 
 /**
  * The CLI's own YAML inputs (mapping tests, recorded answers) are read like mapping files: positions

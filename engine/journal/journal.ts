@@ -1,9 +1,9 @@
 import type { Logger } from '../log';
 import { createMasker, type Masker } from '../mapping/mask';
 import type { Mapping } from '../mapping/model';
-import { listLimit, matchesFilter, type JournalFilter, type JournalRecord, type JournalStore, type JournalSummary } from '../journal/store';
+import { listLimit, matchesFilter, type JournalFilter, type JournalRecord, type JournalStore, type JournalSummary } from './store';
 import { cappedEntry, type JournalEntry } from './journal-entry';
-import { maskStepNames } from './trace';
+import { maskStepNames } from '../trace/steps';
 
 /**
  * The request journal: the last `size` requests of each mapping, in memory (a ring per mapping), and in

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { createJournal, type Journal } from '../engine/journal';
-import { openPostgresJournal } from '../journal/postgres-journal';
-import { openSqliteJournal } from '../journal/sqlite-journal';
-import type { JournalStore } from '../journal/store';
+import { createJournal, type Journal } from './journal';
+import { openPostgresJournal } from './postgres-journal';
+import { openSqliteJournal } from './sqlite-journal';
+import type { JournalStore } from './store';
 import type { Logger } from '../log';
-import { usesOutbox, type OutboxLocation } from './outbox-store';
+import { usesOutbox, type OutboxLocation } from '../state/state-store';
 
 /**
  * Where a server keeps its request journal: in memory always, and in the state store when the server has

@@ -1,4 +1,4 @@
-import type { RefusalReason } from './inbound-auth';
+import type { RefusalReason } from '../access/inbound-auth';
 
 /**
  * What the engine reports for metrics, in its own terms. The engine does not know Prometheus: the

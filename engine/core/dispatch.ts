@@ -9,7 +9,7 @@ import { runFileOperation } from '../files/run-file';
 import { runFlow } from '../pipeline/run-operation';
 import type { CallReport } from '../pipeline/fetch-call';
 import type { SkippedRecord } from '../pipeline/skip-invalid';
-import type { TraceObserver } from '../pipeline/trace';
+import type { TraceObserver } from '../trace/observer';
 
 /** Everything about one route that is prepared once per engine: its compiled contract checks. */
 export interface PreparedRoute {

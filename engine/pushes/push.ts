@@ -4,8 +4,7 @@ import { describeEvaluationError } from '../expressions/compile';
 import { evaluateAt } from '../mapping/evaluate';
 import type { Mapping, PushSpec, Template } from '../mapping/model';
 import type { NewEvent, OutboxStore, PushReceipt } from '../outbox/store';
-import { checkPush, type InboundVerdict } from './inbound-auth';
-import type { EngineRequest } from './request';
+import { checkPush, type InboundVerdict } from '../access/inbound-auth';
 
 /**
  * A push from the ERP, from the request to the stored events: credentials (over the raw bytes, for a
@@ -41,13 +40,26 @@ export interface PushAcceptance {
   readonly store?: OutboxStore;
 }
 
+/**
+ * What a push reads of the request the engine took (core's EngineRequest has these fields): declared
+ * here so the pushes sit below the request core and need nothing of it.
+ */
+export interface PushRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
+  readonly rawBody?: Buffer;
+  readonly bodyError?: { readonly kind: 'too-large' | 'malformed'; readonly message: string };
+  readonly headers?: Readonly<Record<string, string | readonly string[] | undefined>>;
+}
+
 /** The payload's text as it came: the raw bytes when the server kept them, else the parsed body again. */
-function rawOf(request: EngineRequest): Buffer {
+function rawOf(request: PushRequest): Buffer {
   if (request.rawBody !== undefined) return request.rawBody;
   return Buffer.from(request.body === undefined ? '' : JSON.stringify(request.body), 'utf8');
 }
 
-function parsed(request: EngineRequest, raw: Buffer): { input: unknown } | { problem: Problem } {
+function parsed(request: PushRequest, raw: Buffer): { input: unknown } | { problem: Problem } {
   if (request.bodyError) return { problem: { path: 'body', message: request.bodyError.kind === 'too-large' ? 'the push is larger than the engine accepts' : request.bodyError.message } };
   if (request.rawBody === undefined) return request.body === undefined ? { problem: { path: 'body', message: 'the push is empty; a JSON body is expected' } } : { input: request.body };
   const text = raw.toString('utf8');
@@ -111,7 +123,7 @@ async function eventsOf(mapping: Mapping, push: PushSpec, input: unknown, reques
 }
 
 /** Throws OperationFailure EVENT_NOT_STORED when the store cannot take the push (the ERP sends it again). */
-export async function acceptPush(mapping: Mapping, push: PushSpec, request: EngineRequest, requestId: string, deps: PushAcceptance): Promise<PushOutcome> {
+export async function acceptPush(mapping: Mapping, push: PushSpec, request: PushRequest, requestId: string, deps: PushAcceptance): Promise<PushOutcome> {
   const raw = rawOf(request);
   if (deps.checkAuth) {
     const verdict = checkPush(push.auth, request.headers ?? {}, raw, deps.now(), `adapter-engine/${mapping.name}/push/${push.name}`);

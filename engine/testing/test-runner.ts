@@ -12,7 +12,7 @@ import { partialMatch, type Mismatch } from './partial-match';
 import { resolveOperation } from './resolve-operation';
 import { runCase, runPushCase, type TraceStep } from './run-case';
 import { readTestFile, type ExpectedRequest, type ExpectedRequests, type OperationCase, type PushCase, type TestCase } from './test-file';
-import { displayName, issueAt } from './yaml-file';
+import { displayName, issueAt } from '../mapping/yaml-file';
 
 export interface CaseResult {
   readonly name: string;

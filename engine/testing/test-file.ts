@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { MappingIssue } from '../errors';
 import type { YamlSource } from '../mapping/yaml-source';
 import { ANSWERS_SCHEMA, type RecordedAnswers } from './answers';
-import { compileShape, readCheckedYaml } from './yaml-file';
+import { compileShape, readCheckedYaml } from '../mapping/yaml-file';
 
 /**
  * Mapping tests: a YAML file next to the mapping (`example.test.yaml` beside `example.yaml`), each case

@@ -1,6 +1,6 @@
 import type { Envelope } from '../contract/envelope';
 import type { AttemptOutcome, EventStatus } from '../outbox/store';
-import type { TraceStep } from './trace';
+import type { TraceStep } from '../trace/steps';
 
 /**
  * One request as the journal keeps it: what the platform sent (or the ERP pushed), every call as the

@@ -1,5 +1,4 @@
 import { ROUTES, type RouteSpec } from '../contract/routes';
-import { table } from './output';
 
 /**
  * The operation argument of `dry-run` and of test cases: an operation id (`GetWorkOrderByCode`), a
@@ -56,9 +55,4 @@ export function resolveOperation(argument: string): ResolvedOperation | undefine
   }
   const input = { ...params, ...query };
   return Object.keys(input).length > 0 ? { route, input } : { route };
-}
-
-/** The list shown when an operation argument names nothing. */
-export function operationList(indent = '  '): string[] {
-  return table(ROUTES.map((route) => [route.operationId, `${route.method} ${route.path}`]), indent);
 }

@@ -5,11 +5,10 @@ import type { Mapping, PushSpec, SystemSpec } from '../mapping/model';
 import type { OutboxStore } from '../outbox/store';
 import type { CallReport } from '../pipeline/fetch-call';
 import { deliverPush } from '../pipeline/run-push';
-import type { TraceObserver } from '../pipeline/trace';
-import { verdictOf, type Verdict } from './delivery';
-import type { Meter } from './meter';
-import { acceptPush } from './push';
-import type { EngineRequest } from './request';
+import type { TraceObserver } from '../trace/observer';
+import { verdictOf, type Verdict } from '../delivery/delivery';
+import type { Meter } from '../metrics/meter';
+import { acceptPush, type PushRequest } from './push';
 
 /**
  * A push request answered in HTTP terms: 202 with the event ids once stored, 400 with every problem,
@@ -60,7 +59,7 @@ export function createPushServer(deps: PushServerDeps) {
     }
   }
 
-  return async function serve(mapping: Mapping, name: string, request: EngineRequest, requestId: string, seconds: () => number, observer?: TraceObserver): Promise<PushServed> {
+  return async function serve(mapping: Mapping, name: string, request: PushRequest, requestId: string, seconds: () => number, observer?: TraceObserver): Promise<PushServed> {
     const operation = `push/${name}`;
     const idHeader = { 'x-request-id': requestId };
     const answer = (status: number, result: string, body: PushBody, extra: Record<string, string> = {}, push?: PushSpec, input?: unknown): PushServed => {

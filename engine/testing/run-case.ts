@@ -1,16 +1,16 @@
 import { toEnvelope, type Envelope, type Outcome } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
 import type { SchemaRegistry } from '../contract/schema-registry';
-import { failureOutcome } from '../engine/dispatch';
-import { createEngine, type Engine, type EngineAnswer } from '../engine/engine';
-import { requestFor } from '../engine/request';
+import { failureOutcome } from '../core/dispatch';
+import { createEngine, type Engine, type EngineAnswer } from '../core/engine';
+import { requestFor } from '../core/request';
 import { OperationFailure } from '../errors';
 import { CSRF_TOKEN_CALL } from '../http/csrf';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { Logger } from '../log';
 import type { Mapping, Operation } from '../mapping/model';
-import type { JournalEntry } from '../engine/journal-entry';
-import { maskSteps, type TraceStep } from '../engine/trace';
+import type { JournalEntry } from '../journal/journal-entry';
+import { maskSteps, type TraceStep } from '../trace/steps';
 import { createMasker, declaredSecretNames, type Masker } from '../mapping/mask';
 import type { AnsweringClient } from './answers';
 
@@ -19,7 +19,7 @@ import type { AnsweringClient } from './answers';
  * becomes the request the platform would send: routing, input reading, dispatch, failure → result name
  * all the server's), with every step the engine traced, masked for the reader.
  */
-export type { TraceStep } from '../engine/trace';
+export type { TraceStep } from '../trace/steps';
 
 export interface CaseRun {
   readonly route: RouteSpec;
