@@ -4,7 +4,7 @@
  * fails with OperationFailed) within the time limit plus a margin, while a cheap request sent over and
  * over meanwhile keeps being answered. The bounds are generous: they tell a frozen event loop (the whole
  * limit or more) from a busy one (tens of milliseconds), not fast from slow; the cheap request's
- * latencies are printed per case at the end (`npx vitest run test/hostile` shows them).
+ * latencies are printed per case at the end (`npx vitest run test/hostile-expressions` shows them).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkMappingText } from '../../engine/mapping/load';
@@ -47,7 +47,7 @@ function percentile(values: readonly number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
 }
 
-describe('hostile expressions (test/hostile/corpus.yaml)', () => {
+describe('hostile expressions (test/hostile-expressions/corpus.yaml)', () => {
   afterAll(() => {
     if (measured.length > 0) console.info(`hostile answered in ms | cheap requests: calls, median, p90, longest ms | case\n${measured.join('\n')}`);
   });
