@@ -17,7 +17,7 @@ export interface Colors {
   readonly magenta: Formatter;
 }
 
-export function colorsFor(stream: NodeJS.WriteStream): Colors {
+function colorsFor(stream: NodeJS.WriteStream): Colors {
   // picocolors decides from stdout; stderr may be a terminal while stdout is piped, or the reverse.
   const enabled = pc.isColorSupported && (stream.isTTY === true || 'FORCE_COLOR' in process.env);
   const c = pc.createColors(enabled);
@@ -44,7 +44,7 @@ export const err = {
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
 
-export function visibleLength(text: string): number {
+function visibleLength(text: string): number {
   return text.replace(ANSI, '').length;
 }
 

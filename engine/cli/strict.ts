@@ -11,7 +11,7 @@ import { displayName } from '../mapping/yaml-file';
  */
 
 /** `<dir>/<name>.test.yaml` (or .yml) beside `<dir>/<name>.yaml`. */
-export function testFileBeside(mappingPath: string): string | undefined {
+function testFileBeside(mappingPath: string): string | undefined {
   const { dir, name } = path.parse(mappingPath);
   return ['.test.yaml', '.test.yml'].map((ending) => path.join(dir, `${name}${ending}`)).find((candidate) => fs.existsSync(candidate));
 }

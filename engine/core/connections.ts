@@ -17,7 +17,7 @@ export interface ConnectionPool {
 }
 
 /** A digest of the settings: secret values take part (a new password is a new connection) but are not kept as text. */
-export function systemFingerprint(system: SystemSpec): string {
+function systemFingerprint(system: SystemSpec): string {
   const text = JSON.stringify(system, (_key, value: unknown) => {
     if (value instanceof Secret) return { secret: value.reveal() };
     if (value instanceof URL) return value.href;

@@ -10,7 +10,7 @@ export interface MappingSet {
   locate(path: string): { mapping: Mapping; rest: string } | { error: string };
 }
 
-export function duplicateName(mappings: readonly Mapping[]): string | undefined {
+function duplicateName(mappings: readonly Mapping[]): string | undefined {
   const names = mappings.map((mapping) => mapping.name.toLowerCase());
   const index = names.findIndex((name, at) => names.indexOf(name) !== at);
   return index < 0 ? undefined : mappings[index].name;

@@ -36,23 +36,23 @@ export function verdictOf(error: unknown): Verdict {
 }
 
 /** 1 s, 2 s, 4 s … at most 5 minutes, with jitter so events of many keys do not come back together. */
-export function backoffMs(attempts: number, random: () => number = Math.random): number {
+function backoffMs(attempts: number, random: () => number = Math.random): number {
   const base = Math.min(300_000, 1000 * 2 ** Math.max(0, attempts - 1));
   return Math.round(base * (0.5 + random() / 2));
 }
 
 /** What one stored event is delivered by: an outbox operation (to the ERP) or a push (to the platform). */
-export type DeliveryTarget =
+type DeliveryTarget =
   | { readonly kind: 'event'; readonly operation: FlowOperation }
   | { readonly kind: 'push'; readonly push: PushSpec };
 
 /** How long a claim lasts: the longest one delivery of the operation (or push) can take, and a margin. */
-export function leaseFor(operation: { readonly calls: readonly CallSpec[]; readonly deadlineMs?: number }): number {
+function leaseFor(operation: { readonly calls: readonly CallSpec[]; readonly deadlineMs?: number }): number {
   const calls = operation.calls.reduce((sum, call) => sum + call.timeoutMs * call.retry.attempts + (call.retry.attempts - 1) * call.retry.maxDelayMs, 0);
   return Math.min(operation.deadlineMs ?? calls, calls) + LEASE_MARGIN_MS;
 }
 
-export const LEASE_MARGIN_MS = 5000;
+const LEASE_MARGIN_MS = 5000;
 /** Delivered and dropped events are kept a week for support staff, then purged (checked hourly). */
 const KEEP_SETTLED_MS = 7 * 86_400_000;
 const PURGE_EVERY_MS = 3_600_000;

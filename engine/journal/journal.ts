@@ -66,7 +66,7 @@ function serialised(entry: JournalEntry): { request: string; text: string } {
 const DATA_IS_OUTPUT = 'envelopeDataIsOutput';
 
 /** An entry read from its JSON text (memory or store), its envelope's data back in place. */
-export function restored(text: string): JournalEntry {
+function restored(text: string): JournalEntry {
   const parsed = JSON.parse(text) as JournalEntry & { [DATA_IS_OUTPUT]?: true };
   if (parsed[DATA_IS_OUTPUT] !== true) return parsed;
   const { [DATA_IS_OUTPUT]: _shared, ...entry } = parsed;

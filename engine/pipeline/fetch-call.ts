@@ -36,7 +36,7 @@ export interface CallEnv {
   readonly onCall?: (report: CallReport) => void;
 }
 
-export function targetOf(request: OutboundRequest): string {
+function targetOf(request: OutboundRequest): string {
   return `${request.method} ${request.url.pathname}`;
 }
 

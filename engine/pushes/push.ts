@@ -86,7 +86,7 @@ async function messageOf(template: Template, input: unknown): Promise<string> {
 }
 
 /** Every problem of the payload: the schema's and each failed rule's, in that order. */
-export async function problemsOf(push: PushSpec, input: unknown): Promise<Problem[]> {
+async function problemsOf(push: PushSpec, input: unknown): Promise<Problem[]> {
   const problems: Problem[] = [...(push.schema?.(input) ?? [])];
   for (const [index, rule] of push.rules.entries()) {
     let met: unknown;

@@ -57,7 +57,7 @@ export function servedOpenApi(engine: Pick<Engine, 'mappings' | 'prefixed'>, ver
 }
 
 /** Logs and counts the outcome of a load after start: a file that did not load keeps its last good mapping. */
-export function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetrics): void {
+function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetrics): void {
   for (const state of report.attempts) {
     const mapping = state.mapping?.name ?? state.file;
     metrics.reload({ mapping, ok: state.last.ok });

@@ -25,7 +25,7 @@ export interface ServeSettings {
 }
 
 /** The address in a URL people can click: all interfaces shown as localhost, IPv6 in brackets. */
-export function shownHost(host: string | undefined): string {
+function shownHost(host: string | undefined): string {
   if (!host || host === '0.0.0.0' || host === '::') return 'localhost';
   return host.includes(':') ? `[${host}]` : host;
 }

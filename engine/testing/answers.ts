@@ -3,7 +3,7 @@ import type { AnswerSource } from '../trace/steps';
 import type { MappingIssue } from '../errors';
 import { CSRF_TOKEN_CALL } from '../http/csrf';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
-import type { FlowOperation, Operation } from '../mapping/model';
+import type { Operation } from '../mapping/model';
 import type { PathSegment, YamlSource } from '../mapping/yaml-source';
 import { compileShape, issueAt, readCheckedYaml } from '../mapping/yaml-file';
 
@@ -26,7 +26,7 @@ export type RecordedAnswers = Readonly<Record<string, RecordedAnswer | readonly 
 
 const TRANSPORT_CODES: TransportErrorCode[] = ['TIMEOUT', 'REFUSED', 'RESET', 'DNS', 'TLS', 'TOO_LARGE', 'NETWORK'];
 
-export const ANSWER_SCHEMA = {
+const ANSWER_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   description: 'One answer of the external system.',
@@ -48,7 +48,7 @@ export const ANSWERS_SCHEMA = {
 
 const validateAnswersFile = compileShape(ANSWERS_SCHEMA);
 
-export function listOf(answers: RecordedAnswer | readonly RecordedAnswer[]): readonly RecordedAnswer[] {
+function listOf(answers: RecordedAnswer | readonly RecordedAnswer[]): readonly RecordedAnswer[] {
   return Array.isArray(answers) ? answers : [answers as RecordedAnswer];
 }
 
@@ -77,7 +77,7 @@ export function readAnswersFile(filePath: string): { source?: YamlSource; answer
 }
 
 /** The answer as the live client would hand it to the pipeline. */
-export function toResponse(answer: RecordedAnswer, request: OutboundRequest): OutboundResponse {
+function toResponse(answer: RecordedAnswer, request: OutboundRequest): OutboundResponse {
   if (answer.error) throw new TransportError(answer.error, `${request.method} ${request.url.origin}${request.url.pathname}: recorded transport failure ${answer.error}`);
   const headers = Object.fromEntries(Object.entries(answer.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   const status = answer.status ?? 200;
@@ -140,8 +140,4 @@ export function createAnsweringClient(options: { answers?: RecordedAnswers; live
       options.live?.close();
     },
   };
-}
-
-export function isFlow(operation: Operation | undefined): operation is FlowOperation {
-  return operation?.mode === 'flow';
 }

@@ -76,7 +76,7 @@ const REQUEST_SCHEMA = {
   },
 };
 
-export const TEST_FILE_SCHEMA = {
+const TEST_FILE_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['cases'],

@@ -14,7 +14,7 @@ import { runCase, runPushCase, type TraceStep } from './run-case';
 import { readTestFile, type ExpectedRequest, type ExpectedRequests, type OperationCase, type PushCase, type TestCase } from './test-file';
 import { displayName, issueAt } from '../mapping/yaml-file';
 
-export interface CaseResult {
+interface CaseResult {
   readonly name: string;
   readonly operation: string;
   readonly at: string;
