@@ -26,7 +26,8 @@ export interface EngineRequest {
 }
 
 export interface BodyError {
-  readonly kind: 'too-large' | 'malformed';
+  /** not-json: a content type other than JSON; the body was not read. */
+  readonly kind: 'too-large' | 'malformed' | 'not-json';
   readonly message: string;
 }
 
