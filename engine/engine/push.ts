@@ -5,7 +5,7 @@ import { evaluateAt } from '../mapping/evaluate';
 import type { Mapping, PushSpec, Template } from '../mapping/model';
 import type { NewEvent, OutboxStore, PushReceipt } from '../outbox/store';
 import { checkPush, type InboundVerdict } from './inbound-auth';
-import type { EngineRequest } from './request';
+import { tooDeep, type EngineRequest } from './request';
 
 /**
  * A push from the ERP, from the request to the stored events: credentials (over the raw bytes, for a
@@ -53,14 +53,21 @@ function rawOf(request: EngineRequest): Buffer {
 
 function parsed(request: EngineRequest, raw: Buffer): { input: unknown } | { problem: Problem } {
   if (request.bodyError) return { problem: { path: 'body', message: request.bodyError.kind === 'too-large' ? 'the push is larger than the engine accepts' : request.bodyError.message } };
-  if (request.rawBody === undefined) return request.body === undefined ? { problem: { path: 'body', message: 'the push is empty; a JSON body is expected' } } : { input: request.body };
-  const text = raw.toString('utf8');
-  if (text.trim() === '') return { problem: { path: 'body', message: 'the push is empty; a JSON body is expected' } };
-  try {
-    return { input: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { problem: { path: 'body', message: `the push is not valid JSON: ${(error as Error).message}` } };
+  const empty = { problem: { path: 'body', message: 'the push is empty; a JSON body is expected' } };
+  let input: unknown = request.body;
+  if (request.rawBody === undefined) {
+    if (input === undefined) return empty;
+  } else {
+    const text = raw.toString('utf8');
+    if (text.trim() === '') return empty;
+    try {
+      input = JSON.parse(text) as unknown;
+    } catch (error) {
+      return { problem: { path: 'body', message: `the push is not valid JSON: ${(error as Error).message}` } };
+    }
   }
+  const deep = tooDeep(input, 'the push');
+  return deep ? { problem: deep } : { input };
 }
 
 /** A rule's message: text with placeholders; a placeholder that gives nothing or fails leaves a gap, never an error. */
