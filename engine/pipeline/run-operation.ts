@@ -106,5 +106,5 @@ export async function deliverEvent(operation: FlowOperation, input: unknown, che
   if (outcome.resultName === operation.route.successResult) return;
   const words = outcome.externalMessage ?? 'no message';
   const message = `the external system did not take the event: an outcome rule gave ${outcome.resultName} (${words})`;
-  throw new OperationFailure('ERP_REFUSED', message, [{ path: '', message }], undefined, { externalMessage: outcome.externalMessage ?? null, retryable: false });
+  throw new OperationFailure('ERP_REFUSED', message, [{ path: '', message }], undefined, { refusal: { externalMessage: outcome.externalMessage ?? null, retryable: false } });
 }
