@@ -83,12 +83,16 @@ export class OperationFailure extends Error {
   readonly problems: readonly Problem[];
   readonly answer?: ErpAnswerSummary;
   readonly refusal?: RefusalDetail;
-  constructor(kind: FailureKind, message: string, problems?: readonly Problem[], answer?: ErpAnswerSummary, refusal?: RefusalDetail) {
-    super(message);
+  /**
+   * `details.cause`: what failed underneath (a JSONata error), for callers that answer by its kind;
+   * `details.refusal`: the ERP's refusal (its words, whether a delivery may try again).
+   */
+  constructor(kind: FailureKind, message: string, problems?: readonly Problem[], answer?: ErpAnswerSummary, details: { readonly cause?: unknown; readonly refusal?: RefusalDetail } = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'OperationFailure';
     this.kind = kind;
     this.problems = problems ?? [{ path: '', message }];
     this.answer = answer;
-    this.refusal = refusal;
+    this.refusal = details.refusal;
   }
 }

@@ -41,25 +41,40 @@ export interface OutboundResponse {
   readonly durationMs: number;
 }
 
-/** The request's own header of that name, in whatever letter case the mapping wrote it. */
-function headerOf(request: OutboundRequest, name: string): string | undefined {
-  const key = Object.keys(request.headers).find((candidate) => candidate.toLowerCase() === name);
-  return key === undefined ? undefined : request.headers[key];
+/** The header of that name among `headers`, in whatever letter case it was written. */
+function headerIn(headers: Readonly<Record<string, string>>, name: string): string | undefined {
+  const key = Object.keys(headers).find((candidate) => candidate.toLowerCase() === name);
+  return key === undefined ? undefined : headers[key];
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
+/** Whether a Content-Type is JSON's (application/json, application/problem+json, …). */
+export function isJsonType(contentType: string): boolean {
+  return JSON_TYPE.test(contentType);
+}
+
+export interface Wire {
+  readonly contentType?: string;
+  readonly text?: string;
+}
+
 /**
- * The body as it goes on the wire, decided in this one place for the client, dry-run and tests: form
- * fields as a form; a text body under a Content-Type the mapping set that is not JSON (text/xml, text/plain)
- * as that text, byte for byte; anything else as JSON.
+ * A body as it goes on the wire under the request's headers, decided in this one place for the client,
+ * dry-run and the mapping tests: a text body under a Content-Type the mapping set that is not JSON
+ * (text/xml, text/plain) as that text, byte for byte; anything else as JSON.
  */
-export function wireBody(request: OutboundRequest): { readonly contentType?: string; readonly text?: string } {
+export function wireOf(body: unknown, headers: Readonly<Record<string, string>>): Wire {
+  if (body === undefined) return {};
+  const declared = headerIn(headers, 'content-type');
+  if (typeof body === 'string' && declared !== undefined && !isJsonType(declared)) return { contentType: declared, text: body };
+  return { contentType: declared ?? 'application/json', text: JSON.stringify(body) };
+}
+
+/** The request's body on the wire: form fields as a form, the rest as wireOf says. */
+function wireBody(request: OutboundRequest): Wire {
   if (request.form !== undefined) return { contentType: 'application/x-www-form-urlencoded', text: new URLSearchParams(request.form as Record<string, string>).toString() };
-  if (request.body === undefined) return {};
-  const declared = headerOf(request, 'content-type');
-  if (typeof request.body === 'string' && declared !== undefined && !JSON_TYPE.test(declared)) return { contentType: declared, text: request.body };
-  return { contentType: declared ?? 'application/json', text: JSON.stringify(request.body) };
+  return wireOf(request.body, request.headers);
 }
 
 /**
@@ -68,7 +83,7 @@ export function wireBody(request: OutboundRequest): { readonly contentType?: str
  */
 export function outgoingHeaders(request: OutboundRequest): Record<string, string> {
   const { contentType } = wireBody(request);
-  const own = headerOf(request, 'content-type') !== undefined;
+  const own = headerIn(request.headers, 'content-type') !== undefined;
   return { ...(contentType && !own ? { 'content-type': contentType } : {}), ...request.headers };
 }
 

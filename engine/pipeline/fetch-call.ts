@@ -12,7 +12,7 @@ import type { Answer, SendPage } from './answer';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { fetchPages, type PageState } from './paginate';
-import type { TraceObserver } from './trace';
+import type { TraceObserver } from '../trace/observer';
 
 /** One call to the ERP as metrics see it; statusClass is "none" when no answer came. */
 export interface CallReport {
@@ -37,7 +37,7 @@ export interface CallEnv {
   readonly onCall?: (report: CallReport) => void;
 }
 
-export function targetOf(request: OutboundRequest): string {
+function targetOf(request: OutboundRequest): string {
   return `${request.method} ${request.url.pathname}`;
 }
 
@@ -54,7 +54,7 @@ function meaningOf(error: unknown, label: string): unknown {
  * The answer with every object field holding one of the system's emptyValues removed (Odoo's false for
  * every empty field), so expressions see the field as absent. Lists keep their items.
  */
-export function withoutEmptyValues(body: unknown, empty: readonly unknown[]): unknown {
+function withoutEmptyValues(body: unknown, empty: readonly unknown[]): unknown {
   if (empty.length === 0 || body === null || typeof body !== 'object') return body;
   if (Array.isArray(body)) return body.map((item) => withoutEmptyValues(item, empty));
   const kept: Record<string, unknown> = {};

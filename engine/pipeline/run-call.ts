@@ -13,7 +13,7 @@ import { fetchWithSession, withSession } from './session';
  * body or no answer at all is a failure (for fan-out: naming the element, or skipped if so declared).
  */
 
-export interface Decision {
+interface Decision {
   readonly rule: OutcomeRule;
   readonly message: string | null;
 }
@@ -91,7 +91,7 @@ async function judge(call: CallSpec, rules: CallRules, label: string, answer: An
     env.observer?.note?.(`calls.${label}: the external system refused (refusal rule at ${call.refusal?.when.origin.line}:${call.refusal?.when.origin.col}): ${words}`);
     const summary = { status, body: bodyText(body) };
     const logged = maskCredentials(`the external system refused ${answer.target} (status ${status}): ${words}`, env.connection.system.auth);
-    return { failure: new OperationFailure('ERP_REFUSED', logged, [{ path: `calls.${label}`, message: `the external system refused: ${maskCredentials(words, env.connection.system.auth)}` }], summary, { externalMessage: refused.message, retryable: refused.retryable }) };
+    return { failure: new OperationFailure('ERP_REFUSED', logged, [{ path: `calls.${label}`, message: `the external system refused: ${maskCredentials(words, env.connection.system.auth)}` }], summary, { refusal: { externalMessage: refused.message, retryable: refused.retryable } }) };
   }
   // `logged` (the failure's message) keeps the ERP's path, redirect target and body preview for the log,
   // with the mapping's credentials masked; `told` (validationStatus) names only the call and the status.
@@ -121,7 +121,7 @@ async function judge(call: CallSpec, rules: CallRules, label: string, answer: An
  * The credentials the mapping declares, masked in a text bound for the log: an API key sent in the
  * query comes back in an ERP's redirect target (`Location: https://…/login?apiKey=…`).
  */
-export function maskCredentials(text: string, auth: AuthSpec): string {
+function maskCredentials(text: string, auth: AuthSpec): string {
   const secrets: string[] = [];
   if (auth.type === 'basic') secrets.push(auth.password.reveal());
   else if (auth.type === 'bearer') secrets.push(auth.token.reveal());
@@ -160,7 +160,7 @@ async function runPlain(call: CallSpec, rules: CallRules, given: ExpressionConte
 
 function named(unit: Unit, callName: string, failure: OperationFailure): OperationFailure {
   const message = `calls.${callName}, ${unit.describe}: ${failure.message}`;
-  return new OperationFailure(failure.kind, message, [{ path: `calls.${callName}[${unit.index}]`, message }], failure.answer, failure.refusal);
+  return new OperationFailure(failure.kind, message, [{ path: `calls.${callName}[${unit.index}]`, message }], failure.answer, { cause: failure.cause, refusal: failure.refusal });
 }
 
 async function runFanOut(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult> {

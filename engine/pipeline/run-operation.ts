@@ -11,7 +11,7 @@ import { runCall, type CallRules } from './run-call';
 import { withSession } from './session';
 import { withoutInvalidRecords, type SkippedRecord } from './skip-invalid';
 import type { CallEnv, CallReport } from './fetch-call';
-import type { TraceObserver } from './trace';
+import type { TraceObserver } from '../trace/observer';
 
 /**
  * One contract request through a flow operation: make each call (with its pages, elements, retries),
@@ -20,7 +20,7 @@ import type { TraceObserver } from './trace';
  * (failureOutcome) job.
  */
 
-export type { TraceObserver } from './trace';
+export type { TraceObserver } from '../trace/observer';
 
 export interface PipelineDeps {
   /** The ERP's connection (limits, credentials, caches), shared by the engine's requests to that ERP. */
@@ -106,5 +106,5 @@ export async function deliverEvent(operation: FlowOperation, input: unknown, che
   if (outcome.resultName === operation.route.successResult) return;
   const words = outcome.externalMessage ?? 'no message';
   const message = `the external system did not take the event: an outcome rule gave ${outcome.resultName} (${words})`;
-  throw new OperationFailure('ERP_REFUSED', message, [{ path: '', message }], undefined, { externalMessage: outcome.externalMessage ?? null, retryable: false });
+  throw new OperationFailure('ERP_REFUSED', message, [{ path: '', message }], undefined, { refusal: { externalMessage: outcome.externalMessage ?? null, retryable: false } });
 }
