@@ -156,6 +156,15 @@ export function compileWithTree(
     return prepared;
   };
   const stats = { fast: 0, fallback: 0, interpreter: 0 };
+  // JSONata's D1012 names the timeout it was given, which the clock stretched by the waits: name the limit.
+  const withTheLimit = (error: unknown): never => {
+    const fault = error as { code?: unknown; value?: unknown; message?: unknown } | null;
+    if (fault && typeof fault === 'object' && fault.code === 'D1012' && typeof fault.value === 'number' && fault.value !== wallTimeoutMs) {
+      fault.value = limits.timeoutMs;
+      if (typeof fault.message === 'string') fault.message = fault.message.replace(/after \d+ milliseconds/, `after ${limits.timeoutMs} milliseconds`);
+    }
+    throw error;
+  };
   const wallTimeoutMs = Math.max(limits.wallTimeoutMs ?? DEFAULT_EXPRESSION_LIMITS.wallTimeoutMs ?? 0, limits.timeoutMs);
   // `clock`: the evaluation's, when it is one slice of a long list (the slices share one limit).
   const evaluateOnce = ({ interpreted, fast }: PreparedExpression, input: unknown, bindings: Record<string, unknown>, clock?: EvaluationClock): Promise<unknown> => {
@@ -164,7 +173,8 @@ export function compileWithTree(
     const interpret = () => {
       const running = clock ?? new EvaluationClock(limits.timeoutMs, wallTimeoutMs, started);
       running.startRun();
-      return clock ? interpreted.evaluate(input, bindings) : onClock(running, () => interpreted.evaluate(input, bindings));
+      const evaluation = clock ? interpreted.evaluate(input, bindings) : onClock(running, () => interpreted.evaluate(input, bindings));
+      return evaluation.catch(withTheLimit);
     };
     if (!fast || fast.disabled) {
       stats.interpreter += 1;

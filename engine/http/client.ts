@@ -168,6 +168,8 @@ export function decodeBody(data: Buffer, responseType: ResponseType, contentType
     if (data.length === 0) return { body: undefined, bodyError: 'the answer has an empty body; the call expects binary data' };
     return { body: data.toString('base64') };
   }
+  // XML is read by the pipeline, which knows the call's namespaces and lists: the bytes, as they came.
+  if (responseType === 'xml') return data.length > 0 ? { body: data } : status === 204 ? { body: null } : { body: null, bodyError: EMPTY_BODY };
   const text = data.toString('utf8');
   if (responseType === 'text') return { body: text };
   // An empty answer is no JSON value: read as null it became "no work orders" (Succeed with []). Only an

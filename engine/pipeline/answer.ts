@@ -13,4 +13,17 @@ export interface Answer {
   readonly keep?: () => void;
 }
 
-export type SendPage = (request: OutboundRequest) => Promise<OutboundResponse>;
+/** An answer as the pipeline reads it: an XML answer's body is its view, with a SOAP envelope's result and fault. */
+export interface ReadResponse extends OutboundResponse {
+  readonly result?: unknown;
+  readonly fault?: unknown;
+}
+
+export type SendPage = (request: OutboundRequest) => Promise<ReadResponse>;
+
+/** The record expressions read of one answer (or page). */
+export function recordOf(response: ReadResponse): CallRecord {
+  const record = { status: response.status, headers: response.headers, body: response.body };
+  if (response.result === undefined && response.fault === undefined) return record;
+  return { ...record, ...(response.result === undefined ? {} : { result: response.result }), ...(response.fault === undefined ? {} : { fault: response.fault }) };
+}

@@ -3,6 +3,10 @@ import type { OutboundRequest } from '../http/client';
 import { encodeQueryName, encodeQueryValue, encodeRawLiteral, withQueryPairs } from '../http/query-encoding';
 import type { CallSpec, SystemSpec, Template } from '../mapping/model';
 import type { ExpressionContext } from './context';
+import { XmlError } from '../xml/errors';
+import { soapEnvelope } from '../xml/soap';
+import { fillXmlTemplate } from '../xml/template';
+import { writeXml } from '../xml/write';
 import { evaluateAt } from '../mapping/evaluate';
 
 /**
@@ -75,6 +79,35 @@ function unsendableInHeader(text: string): string | undefined {
   return `the character U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at position ${bad.index + 1}`;
 }
 
+/**
+ * The body as XML text when the call writes XML (requestType: xml, soap:, bodyXml:), with the headers
+ * that go with it; the JSON value as it is otherwise. A value XML cannot hold fails the request, naming
+ * the field; a bodyXml placeholder's value is escaped for its place, so it can never add markup.
+ */
+async function xmlBody(call: CallSpec, system: SystemSpec, context: ExpressionContext, value: unknown): Promise<{ body: unknown; xmlHeaders: Record<string, string> }> {
+  const label = `calls.${call.name}`;
+  if (!call.soap && !call.bodyXml && call.requestType !== 'xml') return { body: value, xmlHeaders: {} };
+  const { namespaces } = system.xml;
+  try {
+    let text: string | undefined;
+    if (call.bodyXml) {
+      const values: unknown[] = [];
+      for (const part of call.bodyXml) if (typeof part !== 'string') values.push(await evaluateAt(part.expression, context, `${label}.bodyXml`));
+      text = fillXmlTemplate(call.bodyXml.map((part) => (typeof part === 'string' ? part : { expression: part.expression.source, context: part.context, line: part.expression.origin.line, column: part.expression.origin.col })), values);
+    }
+    if (call.soap) {
+      const action = call.soap.action ? await render(call.soap.action, context, `${label}.soap.action`, (t) => t) : undefined;
+      const envelope = soapEnvelope(call.bodyXml ? undefined : value, { version: call.soap.version, action: typeof action === 'string' ? action : undefined, namespaces });
+      return { body: text ?? envelope.body.toString('utf8'), xmlHeaders: { ...envelope.headers } };
+    }
+    return { body: text ?? writeXml(value, { namespaces }), xmlHeaders: { 'Content-Type': 'application/xml; charset=utf-8' } };
+  } catch (error) {
+    if (!(error instanceof XmlError)) throw error;
+    const where = error.path ? `${label}.body${error.path.startsWith('{') ? ` ${error.path}` : `.${error.path}`}` : `${label}.body`;
+    throw new OperationFailure('REQUEST_INVALID', `${where}: ${error.reason}`, [{ path: where, message: error.reason }]);
+  }
+}
+
 export async function buildRequest(call: CallSpec, system: SystemSpec, context: ExpressionContext): Promise<OutboundRequest> {
   const label = `calls.${call.name}`;
   const path = await render(call.path, context, `${label}.path`, encodePathValue);
@@ -97,7 +130,10 @@ export async function buildRequest(call: CallSpec, system: SystemSpec, context: 
     if (unsendable) throw new OperationFailure('REQUEST_INVALID', `${label}.headers.${name} contains ${unsendable}, which a header cannot carry`);
     headers[name] = text;
   }
-  const body = call.body ? await evaluateAt(call.body, context, `${label}.body`) : undefined;
+  const value = call.body ? await evaluateAt(call.body, context, `${label}.body`) : undefined;
+  const { body, xmlHeaders } = await xmlBody(call, system, context, value);
+  // The mapping's own headers win over the ones XML brings (any letter case).
+  for (const [name, text] of Object.entries(xmlHeaders)) if (!Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase())) headers[name] = text;
   return {
     callName: call.name,
     method: call.method,

@@ -6,6 +6,9 @@ export interface CallRecord {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: unknown;
+  /** SOAP answers: the first element in the Body, and a fault ({ code, string, detail }) whatever the status. */
+  readonly result?: unknown;
+  readonly fault?: unknown;
   /** Paginated calls: the items of every page, in order, and how many pages were fetched. */
   readonly items?: readonly unknown[];
   readonly pages?: number;

@@ -1,5 +1,5 @@
 import { OperationFailure } from '../errors';
-import { TransportError, type OutboundRequest } from '../http/client';
+import { TransportError, type OutboundRequest, type OutboundResponse } from '../http/client';
 import type { ErpConnection } from '../http/connection';
 import type { Deadline } from '../http/deadline';
 import type { AttemptReport } from '../http/with-retry';
@@ -8,7 +8,10 @@ import type { Logger } from '../log';
 import type { CallSpec, SystemSpec } from '../mapping/model';
 export type { Answer } from './answer';
 import { buildRequest } from './build-request';
-import type { Answer, SendPage } from './answer';
+import { recordOf, type Answer, type ReadResponse, type SendPage } from './answer';
+import { decodeXml } from '../xml/decode';
+import { XmlError } from '../xml/errors';
+import { parseXml } from '../xml/read';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { fetchPages, type PageState } from './paginate';
@@ -84,11 +87,37 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     }
     const statusClass = result.cached ? 'cached' : `${Math.floor(result.response.status / 100)}xx`;
     env.onCall?.({ call: call.name, statusClass, attempts: result.attempts, seconds: seconds(), cache: call.cache ? (result.cached ? 'hit' : 'miss') : undefined });
-    env.observer?.response?.(label, result.response, { attempts: result.attempts, cached: result.cached });
     if (result.keep) keeps.push(result.keep);
+    const read = call.responseType === 'xml' ? readXml(result.response, call, env.connection.system) : { response: result.response, shown: result.response };
+    // The trace shows an XML answer as the text it was, not as bytes or as the view.
+    env.observer?.response?.(label, read.shown, { attempts: result.attempts, cached: result.cached });
     const { emptyValues } = env.connection.system;
-    return emptyValues.length === 0 ? result.response : { ...result.response, body: withoutEmptyValues(result.response.body, emptyValues) };
+    return emptyValues.length === 0 ? read.response : { ...read.response, body: withoutEmptyValues(read.response.body, emptyValues) };
   };
+}
+
+/**
+ * An XML answer read into its view (xml/read.ts): the body is the whole document, a SOAP envelope adds
+ * its result and fault. Malformed, truncated, a DOCTYPE, past a limit: the call failed (a bodyError,
+ * judged ERP_BODY_UNREADABLE), never a partial view.
+ */
+function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec): { response: ReadResponse; shown: OutboundResponse } {
+  if (!(response.body instanceof Uint8Array)) return { response, shown: response };
+  const charset = /;\s*charset="?([^";\s]+)/i.exec(response.headers['content-type'] ?? '')?.[1];
+  let text: string;
+  try {
+    text = decodeXml(response.body, charset);
+  } catch {
+    text = Buffer.from(response.body).toString('utf8');
+  }
+  const shown = { ...response, body: text };
+  try {
+    const document = parseXml(response.body, { namespaces: system.xml.namespaces, prefixedKeys: system.xml.prefixedKeys, lists: call.lists, charset });
+    return { response: { ...response, body: document.body, result: document.result, fault: document.fault }, shown };
+  } catch (error) {
+    if (!(error instanceof XmlError)) throw error;
+    return { response: { ...response, body: undefined, bodyError: `the answer is not readable XML: ${error.message}` }, shown };
+  }
 }
 
 /**
@@ -117,5 +146,5 @@ export async function fetchAnswer(call: CallSpec, context: ExpressionContext, la
   }
   const request = await build();
   const response = await send(request);
-  return { record: { status: response.status, headers: response.headers, body: response.body }, target: targetOf(request), bodyError: response.bodyError, keep };
+  return { record: recordOf(response), target: targetOf(request), bodyError: response.bodyError, keep };
 }

@@ -6,7 +6,7 @@ import type { LocatedExpression, PaginateSpec } from '../mapping/model';
 import type { CallRecord, ExpressionContext, PageView } from './context';
 import { isDeepEqual } from '../expressions/deep-equal';
 import { evaluateAt } from '../mapping/evaluate';
-import type { Answer, SendPage } from './answer';
+import { recordOf, type Answer, type SendPage } from './answer';
 
 /**
  * Fetches every page of a paginated call. It stops at the last page, or at the first page that answers
@@ -125,7 +125,7 @@ export async function fetchPages(spec: PaginateSpec, io: PageIo, context: Expres
   let request = await requestFor(state);
   for (let pages = 1; ; pages += 1) {
     const response = await send(request);
-    const record = { status: response.status, headers: response.headers, body: response.body };
+    const record = recordOf(response);
     const target = `${request.method} ${request.url.pathname}`;
     if (response.status >= 300 || response.bodyError !== undefined || (await io.refused?.(record))) return { record: { ...record, items, pages }, target, bodyError: response.bodyError };
 

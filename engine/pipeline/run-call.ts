@@ -77,6 +77,13 @@ async function refusalOf(refusal: RefusalSpec, context: ExpressionContext, label
   return { message, retryable };
 }
 
+/** A SOAP fault of the answer (response.fault), as a refusal with its faultstring. */
+function faultOf(record: CallRecord): { readonly message: string | null; readonly retryable: boolean } | undefined {
+  const fault = record.fault as { readonly string?: unknown } | undefined;
+  if (!fault) return undefined;
+  return { message: typeof fault.string === 'string' && fault.string !== '' ? fault.string : null, retryable: false };
+}
+
 async function judge(call: CallSpec, rules: CallRules, label: string, answer: Answer, context: ExpressionContext, env: CallEnv): Promise<Verdict> {
   const rule = await firstMatchingRule(rules.outcomes, context, label, env);
   if (rule) {
@@ -85,10 +92,13 @@ async function judge(call: CallSpec, rules: CallRules, label: string, answer: An
   }
   const { status, headers, body } = answer.record;
   // What no outcome rule claimed, the system's refusal rule judges before the status: its "no" inside a 200 is a failure.
-  const refused = call.refusal && answer.bodyError === undefined ? await refusalOf(call.refusal, context, label) : undefined;
+  // A SOAP fault that neither claimed is a refusal in the ERP's words: never a success, never retried as a 500 would be.
+  const byRule = call.refusal && answer.bodyError === undefined ? await refusalOf(call.refusal, context, label) : undefined;
+  const refused = byRule ?? faultOf(answer.record);
   if (refused) {
     const words = refused.message ?? 'no message';
-    env.observer?.note?.(`calls.${label}: the external system refused (refusal rule at ${call.refusal?.when.origin.line}:${call.refusal?.when.origin.col}): ${words}`);
+    const how = byRule ? `refusal rule at ${call.refusal?.when.origin.line}:${call.refusal?.when.origin.col}` : 'a SOAP fault';
+    env.observer?.note?.(`calls.${label}: the external system refused (${how}): ${words}`);
     const summary = { status, body: bodyText(body) };
     const logged = maskCredentials(`the external system refused ${answer.target} (status ${status}): ${words}`, env.connection.system.auth);
     return { failure: new OperationFailure('ERP_REFUSED', logged, [{ path: `calls.${label}`, message: `the external system refused: ${maskCredentials(words, env.connection.system.auth)}` }], summary, { refusal: { externalMessage: refused.message, retryable: refused.retryable } }) };

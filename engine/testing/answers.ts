@@ -18,6 +18,8 @@ export interface RecordedAnswer {
   readonly body?: unknown;
   /** The raw body text, read as the call declares (so an HTML page on a JSON call is unreadable, as live). */
   readonly text?: string;
+  /** An XML answer, as the text the system sends (a call that reads XML: responseType: xml or soap:). */
+  readonly xml?: string;
   /** No HTTP answer at all: the transport failure to simulate. */
   readonly error?: TransportErrorCode;
 }
@@ -35,6 +37,7 @@ const ANSWER_SCHEMA = {
     headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Response headers.' },
     body: { description: 'Body as expressions see it: JSON value, text, or Base64 for binary calls.' },
     text: { type: 'string', description: 'Raw body text, read as the call declares.' },
+    xml: { type: 'string', description: 'An XML answer as the system sends it (for a call that reads XML: responseType: xml or soap:), read by the same rules as a live one.' },
     error: { enum: TRANSPORT_CODES, description: 'No answer: the transport failure to simulate.' },
   },
 } as const;
@@ -63,8 +66,8 @@ export function checkAnswers(source: YamlSource, at: readonly PathSegment[], ans
     }
     listOf(given).forEach((answer, index) => {
       const where = Array.isArray(given) ? [...at, name, index] : [...at, name];
-      const kinds = (['body', 'text', 'error'] as const).filter((key) => answer[key] !== undefined);
-      if (kinds.length > 1) issues.push(issueAt(source, where, 'ANSWER_INVALID', `an answer has ${kinds.join(' and ')}; give one of body, text or error`));
+      const kinds = (['body', 'text', 'xml', 'error'] as const).filter((key) => answer[key] !== undefined);
+      if (kinds.length > 1) issues.push(issueAt(source, where, 'ANSWER_INVALID', `an answer has ${kinds.join(' and ')}; give one of body, text, xml or error`));
       if (answer.error && (answer.status !== undefined || answer.headers)) issues.push(issueAt(source, where, 'ANSWER_INVALID', 'an answer with "error" has no status or headers (no HTTP answer arrived)'));
     });
   }
@@ -82,6 +85,10 @@ function toResponse(answer: RecordedAnswer, request: OutboundRequest): OutboundR
   const headers = Object.fromEntries(Object.entries(answer.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   const status = answer.status ?? 200;
   if (answer.text !== undefined) return { status, headers, ...decodeBody(Buffer.from(answer.text, 'utf8'), request.responseType, headers['content-type'] ?? '', status), durationMs: 0 };
+  if (answer.xml !== undefined) {
+    if (request.responseType !== 'xml') throw new Error(`the recorded answer of ${request.callName} is xml:, but the call reads ${request.responseType}; give body: or text:, or set responseType: xml`);
+    return { status, headers: { 'content-type': 'text/xml; charset=utf-8', ...headers }, ...decodeBody(Buffer.from(answer.xml, 'utf8'), 'xml', headers['content-type'] ?? 'text/xml', status), durationMs: 0 };
+  }
   return { status, headers, body: answer.body === undefined ? null : answer.body, durationMs: 0 };
 }
 

@@ -15,6 +15,7 @@ export interface ExpectedRequest {
   readonly query?: Readonly<Record<string, unknown>>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: unknown;
+  readonly soapAction?: string;
 }
 
 export type ExpectedRequests = Readonly<Record<string, ExpectedRequest | readonly ExpectedRequest[]>>;
@@ -72,7 +73,8 @@ const REQUEST_SCHEMA = {
     path: { type: 'string', description: 'Path under system.baseUrl (platform.baseUrl for a push), e.g. /sales-orders/SO-100001.' },
     query: { type: 'object', description: 'Query parameters (partial).' },
     headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers (partial; names are case-insensitive).' },
-    body: { description: 'JSON body (partial match).' },
+    body: { description: 'The body: a JSON value (partial match), or a text compared with the text on the wire (an XML text as an infoset: namespaces by URI, attribute order and layout ignored).' },
+    soapAction: { type: 'string', description: "A SOAP call's action (SOAPAction for 1.1, the Content-Type's action for 1.2)." },
   },
 };
 

@@ -3,6 +3,7 @@ import { hasResult } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue } from '../errors';
 import { isJsonType, wireOf } from '../http/client';
+import { sameXmlInfoset } from '../xml/infoset';
 import { checkMappingFile } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
 import { parseYamlSource, type PathSegment, type YamlSource } from '../mapping/yaml-source';
@@ -51,7 +52,18 @@ function compareRequest(expected: ExpectedRequest, actual: RequestStep, where: s
     ...(expected.query === undefined ? [] : partialMatch(expected.query, actual.query, `${where}.query`)),
     ...(expected.headers === undefined ? [] : partialMatch(lowerKeys(expected.headers), lowerKeys(actual.headers), `${where}.headers`)),
     ...(expected.body === undefined ? [] : compareBody(expected.body, actual, `${where}.body`)),
+    ...(expected.soapAction === undefined ? [] : partialMatch(expected.soapAction, soapActionOf(actual.headers), `${where}.soapAction`)),
   ];
+}
+
+const XML_TYPE = /^(?:text|application)\/(?:[\w.+-]*\+)?xml\s*(?:;|$)/i;
+
+/** The SOAP action a request carried: SOAPAction (1.1, unquoted) or the Content-Type's action parameter (1.2). */
+function soapActionOf(headers: Readonly<Record<string, string>>): string | undefined {
+  const lower = lowerKeys(headers) as Record<string, string | undefined>;
+  const header = lower.soapaction;
+  if (header !== undefined) return header.replace(/^"(.*)"$/, '$1');
+  return /;\s*action="([^"]*)"/i.exec(lower['content-type'] ?? '')?.[1];
 }
 
 /**
@@ -60,6 +72,11 @@ function compareRequest(expected: ExpectedRequest, actual: RequestStep, where: s
  */
 function compareBody(expected: unknown, actual: RequestStep, where: string): Mismatch[] {
   const wire = wireOf(actual.body, actual.headers);
+  // XML is compared as an infoset: namespaces by URI whatever the prefix, attribute order and layout ignored.
+  if (typeof expected === 'string' && wire.text !== undefined && XML_TYPE.test(wire.contentType ?? '')) {
+    const difference = sameXmlInfoset(expected, wire.text);
+    return difference ? [{ path: `${where}${difference.path ? ` ${difference.path}` : ''}`, expected, actual: wire.text, note: difference.message }] : [];
+  }
   if (typeof expected === 'string') return partialMatch(expected, wire.text, where);
   if (wire.contentType !== undefined && !isJsonType(wire.contentType)) return [{ path: where, expected, actual: wire.text, note: `the call sent ${wire.contentType}, not JSON` }];
   return partialMatch(expected, actual.body, where);
