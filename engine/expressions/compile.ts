@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import jsonata from 'jsonata';
 import { CONCAT_STRING_FUNCTION, writeConcatOperands } from './concat-operands';
 import { foldLiteralObjects } from './constant-objects';
@@ -13,13 +12,17 @@ import { evaluateInSlices, longListAt, slicedListField } from './list-slices';
 import { findLongListLiteral } from './long-lists';
 import { ORDER_BY_BUILTIN, writeOrderBy } from './order-by';
 import { findUnsupportedRegex, LinearRegex } from './regex';
+import { currentClock, EvaluationClock, onClock } from './own-time';
 
 /**
  * Guardrails so that one bad expression cannot hang or exhaust the server: evaluation time, recursion
  * depth, sequence length and text length. A mapping may tighten or widen the first three under `limits:`.
  */
 export interface ExpressionLimits {
+  /** The time an evaluation may run, not counting its waits while other requests ran (own-time.ts). */
   readonly timeoutMs: number;
+  /** The wall time an evaluation may take, waits included; at least timeoutMs. */
+  readonly wallTimeoutMs?: number;
   readonly maxDepth: number;
   readonly maxSequence: number;
   /** Longest text (in UTF-16 units) a step may build; above the default system.maxResponseBytes, so a large ERP field still fits. */
@@ -28,7 +31,7 @@ export interface ExpressionLimits {
 
 export const DEFAULT_MAX_TEXT_LENGTH = 64 * 1024 * 1024;
 
-export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 1_000_000, maxTextLength: DEFAULT_MAX_TEXT_LENGTH });
+export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, wallTimeoutMs: 30_000, maxDepth: 500, maxSequence: 1_000_000, maxTextLength: DEFAULT_MAX_TEXT_LENGTH });
 
 /** How an expression's evaluations were answered, for the metrics (a live view, not a copy). */
 export interface ExpressionStats {
@@ -54,13 +57,6 @@ export interface CompiledExpression {
   inputFieldsRead(): readonly string[] | undefined;
 }
 
-/**
- * The time an interpreter run may take when it follows a fast path attempt: what is left of the
- * expression's limit. JSONata reads `options.timeout` while it evaluates, so the options carry a getter
- * that looks here; the store is per evaluation (it follows the async calls), so concurrent requests
- * never see each other's budget. It holds no state of its own.
- */
-const remainingBudget = new AsyncLocalStorage<number>();
 
 export interface CompileOptions {
   /** false: always the interpreter (the fast path's differential tests compare against it). */
@@ -128,8 +124,9 @@ export function compileWithTree(
   compileOptions: CompileOptions = {},
 ): { readonly compiled: CompiledExpression; readonly tree: unknown } {
   const options = {
+    // JSONata compares this with the wall time of its run: the clock turns the own-time limit into that.
     get timeout(): number {
-      return remainingBudget.getStore() ?? limits.timeoutMs;
+      return currentClock()?.jsonataTimeout() ?? limits.timeoutMs;
     },
     stack: limits.maxDepth,
     sequence: limits.maxSequence,
@@ -158,25 +155,27 @@ export function compileWithTree(
     return prepared;
   };
   const stats = { fast: 0, fallback: 0, interpreter: 0 };
-  // `budgetMs`: what is left of the time limit (a slice of a long list runs with what the slices before it left).
-  const evaluateOnce = ({ interpreted, fast }: PreparedExpression, input: unknown, bindings: Record<string, unknown>, budgetMs: number): Promise<unknown> => {
-    const interpret = (spent: number) => {
-      const left = budgetMs - spent;
-      // The fast attempt counts against the limit: the interpreter gets what is left, never a fresh limit.
-      return limits.timeoutMs > 0 && left < limits.timeoutMs ? remainingBudget.run(Math.max(1, left), () => interpreted.evaluate(input, bindings)) : interpreted.evaluate(input, bindings);
+  const wallTimeoutMs = Math.max(limits.wallTimeoutMs ?? DEFAULT_EXPRESSION_LIMITS.wallTimeoutMs ?? 0, limits.timeoutMs);
+  // `clock`: the evaluation's, when it is one slice of a long list (the slices share one limit).
+  const evaluateOnce = ({ interpreted, fast }: PreparedExpression, input: unknown, bindings: Record<string, unknown>, clock?: EvaluationClock): Promise<unknown> => {
+    const started = Date.now();
+    // The fast attempt counts against the limit: the interpreter runs on the same clock, never a fresh limit.
+    const interpret = () => {
+      const running = clock ?? new EvaluationClock(limits.timeoutMs, wallTimeoutMs, started);
+      running.startRun();
+      return clock ? interpreted.evaluate(input, bindings) : onClock(running, () => interpreted.evaluate(input, bindings));
     };
     if (!fast || fast.disabled) {
       stats.interpreter += 1;
-      return interpret(0);
+      return interpret();
     }
-    const started = Date.now();
     const answer = fast.evaluate(input, bindings);
     if (answer) {
       stats.fast += 1;
       return Promise.resolve(answer.value);
     }
     stats.fallback += 1;
-    return interpret(Date.now() - started);
+    return interpret();
   };
   const compiled = {
     source,
@@ -193,9 +192,10 @@ export function compileWithTree(
       const { slicedField } = ready;
       const list = slicedField === undefined ? undefined : longListAt(input, slicedField);
       if (list && slicedField !== undefined) {
-        return evaluateInSlices((part, budgetMs) => evaluateOnce(ready, part, bindings ?? {}, budgetMs), input as Record<string, unknown>, slicedField, list, limits);
+        const clock = new EvaluationClock(limits.timeoutMs, wallTimeoutMs);
+        return onClock(clock, () => evaluateInSlices((part) => evaluateOnce(ready, part, bindings ?? {}, clock), input as Record<string, unknown>, slicedField, list, limits));
       }
-      return evaluateOnce(ready, input, bindings ?? {}, limits.timeoutMs);
+      return evaluateOnce(ready, input, bindings ?? {});
     },
   };
   // Not enumerable: whoever walks the mapping's values (deepFreeze) must not prepare every expression.

@@ -12,6 +12,7 @@
  */
 
 import { SLICE_MS } from '../time-slices';
+import { pauseEvaluation } from './own-time';
 
 export interface GuardLimits {
   readonly maxTextLength: number;
@@ -72,11 +73,8 @@ export function evaluationGuard(limits: GuardLimits): (step: Step, input: unknow
     }
     if (++clock.steps % STEPS_PER_CLOCK_READ !== 0 || Date.now() - clock.since < YIELD_AFTER_MS) return undefined;
     const turned = clock;
-    return new Promise((resolve) => {
-      setImmediate(() => {
-        turned.since = Date.now();
-        resolve();
-      });
+    return pauseEvaluation().then(() => {
+      turned.since = Date.now();
     });
   };
 }

@@ -6,7 +6,7 @@ import { LIST_BUILTINS } from './guarded-lists';
 import { OBJECT_BUILTINS } from './guarded-objects';
 import { PATTERN_BUILTINS } from './guarded-patterns';
 import { TEXT_BUILTINS } from './guarded-texts';
-import { turnEventLoop } from '../time-slices';
+import { pauseEvaluation } from './own-time';
 import { CHECK_EVERY, drive, guardrailsOf, isNumeric, isSequence, isThenable, refuseLongList, type Comparator, type Focus } from './guarded-slices';
 
 /**
@@ -124,7 +124,7 @@ async function sortWith(focus: Focus, list: readonly unknown[], comparator: Comp
       if (++comparisons % CHECK_EVERY === 0) {
         guardrails?.();
         if (Date.now() - since >= YIELD_AFTER_MS) {
-          await turnEventLoop();
+          await pauseEvaluation();
           since = Date.now();
         }
       }

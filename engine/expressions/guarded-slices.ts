@@ -5,7 +5,7 @@
  * every YIELD_AFTER_MS and checks the time limit (JSONata's own D1012); on the synchronous fast path a call
  * that outlasts one slice gives up and the interpreter runs the expression instead.
  */
-import { turnEventLoop } from '../time-slices';
+import { pauseEvaluation } from './own-time';
 import { ExpressionLimitError, YIELD_AFTER_MS } from './guard';
 
 /** What JSONata passes a built-in as `this` (the fast path passes the same shape, without an environment). */
@@ -55,7 +55,7 @@ export function drive<T>(focus: Focus | undefined, work: () => boolean, result: 
     if (!guardrails) throw new FastPathSliceExceeded();
     return (async () => {
       for (;;) {
-        await turnEventLoop();
+        await pauseEvaluation();
         guardrails();
         const since = Date.now();
         for (;;) {
@@ -97,7 +97,7 @@ async function stepsAfter<T>(focus: Focus | undefined, pending: boolean | Promis
     if (steps % STEPS_PER_CLOCK_READ === 0 && Date.now() - since >= YIELD_AFTER_MS) {
       // Without guardrails this is the fast path, which cannot wait: the interpreter runs the expression instead.
       if (!guardrails) throw new FastPathSliceExceeded();
-      await turnEventLoop();
+      await pauseEvaluation();
       guardrails();
       since = Date.now();
     }

@@ -1,5 +1,6 @@
 import { TimeSlices } from '../time-slices';
 import { ExpressionLimitError } from './guard';
+import { currentClock, pauseEvaluation } from './own-time';
 
 /**
  * Output expressions that map a long list element by element — `[input.( … )]`, the export's shape —
@@ -87,27 +88,24 @@ export function longListAt(input: unknown, field: string): readonly unknown[] | 
  * its longest list for the joined result.
  */
 export async function evaluateInSlices(
-  evaluate: (input: unknown, budgetMs: number) => Promise<unknown>,
+  evaluate: (input: unknown) => Promise<unknown>,
   input: Record<string, unknown>,
   field: string,
   list: readonly unknown[],
   limits: SliceLimits,
 ): Promise<unknown[]> {
-  const started = Date.now();
+  const clock = currentClock();
   const slices = new TimeSlices();
   const result: unknown[] = [];
   for (let start = 0; start < list.length; start += SLICE_ELEMENTS) {
-    const spent = Date.now() - started;
-    if (limits.timeoutMs > 0 && spent >= limits.timeoutMs) {
-      throw Object.assign(new Error(`Evaluation timeout after ${limits.timeoutMs} milliseconds. Check for infinite loop`), { code: 'D1012' });
-    }
-    const part = await evaluate({ ...input, [field]: list.slice(start, start + SLICE_ELEMENTS) }, limits.timeoutMs > 0 ? limits.timeoutMs - spent : 0);
+    clock?.check();
+    const part = await evaluate({ ...input, [field]: list.slice(start, start + SLICE_ELEMENTS) });
     // A list constructor always gives a list.
     for (const value of part as unknown[]) result.push(value);
     if (limits.maxSequence > 0 && result.length > limits.maxSequence) {
       throw new ExpressionLimitError('list', `the expression built a list of ${result.length} items; the limit is ${limits.maxSequence}`);
     }
-    if (slices.due()) await slices.turn();
+    if (slices.due()) await slices.turn(pauseEvaluation);
   }
   return result;
 }

@@ -224,3 +224,31 @@ export function checkStructure(source: YamlSource): MappingIssue[] {
   }
   return issues;
 }
+
+/**
+ * The document without the parts the structure check refused, so the compiler can still report the
+ * problems of everything else in the same run (a misspelt setting must not hide a wrong result name two
+ * operations further down): a refused operation or function is left out whole, an unknown setting is
+ * dropped. Undefined when a refused part is one the rest stands on (system:, inbound:, limits:), or when
+ * the pruned document still does not pass.
+ */
+export function structurallyValidPart(value: unknown): unknown {
+  const errors = validateShape(value);
+  if (errors.length === 0) return value;
+  const pruned = structuredClone(value) as Record<string, unknown>;
+  for (const error of errors) {
+    const path = segments(error.instancePath);
+    const [block, name] = path;
+    if ((block === 'operations' || block === 'functions' || block === 'push') && typeof name === 'string') {
+      const owner = pruned[block] as Record<string, unknown> | undefined;
+      if (owner) delete owner[name];
+      continue;
+    }
+    const extra = (error.params as { additionalProperty?: unknown }).additionalProperty;
+    if (error.keyword !== 'additionalProperties' || typeof extra !== 'string') return undefined;
+    let node: unknown = pruned;
+    for (const segment of path) node = (node as Record<string | number, unknown> | undefined)?.[segment];
+    if (node && typeof node === 'object') delete (node as Record<string, unknown>)[extra];
+  }
+  return validateShape(pruned).length === 0 ? pruned : undefined;
+}

@@ -492,8 +492,11 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
  */
 export function compileMapping(source: YamlSource, baseDir = process.cwd(), secretEnv: readonly Secret[] = [], environment?: SecretEnvironment): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
   const raw: MappingDocument = withDefaults(source.value);
-  const limits: ExpressionLimits = { timeoutMs: raw.limits.expressionTimeoutMs, maxDepth: raw.limits.expressionMaxDepth, maxSequence: raw.limits.expressionMaxSequence };
+  const limits: ExpressionLimits = { timeoutMs: raw.limits.expressionTimeoutMs, wallTimeoutMs: raw.limits.expressionWallTimeoutMs, maxDepth: raw.limits.expressionMaxDepth, maxSequence: raw.limits.expressionMaxSequence };
   const compiler = new Compiler(source, limits, baseDir, environment);
+  if (raw.limits.expressionWallTimeoutMs < raw.limits.expressionTimeoutMs) {
+    compiler.report('SETTINGS_DISAGREE', ['limits', 'expressionWallTimeoutMs'], `limits.expressionWallTimeoutMs (${raw.limits.expressionWallTimeoutMs}) is below limits.expressionTimeoutMs (${raw.limits.expressionTimeoutMs}); the wall-clock bound, waits included, must be at least the running-time limit`);
+  }
   compiler.functions(raw.functions);
   const target = compiler.withSession(compileSystem(compiler, raw.system, 'system'), raw.system.session);
   const system = target.spec;

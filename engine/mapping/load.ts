@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROUTES } from '../contract/routes';
 import { MappingLoadError, type MappingIssue } from '../errors';
-import { checkStructure, describePath } from './check-structure';
+import { checkStructure, describePath, structurallyValidPart } from './check-structure';
 import { compileMapping } from './compile-mapping';
 import { secretEnvValues } from './mask';
 import { respell } from './format/respellings';
@@ -45,7 +45,13 @@ export function checkMappingText(text: string, file: string, env: NodeJS.Process
   if (early.some((issue) => issue.severity === 'error')) return { issues: early.sort(byPosition) };
   const source = { ...parsed.source, value };
   const structural = checkStructure(source);
-  if (structural.length > 0) return { issues: [...early, ...structural].sort(byPosition) };
+  if (structural.length > 0) {
+    // Every problem of the file in one run: the parts the structure check did not refuse are compiled too.
+    const rest = structurallyValidPart(value);
+    const more = rest === undefined ? [] : compileMapping({ ...source, value: rest }, baseDir, [], { env, unset: unsetVariables }).issues;
+    const seen = new Set(structural.map((issue) => `${issue.line}:${issue.col}:${issue.code}`));
+    return { issues: [...early, ...structural, ...more.filter((issue) => !seen.has(`${issue.line}:${issue.col}:${issue.code}`))].sort(byPosition) };
+  }
   const compiled = compileMapping(source, baseDir, secretEnvValues(text, env), { env, unset: unsetVariables });
   if (!compiled.mapping) return { issues: [...early, ...compiled.issues].sort(byPosition) };
   const warnings: MappingIssue[] = ROUTES.filter((route) => !compiled.mapping!.operations.has(route.operationId)).map((route) => ({

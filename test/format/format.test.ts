@@ -107,7 +107,7 @@ describe('defaults come from the declaration', () => {
     const text = yaml(`${HEADER}operations:`, '  GetItem:', '    calls:', '      - name: a', '        method: GET', '        path: /a', '        forEach: { list: input }', '        paginate: { style: offset, pageSize: 10, items: response.body }', '    output: calls.a.body');
     const { mapping } = checkMappingText(text, 'm.yaml', {});
     expect(mapping?.system).toMatchObject({ timeoutMs: 10_000, maxResponseBytes: 52_428_800, maxConcurrency: 16, auth: { type: 'none' } });
-    expect(mapping?.limits).toEqual({ timeoutMs: 5000, maxDepth: 500, maxSequence: 1_000_000 });
+    expect(mapping?.limits).toEqual({ timeoutMs: 5000, wallTimeoutMs: 30_000, maxDepth: 500, maxSequence: 1_000_000 });
     const call = callOf(text, 'GetItem');
     expect(call).toMatchObject({ responseType: 'json', timeoutMs: 10_000, retry: { attempts: 1, baseDelayMs: 200, maxDelayMs: 5000, retryAfterMaxMs: 30_000 } });
     expect(call.forEach).toMatchObject({ maxConcurrency: 4, onError: 'fail' });

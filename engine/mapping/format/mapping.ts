@@ -109,7 +109,8 @@ const system = block({ ...connectivity, healthCheck: optional(healthCheck), sess
 const platform = block(connectivity, { description: "The warehouse platform's integration interface, which push endpoints deliver to: the same settings as system:." });
 
 const limits = block({
-  expressionTimeoutMs: withDefault(milliseconds('Longest time one expression may run, in milliseconds.'), DEFAULT_EXPRESSION_LIMITS.timeoutMs),
+  expressionTimeoutMs: withDefault(milliseconds('Longest time one expression may run, in milliseconds: its own running time, not the time it waited while other requests ran, so a busy server does not fail expressions that are fast alone.'), DEFAULT_EXPRESSION_LIMITS.timeoutMs),
+  expressionWallTimeoutMs: withDefault(milliseconds('Longest wall-clock time one expression may take, waits for other requests included, in milliseconds; at least expressionTimeoutMs. Past it the server is overloaded and the request fails rather than wait on.'), DEFAULT_EXPRESSION_LIMITS.wallTimeoutMs ?? 30_000),
   expressionMaxDepth: withDefault(integer(10, undefined, 'Deepest recursion an expression may reach.'), DEFAULT_EXPRESSION_LIMITS.maxDepth),
   expressionMaxSequence: withDefault(integer(1000, undefined, 'Longest sequence an expression may build.'), DEFAULT_EXPRESSION_LIMITS.maxSequence),
 }, { description: 'Guardrails for JSONata expressions.' });
