@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import type { JournalEntry } from '../engine/journal-entry';
+import type { JournalEntry } from '../journal/journal-entry';
 import { filterFromQuery } from '../journal/query';
 import type { JournalFilter, JournalSummary } from '../journal/store';
 

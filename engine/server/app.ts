@@ -4,8 +4,8 @@ import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import pLimit from 'p-limit';
 import getRawBody from 'raw-body';
-import type { Engine } from '../engine/engine';
-import type { BodyError } from '../engine/request';
+import type { Engine } from '../core/engine';
+import type { BodyError } from '../core/request';
 import { answerJson } from './json-answer';
 import { turnEventLoop } from '../time-slices';
 
@@ -112,7 +112,7 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
   });
   koa.use(async (ctx) => {
     const parseError = ctx.state.bodyError as ParseError | undefined;
-    const bodyError: BodyError | undefined = parseError && { kind: parseError.status === 413 ? 'too-large' : 'malformed', message: parseError.message };
+    const bodyError: BodyError | undefined = parseError && { kind: parseError.status === 413 ? 'too-large' : parseError.status === 415 ? 'not-json' : 'malformed', message: parseError.message };
     // The rest of a body that was not read must arrive before the answer, or the client sees a reset instead of the envelope.
     if (parseError) await drained(ctx.req);
     const raw = ctx.request.rawBody;
