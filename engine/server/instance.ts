@@ -78,7 +78,7 @@ export function startInstance(settings: InstanceSettings): Instance {
   const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal });
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
-  for (const state of settings.initial.states) if (state.mapping) metrics.reload({ mapping: state.mapping.name, ok: true });
+  for (const state of settings.initial.states) if (state.mapping) metrics.loaded(state.mapping.name);
   const server = createListener(createHttpApp(engine).callback(), settings.tls);
   const tracker = trackRequests(server);
   return {
