@@ -148,6 +148,13 @@ export interface Engine {
   /** Background delivery of the outbox's events; undefined without a store. close() stops it. */
   readonly deliverer?: Deliverer;
   handle(request: EngineRequest, options?: RunOptions): Promise<EngineAnswer>;
+  /**
+   * The 401 answer (logged and counted) of a request whose headers alone show that its credentials are
+   * not accepted; undefined when they are, or when only its body can tell (a push's signature). The
+   * server asks before it reads a body, so an unauthenticated request never costs a body's memory;
+   * handle() checks again, whoever calls it.
+   */
+  refuse(request: EngineRequest): EngineAnswer | undefined;
   /** Whether the path is a push endpoint's, whose raw body the server keeps (a signature covers the bytes). */
   isPushPath(path: string): boolean;
   /** The request whose code is running now, if any. */
@@ -242,7 +249,7 @@ export function createEngine(deps: EngineDeps): Engine {
     deliverer?.wake();
     return { id, orderingKey };
   }
-  const servePush = createPushServer({
+  const pushes = createPushServer({
     store, checkAuth: checkInboundAuth, now: wallClock, log, meter, connection: (system) => pool.connectionFor(system), stored: () => deliverer?.wake(),
   });
   const prepared = new Map<RouteSpec, PreparedRoute>(
@@ -281,6 +288,17 @@ export function createEngine(deps: EngineDeps): Engine {
     return entry;
   }
 
+  /** The platform's credentials (inbound.auth), from the headers: the 401 answer when they are not accepted. */
+  function inboundRefusal(mapping: Mapping, request: EngineRequest, requestId: string, started: number): EngineAnswer | undefined {
+    if (!checkInboundAuth) return undefined;
+    const verdict = checkInbound(mapping.inbound.auth, request.headers ?? {}, `adapter-engine/${mapping.name}`);
+    if (verdict.ok) return undefined;
+    // Logged and counted without the credential: only which header was missing or wrong.
+    meter.refused({ mapping: mapping.name, reason: verdict.reason });
+    log.warn({ requestId, mapping: mapping.name, method: request.method, path: request.path, reason: verdict.reason }, `request refused: ${verdict.message}`);
+    return { requestId, status: 401, body: { error: `authentication required: ${verdict.message}` }, headers: { 'x-request-id': requestId, 'www-authenticate': verdict.challenge }, mapping, durationMs: clock.now() - started };
+  }
+
   async function run(request: EngineRequest, requestId: string, started: number, startedAt: number, options: RunOptions): Promise<EngineAnswer> {
     const seconds = () => (clock.now() - started) / 1000;
     const idHeader = { 'x-request-id': requestId };
@@ -299,7 +317,7 @@ export function createEngine(deps: EngineDeps): Engine {
       const steps: TraceStep[] | undefined = options.trace || journal.size > 0 ? [] : undefined;
       const recorder = steps && traceRecorder(mapping.platform?.baseUrl ?? mapping.system.baseUrl, undefined, steps);
       const scope: RequestContext = { requestId, mapping: mapping.name, operation: `push/${pushName}`, method: request.method, path: request.path };
-      const pushed = await context.run(scope, () => servePush(mapping, pushName, request, requestId, seconds, allOf(options.observer, recorder)));
+      const pushed = await context.run(scope, () => pushes.serve(mapping, pushName, request, requestId, seconds, allOf(options.observer, recorder)));
       const durationMs = clock.now() - started;
       if (pushed.delivery && steps) steps.push({ step: 'delivery', verdict: pushed.delivery.verdict, message: pushed.delivery.message });
       // A push that did not reach its checks (unknown, refused, not a POST) is kept out, as such contract requests are.
@@ -312,15 +330,8 @@ export function createEngine(deps: EngineDeps): Engine {
       }) : undefined;
       return { requestId, status: pushed.status, body: pushed.body, headers: pushed.headers, mapping, push: pushed.push, pushResult: pushed.result, delivery: pushed.delivery, steps, entry, durationMs };
     }
-    if (checkInboundAuth) {
-      const verdict = checkInbound(mapping.inbound.auth, request.headers ?? {}, `adapter-engine/${mapping.name}`);
-      if (!verdict.ok) {
-        // Logged and counted without the credential: only which header was missing or wrong.
-        meter.refused({ mapping: mapping.name, reason: verdict.reason });
-        log.warn({ requestId, mapping: mapping.name, method: request.method, path: request.path, reason: verdict.reason }, `request refused: ${verdict.message}`);
-        return { requestId, status: 401, body: { error: `authentication required: ${verdict.message}` }, headers: { ...idHeader, 'www-authenticate': verdict.challenge }, mapping, durationMs: clock.now() - started };
-      }
-    }
+    const refused = inboundRefusal(mapping, request, requestId, started);
+    if (refused) return refused;
     const match = routes.match(request.method, located.rest);
     if (match.kind === 'not-found') return notFound(`no contract route ${request.method} ${request.path}`, mapping.name);
     if (match.kind === 'bad-path') return notFound(match.message, mapping.name);
@@ -428,6 +439,17 @@ export function createEngine(deps: EngineDeps): Engine {
       } finally {
         meter.inFlight(-1);
       }
+    },
+    refuse(request) {
+      const started = clock.now();
+      const located = served.locate(request.path);
+      if ('error' in located) return undefined;
+      const { mapping } = located;
+      const requestId = acceptedRequestId(request.requestId);
+      const pushName = pushNameOf(located.rest);
+      if (pushName === undefined) return inboundRefusal(mapping, request, requestId, started);
+      const pushed = pushes.refuseEarly(mapping, pushName, request, requestId, () => (clock.now() - started) / 1000);
+      return pushed && { requestId, status: pushed.status, body: pushed.body, headers: pushed.headers, mapping, push: pushed.push, pushResult: pushed.result, durationMs: clock.now() - started };
     },
     isPushPath(path) {
       const located = served.locate(path);

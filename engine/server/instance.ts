@@ -79,7 +79,10 @@ export function startInstance(settings: InstanceSettings): Instance {
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
   for (const state of settings.initial.states) if (state.mapping) metrics.loaded(state.mapping.name);
-  const server = createListener(createHttpApp(engine).callback(), settings.tls);
+  const handler = createHttpApp(engine).callback();
+  const server = createListener(handler, settings.tls);
+  // Requests with `Expect: 100-continue` go to the app unanswered: it sends 100 Continue once their credentials are accepted.
+  server.on('checkContinue', handler);
   const tracker = trackRequests(server);
   return {
     engine,
