@@ -7,6 +7,7 @@ import { DEFAULT_JOURNAL_SIZE } from '../engine/journal';
 import { EXIT_CODES } from '../errors';
 import { createLogger, LOG_LEVELS } from '../log';
 import { servePrimary, serveWorker } from '../server/cluster';
+import { adminTokensFrom, type AdminTokens } from '../server/admin-tokens';
 import { ListenError } from '../server/instance';
 import { createMappingSource } from '../server/mapping-source';
 import { isExposed, unauthenticatedWarning } from '../server/readiness';
@@ -47,6 +48,14 @@ function parseWorkers(text: string): number {
   return count;
 }
 
+function adminTokens(): AdminTokens {
+  try {
+    return adminTokensFrom(process.env);
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+}
+
 function tlsFiles(options: ServeOptions): ServeSettings['tls'] {
   if (!options.tlsCert && !options.tlsKey) {
     if (options.tlsClientCa) usageError('--tls-client-ca needs --tls-cert and --tls-key: client certificates are asked for during the TLS handshake');
@@ -60,7 +69,7 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   if (paths.length === 0) usageError('give a mapping directory or at least one mapping file, e.g. adapter-engine serve mappings/example.yaml');
   const port = parsePort(options.port ?? process.env.PORT ?? '8080', '--port');
   const adminPort = options.adminPort ?? process.env.ADMIN_PORT;
-  const admin = adminPort === undefined ? undefined : { port: parsePort(adminPort, '--admin-port'), host: options.adminHost };
+  const admin = adminPort === undefined ? undefined : { port: parsePort(adminPort, '--admin-port'), host: options.adminHost, tokens: adminTokens() };
   const shutdownTimeoutMs = Number(options.shutdownTimeout);
   if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) usageError(`--shutdown-timeout must be a whole number of milliseconds, got "${options.shutdownTimeout}"`);
   const workers = parseWorkers(options.workers);
@@ -143,7 +152,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('-p, --port <port>', 'port to listen on for the platform, 0 picks a free one (default: env PORT, else 8080)')
     .option('-H, --host <host>', 'address to listen on (default: all interfaces)')
     .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json, /requests (default: env ADMIN_PORT, else none)')
-    .option('--admin-host <host>', 'address of the admin listener', '127.0.0.1')
+    .option('--admin-host <host>', 'address of the admin listener; all but /health/live and /health/ready need Authorization: Bearer <token> with a token of env ADMIN_TOKENS (comma-separated) or the file ADMIN_TOKENS_FILE', '127.0.0.1')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .option('--tls-client-ca <file>', 'require client certificates signed by this PEM CA (mutual TLS)')

@@ -22,6 +22,14 @@ function sameText(given: Buffer, expected: string): boolean {
   return timingSafeEqual(given, digest(expected));
 }
 
+/** Whether `given` is one of `accepted`: over digests, in constant time, every one compared. */
+export function isOneOf(given: string, accepted: readonly string[]): boolean {
+  const givenDigest = digest(given);
+  let found = false;
+  for (const candidate of accepted) found = sameText(givenDigest, candidate) || found;
+  return found;
+}
+
 /** The one value of a header (names are lower-cased, as Node hands them over); a repeated header is not accepted. */
 function headerValue(headers: RequestHeaders, name: string): string | undefined {
   const value = headers[name.toLowerCase()];
@@ -44,10 +52,7 @@ export function checkInbound(auth: InboundAuthSpec, headers: RequestHeaders, rea
       const challenge = `ApiKey realm="${realm}", header="${auth.header}"`;
       const given = headerValue(headers, auth.header);
       if (given === undefined || given === '') return { ok: false, reason: 'missing', challenge, message: `send the key in the ${auth.header} header` };
-      const givenDigest = digest(given);
-      let accepted = false;
-      for (const key of auth.keys) accepted = sameText(givenDigest, key.reveal()) || accepted;
-      return accepted ? { ok: true } : { ok: false, reason: 'invalid', challenge, message: `the key in the ${auth.header} header is not accepted` };
+      return isOneOf(given, auth.keys.map((key) => key.reveal())) ? { ok: true } : { ok: false, reason: 'invalid', challenge, message: `the key in the ${auth.header} header is not accepted` };
     }
     case 'basic': {
       const challenge = `Basic realm="${realm}", charset="UTF-8"`;

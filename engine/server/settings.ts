@@ -1,4 +1,5 @@
 import type { Logger } from '../log';
+import type { AdminTokens } from './admin-tokens';
 import type { TlsFiles } from './listener';
 import type { OutboxLocation } from './outbox-store';
 import type { LoadReport, MappingSource } from './mapping-source';
@@ -12,7 +13,7 @@ export interface ServeSettings {
   readonly host?: string;
   readonly tls?: TlsFiles;
   /** No admin listener when undefined. */
-  readonly admin?: { readonly port: number; readonly host: string };
+  readonly admin?: { readonly port: number; readonly host: string; readonly tokens: AdminTokens };
   readonly watch: boolean;
   readonly shutdownTimeoutMs: number;
   /** Where outbox events are kept; opened when a mapping uses delivery: outbox, or when given explicitly. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
-import { startServe, startSwitchableReceiver, tempDir, stoppedAfterEach } from './cli-process';
+import { ADMIN_AUTH, startServe, startSwitchableReceiver, tempDir, stoppedAfterEach } from './cli-process';
 
 /**
  * `serve --workers 2` reports what one server does, not the sum of what each worker sees: the workers
@@ -25,14 +25,14 @@ describe('serve --workers: metrics and readiness of the server as a whole', () =
     running.push(serving);
     onTestFailed(() => console.error(`serve --workers said:\n${serving.output().stdout}\n${serving.output().stderr}`));
     const admin = serving.adminUrl as string;
-    const ready = async () => (await (await fetch(`${admin}/health/ready`)).json()) as { workers?: { pid: number }[]; outbox?: { pending?: number } };
+    const ready = async () => (await (await fetch(`${admin}/health/ready`, { headers: ADMIN_AUTH })).json()) as { workers?: { pid: number }[]; outbox?: { pending?: number } };
     for (let attempt = 0; attempt < 100 && (await ready()).workers?.length !== 2; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
     // Separate connections, so both workers take some of the events.
     for (let index = 1; index <= 6; index += 1) {
       const response = await fetch(`${serving.urls[0]}/WorkOrders/ForPutWall`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ ...PLACEMENT, workOrderNumber: `SO-${index}` }) });
       expect(await response.json()).toMatchObject({ isResultSuccess: true });
     }
-    const text = await (await fetch(`${admin}/metrics`)).text();
+    const text = await (await fetch(`${admin}/metrics`, { headers: ADMIN_AUTH })).text();
     expect(sample(text, 'adapter_outbox_pending{kind="event"}')).toBe(6);
     const oldest = sample(text, 'adapter_outbox_oldest_pending_seconds{kind="event"}') as number;
     expect(oldest).toBeLessThan(30);
@@ -50,7 +50,7 @@ describe('serve --workers: metrics and readiness of the server as a whole', () =
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(workers.map((worker) => worker.pid)).not.toContain(victim.pid);
-    const after = await (await fetch(`${admin}/metrics`)).text();
+    const after = await (await fetch(`${admin}/metrics`, { headers: ADMIN_AUTH })).text();
     expect(sample(after, 'adapter_workers')).toBe(2);
     expect(sample(after, 'adapter_worker_restarts_total')).toBe(1);
   });

@@ -19,7 +19,7 @@ const MAPPING_KEYS = ['version', 'name', 'description', 'system', 'inbound', 'li
 const example = parse(fs.readFileSync(path.join(ROOT, 'mappings', 'example.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
 
 /** YAML examples for the operator's tools, not mappings: checked by their own test below. */
-const OPERATOR_YAML = /^# (prometheus rules|kubernetes)\n/;
+const OPERATOR_YAML = /^# (prometheus rules|prometheus scrape config|kubernetes)\n/;
 
 /** A fragment rooted at the top of a mapping, put into the example: each block's settings replace the example's. */
 function intoExample(fragment: Record<string, unknown>): Record<string, unknown> {
