@@ -6,6 +6,7 @@ import { ROUTES } from '../contract/routes';
 import { DEFAULT_JOURNAL_SIZE } from '../engine/journal';
 import { EXIT_CODES } from '../errors';
 import { createLogger, LOG_LEVELS } from '../log';
+import { createSecretRegistry } from '../mapping/secret-registry';
 import { servePrimary, serveWorker } from '../server/cluster';
 import { adminTokensFrom, type AdminTokens } from '../server/admin-tokens';
 import { ListenError } from '../server/instance';
@@ -111,10 +112,12 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
       }
     }
 
-    const log = createLogger({ level: options.logLevel });
+    // One registry for the engine and its log: what the engine masks in the journal and the outbox, the log masks too.
+    const secrets = createSecretRegistry();
+    const log = createLogger({ level: options.logLevel, secrets });
     const stateDir = stateDirOf(options.stateDir);
     const outbox = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
-    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, print: (line) => out.line(line) };
+    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, secrets, print: (line) => out.line(line) };
     try {
       if (worker) await serveWorker(settings);
       else if (workers > 1) await servePrimary(settings, workers, erp.url || erp.platformUrl ? { ERP_URL: erp.env.ERP_URL, PLATFORM_URL: erp.env.PLATFORM_URL, ERP_PUSH_SECRET: erp.env.ERP_PUSH_SECRET } : {});

@@ -12,7 +12,7 @@ import type { Mapping } from '../mapping/model';
 import { createJournal, DEFAULT_JOURNAL_SIZE, type Journal } from './journal';
 import type { JournalEntry, JournalEntryWhat } from './journal-entry';
 import { withEventStates } from './event-states';
-import { createMasker } from '../mapping/mask';
+import { createSecretRegistry, type SecretRegistry } from '../mapping/secret-registry';
 import { outputOrigin, traceRecorder, type TraceStep } from './trace';
 import { allOf, type TraceObserver } from '../pipeline/trace';
 import { createConnectionPool, type ConnectionPool } from './connections';
@@ -78,6 +78,11 @@ export interface EngineDeps {
    * DEFAULT_JOURNAL_SIZE per mapping in memory. close() closes it.
    */
   readonly journal?: Journal;
+  /**
+   * The secret values to mask in what the engine keeps and shows (journal, outbox answers) and in the log
+   * made with it (createLogger's `secrets`); the engine adds its mappings' and the OAuth2 tokens it fetches.
+   */
+  readonly secrets?: SecretRegistry;
 }
 
 export interface RunOptions {
@@ -204,7 +209,13 @@ export function createEngine(deps: EngineDeps): Engine {
   const schemas = deps.schemas ?? createSchemaRegistry();
   const routes = createRouteTable();
   const probeErp = createErpProber(http);
-  const pool: ConnectionPool = createConnectionPool(http, (erp, ok) => meter.tokenFetch({ erp, ok }));
+  const secrets = deps.secrets ?? createSecretRegistry();
+  secrets.serve(deps.mappings);
+  const pool: ConnectionPool = createConnectionPool(http, (erp, ok, token) => {
+    meter.tokenFetch({ erp, ok });
+    // Learned before the token is first sent: an ERP echoing it back finds it masked already.
+    if (token !== undefined) secrets.learn(token);
+  });
   const context = new AsyncLocalStorage<RequestContext>();
   const journal = deps.journal ?? createJournal({ size: DEFAULT_JOURNAL_SIZE, log });
   // Entry ids: unique across the processes sharing a state store, and cheaper than a UUID per request.
@@ -214,6 +225,7 @@ export function createEngine(deps: EngineDeps): Engine {
     store,
     mappings: () => served.mappings,
     log,
+    mask: secrets,
     now: wallClock,
     deliver: async (mapping, target, event, deadlineMs) => {
       const eventLog = log.child({ requestId: event.requestId, mapping: mapping.name, event: event.id });
@@ -284,7 +296,7 @@ export function createEngine(deps: EngineDeps): Engine {
       rulesMatched: steps.flatMap((step) => (step.step === 'rule' && step.matched ? [{ call: step.call, when: step.when, result: step.result, at: step.at }] : [])),
       durationMs: Math.round(durationMs * 10) / 10,
     };
-    journal.add(entry, mapping);
+    journal.add(entry, secrets);
     return entry;
   }
 
@@ -419,6 +431,7 @@ export function createEngine(deps: EngineDeps): Engine {
       warnInsecure(mappings.filter((mapping) => !served.mappings.includes(mapping)));
       addExpressionStats(served.mappings.filter((mapping) => !mappings.includes(mapping)), retired);
       served = next;
+      secrets.serve(mappings);
       bodyLimitBytes = requestBodyLimit(mappings);
       pool.keepOnly(mappings.flatMap((mapping) => (mapping.platform ? [mapping.system, mapping.platform] : [mapping.system])));
     },
@@ -463,8 +476,7 @@ export function createEngine(deps: EngineDeps): Engine {
     async describeRequest(id) {
       const entry = await journal.get(id);
       if (!entry || !store) return entry;
-      const mapping = served.mappings.find((candidate) => candidate.name === entry.mapping);
-      return withEventStates(entry, store, mapping && createMasker(mapping.secretValues));
+      return withEventStates(entry, store, secrets);
     },
     async close() {
       await deliverer?.stop();

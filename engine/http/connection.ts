@@ -38,7 +38,7 @@ export class ErpConnection {
   /** Keyed by the call's name and cache settings, so a reloaded mapping keeps the answers of an unchanged call. */
   private readonly caches = new Map<string, ResponseCache>();
 
-  constructor(readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean) => void) {
+  constructor(readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean, token?: string) => void) {
     this.limit = pLimit(system.maxConcurrency);
     // Per connection, below the credentials: the ERP's session cookies, and SAP's CSRF token over them.
     const session = system.cookies === 'session' ? withCookies(http) : http;

@@ -160,7 +160,7 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   AggregatorRegistry.setRegistries([metrics.registry]);
   const outbox = await outboxFor(settings);
   const journal = await journalFor(settings, log);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal });
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets });
   const removeGuards = installProcessGuards(instance.engine, log);
   const signals = onSignals(() => instance.reload({ force: true }));
   const toPrimary = (message: ToPrimary) => process.send?.(message);

@@ -5,6 +5,7 @@ import { openApiDocument } from '../contract/openapi';
 import { createEngine, type Engine } from '../engine/engine';
 import type { Journal } from '../engine/journal';
 import type { Logger } from '../log';
+import type { SecretRegistry } from '../mapping/secret-registry';
 import { engineVersion } from '../paths';
 import { createHttpApp } from './app';
 import { drain, trackRequests, type DrainResult } from './drain';
@@ -30,6 +31,7 @@ export interface InstanceSettings {
   readonly metrics: EngineMetrics;
   readonly outbox?: OutboxStore;
   readonly journal?: Journal;
+  readonly secrets?: SecretRegistry;
 }
 
 export interface Instance {
@@ -75,7 +77,7 @@ export function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetri
 export function startInstance(settings: InstanceSettings): Instance {
   const { source, log, metrics } = settings;
   const { outbox } = settings;
-  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal });
+  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets });
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
   for (const state of settings.initial.states) if (state.mapping) metrics.loaded(state.mapping.name);

@@ -1,4 +1,5 @@
 import type { Logger } from '../log';
+import type { SecretRegistry } from '../mapping/secret-registry';
 import type { AdminTokens } from './admin-tokens';
 import type { TlsFiles } from './listener';
 import type { OutboxLocation } from './outbox-store';
@@ -21,6 +22,8 @@ export interface ServeSettings {
   /** Requests the journal keeps per mapping (0: none); in the state store too when the server has one. */
   readonly journalSize: number;
   readonly log: Logger;
+  /** The secret values the engine masks, and the log with it. */
+  readonly secrets: SecretRegistry;
   /** Lines for the operator's terminal (the listening addresses). */
   readonly print: (line: string) => void;
 }
