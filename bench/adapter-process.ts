@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createEngine, createHttpApp, loadMapping } from '../engine';
-import { openOutboxStore, usesOutbox } from '../engine/server/outbox-store';
+import { openOutboxStore, usesOutbox } from '../engine/state/state-store';
 import { exampleEnv } from '../examples/example-env';
 import { createBaselineApp } from './baseline/app';
 

@@ -11,7 +11,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createEngine } from '../engine/engine/engine';
+import { createEngine } from '../engine/core/engine';
 import { loadMapping } from '../engine/mapping/load';
 import type { Mapping } from '../engine/mapping/model';
 import { MAPPINGS_DIR } from '../engine/paths';

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
  * How long opening a SQLite file may wait for the other processes that use it (serve --workers, a
  * replica on the same volume): the time a write transaction of theirs may hold the file.
  */
-export const BUSY_TIMEOUT_MS = 5000;
+const BUSY_TIMEOUT_MS = 5000;
 
 function isBusy(error: unknown): boolean {
   return error instanceof Error && (error as { code?: unknown }).code === 'SQLITE_BUSY';

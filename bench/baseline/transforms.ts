@@ -30,7 +30,7 @@ function calendarDate(y: number, m: number, d: number, original: string): string
 }
 
 /** `2026-12-01` → `2026-12-01T00:00:00Z`; null or absent gives nothing. */
-export function isoFromIsoDate(text: string | null | undefined): string | undefined {
+function isoFromIsoDate(text: string | null | undefined): string | undefined {
   if (text === null || text === undefined || text === '') return undefined;
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text.trim());
   if (!match) throw new TransformError(`"${text}" is not a date yyyy-MM-dd`);
@@ -38,7 +38,7 @@ export function isoFromIsoDate(text: string | null | undefined): string | undefi
 }
 
 /** `02.12.2026` → `2026-12-02T00:00:00Z`; null or absent gives nothing. */
-export function isoFromGermanDate(text: string | null | undefined): string | undefined {
+function isoFromGermanDate(text: string | null | undefined): string | undefined {
   if (text === null || text === undefined || text === '') return undefined;
   const match = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(text.trim());
   if (!match) throw new TransformError(`"${text}" is not a date dd.MM.yyyy`);

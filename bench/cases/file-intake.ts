@@ -16,10 +16,10 @@ const GOAL_MS = 2000;
 const GOAL_RSS_MB = 400;
 /** Issue 13: the engine within this factor of the hand-written adapter's time, and no more memory than it. */
 const GOAL_TIME_RATIO = 1.2;
-export const FORWARDING_REASON = 'the mapping forwards files to the ERP (issue 3 not merged)';
+const FORWARDING_REASON = 'the mapping forwards files to the ERP (issue 3 not merged)';
 
 /** True when ParseWorkOrderFile answers without calling the ERP, i.e. parses the file locally. */
-export function parsesFilesLocally(mapping: Mapping): boolean {
+function parsesFilesLocally(mapping: Mapping): boolean {
   const operation = mapping.operations.get('ParseWorkOrderFile');
   return operation !== undefined && !(operation.mode === 'flow' && operation.calls.length > 0);
 }

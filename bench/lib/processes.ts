@@ -60,7 +60,7 @@ export async function startErpProcess(extraOrders: number): Promise<ErpProcess> 
   return { url, stop: () => { child.kill('SIGTERM'); return stop(child); } };
 }
 
-export interface AdapterStats {
+interface AdapterStats {
   readonly cpuUs: number;
   readonly maxRssKb: number;
 }

@@ -48,7 +48,7 @@ export interface BenchReport {
 }
 
 /** Repeats whose spread is above this make a figure unreliable: the machine was busy. */
-export const BUSY_SPREAD = 0.25;
+const BUSY_SPREAD = 0.25;
 /** Changes smaller than this between two runs are noise, not news. */
 const NOTABLE_CHANGE = 0.1;
 

@@ -1,4 +1,4 @@
-import type { CaseRun, PushRun, TraceStep } from './run-case';
+import type { CaseRun, PushRun, TraceStep } from '../testing/run-case';
 import { out, prettyJson, type Colors } from './output';
 
 /** The dry-run trace for people: each step in the order it happened, then the envelope. */

@@ -3,16 +3,16 @@ import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { EXIT_CODES } from '../errors';
 import { createHttpClient } from '../http/client';
-import { checkAnswers, createAnsweringClient, readAnswersFile, type RecordedAnswers } from './answers';
+import { checkAnswers, createAnsweringClient, readAnswersFile, type RecordedAnswers } from '../testing/answers';
 import { renderDryRun, renderPushRun } from './dry-run-render';
 import { fileUploadInput, isFileRoute } from './file-input';
 import { withExampleErp } from './example-erp';
 import { loadOrReport } from './mapping-file';
-import { err, issueLine, out } from './output';
-import { operationList, resolveOperation } from './resolve-operation';
-import { maskerOf, runMasked, runPushCase } from './run-case';
+import { err, issueLine, operationList, out } from './output';
+import { resolveOperation } from '../testing/resolve-operation';
+import { maskerOf, runMasked, runPushCase } from '../testing/run-case';
 import { collectEnv, envWith, usageError } from './usage';
-import { displayName } from './yaml-file';
+import { displayName } from '../mapping/yaml-file';
 
 interface DryRunOptions {
   input?: string;

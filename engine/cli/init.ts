@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { initialMapping, initialTests } from './init-mapping';
 import { out } from './output';
 import { usageError } from './usage';
-import { displayName } from './yaml-file';
+import { displayName } from '../mapping/yaml-file';
 import { validate } from './validate';
 
 interface InitOptions {

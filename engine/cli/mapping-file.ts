@@ -4,13 +4,13 @@ import type { Mapping } from '../mapping/model';
 import type { UnsetVariables } from '../mapping/yaml-source';
 import { err, issueLine } from './output';
 import { usageError } from './usage';
-import { displayName } from './yaml-file';
+import { displayName } from '../mapping/yaml-file';
 
 /**
  * Loads a mapping for a command exactly as `serve` does; a missing file is a usage error (exit 2).
  * `unsetVariables: 'warning'` for commands that send nothing to the ERP: they work without its secrets.
  */
-export function checkMapping(filePath: string, env: NodeJS.ProcessEnv, unsetVariables: UnsetVariables = 'error'): CheckResult {
+function checkMapping(filePath: string, env: NodeJS.ProcessEnv, unsetVariables: UnsetVariables = 'error'): CheckResult {
   if (!fs.existsSync(filePath)) usageError(`mapping file not found: ${filePath}`);
   return checkMappingFile(filePath, { env, displayName: displayName(filePath), unsetVariables });
 }

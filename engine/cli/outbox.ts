@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../errors';
 import type { EventKind, EventStatus, OutboxStore, StoredEvent } from '../outbox/store';
-import { openOutboxStore } from '../server/outbox-store';
+import { openOutboxStore } from '../state/state-store';
 import { out, prettyJson, table } from './output';
 import { stateDirOf, usageError } from './usage';
 

@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import type { Formatter } from 'picocolors/types';
 import { formatIssue, type MappingIssue } from '../errors';
+import { ROUTES } from '../contract/routes';
 
 /**
  * Shared terminal output of the CLI: colour only when the stream is a terminal (picocolors honours
@@ -16,7 +17,7 @@ export interface Colors {
   readonly magenta: Formatter;
 }
 
-export function colorsFor(stream: NodeJS.WriteStream): Colors {
+function colorsFor(stream: NodeJS.WriteStream): Colors {
   // picocolors decides from stdout; stderr may be a terminal while stdout is piped, or the reverse.
   const enabled = pc.isColorSupported && (stream.isTTY === true || 'FORCE_COLOR' in process.env);
   const c = pc.createColors(enabled);
@@ -43,7 +44,7 @@ export const err = {
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
 
-export function visibleLength(text: string): number {
+function visibleLength(text: string): number {
   return text.replace(ANSI, '').length;
 }
 
@@ -72,4 +73,9 @@ export function prettyJson(value: unknown, indent: string, maxString = 240): str
   const text = JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' && item.length > maxString ? `${item.slice(0, maxString)}… (${item.length} characters)` : item), 2);
   if (text === undefined) return `${indent}(nothing)`;
   return text.split('\n').map((line) => indent + line).join('\n');
+}
+
+/** The list shown when an operation argument names nothing. */
+export function operationList(indent = '  '): string[] {
+  return table(ROUTES.map((route) => [route.operationId, `${route.method} ${route.path}`]), indent);
 }

@@ -2,16 +2,16 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../errors';
 import { createHttpClient } from '../http/client';
-import { createAnsweringClient } from './answers';
+import { createAnsweringClient } from '../testing/answers';
 import { readInput } from './dry-run';
 import { withExampleErp } from './example-erp';
 import type { RouteSpec } from '../contract/routes';
 import type { Mapping } from '../mapping/model';
 import { loadOrReport } from './mapping-file';
-import { err, out } from './output';
-import { appendCase, testCaseOf } from './recorded-case';
-import { operationList, resolveOperation } from './resolve-operation';
-import { runMasked } from './run-case';
+import { err, operationList, out } from './output';
+import { appendCase, testCaseOf } from '../testing/recorded-case';
+import { resolveOperation } from '../testing/resolve-operation';
+import { runMasked } from '../testing/run-case';
 import { collectEnv, envWith, usageError } from './usage';
 
 /**

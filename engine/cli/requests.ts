@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { findRoute, type RouteSpec } from '../contract/routes';
-import type { EventState, JournalEntry } from '../engine/journal-entry';
+import type { EventState, JournalEntry } from '../journal/journal-entry';
 import { EXIT_CODES } from '../errors';
 import { JOURNAL_QUERY, type JournalQuery } from '../journal/query';
 import type { JournalSummary } from '../journal/store';
 import { renderDryRun, renderPushRun } from './dry-run-render';
 import { out, table } from './output';
-import { inputOf, testCaseOf, withCase } from './recorded-case';
+import { inputOf, testCaseOf, withCase } from '../testing/recorded-case';
 import { usageError } from './usage';
 import { fetchAdmin, type AdminOptions } from './admin-client';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { Option, type Command } from 'commander';
 import { ROUTES } from '../contract/routes';
-import { DEFAULT_JOURNAL_SIZE } from '../engine/journal';
+import { DEFAULT_JOURNAL_SIZE } from '../journal/journal';
 import { EXIT_CODES } from '../errors';
 import { createLogger, LOG_LEVELS } from '../log';
 import { createSecretRegistry } from '../mapping/secret-registry';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MappingIssue } from '../errors';
-import { runTestFile } from './test-runner';
-import { displayName } from './yaml-file';
+import { runTestFile } from '../testing/test-runner';
+import { displayName } from '../mapping/yaml-file';
 
 /**
  * `validate --strict`: the mapping's test file is run too, and what `adapter-engine test` reports as not
@@ -11,7 +11,7 @@ import { displayName } from './yaml-file';
  */
 
 /** `<dir>/<name>.test.yaml` (or .yml) beside `<dir>/<name>.yaml`. */
-export function testFileBeside(mappingPath: string): string | undefined {
+function testFileBeside(mappingPath: string): string | undefined {
   const { dir, name } = path.parse(mappingPath);
   return ['.test.yaml', '.test.yml'].map((ending) => path.join(dir, `${name}${ending}`)).find((candidate) => fs.existsSync(candidate));
 }

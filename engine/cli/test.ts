@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../errors';
 import { issueLine, out } from './output';
-import { shortJson } from './partial-match';
-import { isTestFileName } from './test-file';
-import { runTestFile, type FileResult } from './test-runner';
+import { shortJson } from '../testing/partial-match';
+import { isTestFileName } from '../testing/test-file';
+import { runTestFile, type FileResult } from '../testing/test-runner';
 import { collectEnv, usageError } from './usage';
 
 interface TestOptions {

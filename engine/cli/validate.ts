@@ -7,7 +7,7 @@ import { checkMappingFile } from '../mapping/load';
 import { err, issueLine, out } from './output';
 import { strictIssues } from './strict';
 import { collectEnv, envWith, usageError } from './usage';
-import { displayName } from './yaml-file';
+import { displayName } from '../mapping/yaml-file';
 
 export interface ValidateOptions {
   env?: Record<string, string>;

@@ -9,7 +9,7 @@ const ALPHABET = new Uint8Array(128);
 for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/') ALPHABET[char.charCodeAt(0)] = 1;
 const PAD = 61; // '='
 
-export function isStrictBase64(text: string): boolean {
+function isStrictBase64(text: string): boolean {
   const { length } = text;
   if (length % 4 !== 0) return false;
   const padding = length > 0 && text.charCodeAt(length - 1) === PAD ? (text.charCodeAt(length - 2) === PAD ? 2 : 1) : 0;
@@ -41,7 +41,7 @@ const IMAGE_SIGNATURES: readonly (readonly [string, (head: Buffer) => boolean])[
  * The image format of Base64 text, by its first bytes; undefined when it is no image the engine knows
  * (an HTML error page or a JSON error body the ERP sent instead of the picture).
  */
-export function imageFormatOf(base64: string): string | undefined {
+function imageFormatOf(base64: string): string | undefined {
   const head = Buffer.from(base64.slice(0, 1024), 'base64');
   if (head.length < 4) return undefined;
   return IMAGE_SIGNATURES.find(([, matches]) => matches(head))?.[0];

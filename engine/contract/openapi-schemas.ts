@@ -9,7 +9,7 @@ import { contractSchemaFile, contractSchemaFiles } from './schema-files';
 
 const CONTRACT_BASE = 'https://adapter-engine.dev/schemas/contract/';
 
-export function componentName(file: string): string {
+function componentName(file: string): string {
   return file.replace(/\.schema\.json$/, '');
 }
 

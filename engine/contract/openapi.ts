@@ -8,7 +8,7 @@ import { ROUTES, type RouteSpec } from './routes';
  * For the platform team: generate a client, or check a deployment against the contract.
  */
 
-export type InboundAuthSummary = { readonly type: 'none' } | { readonly type: 'apiKey'; readonly header: string } | { readonly type: 'basic' };
+type InboundAuthSummary = { readonly type: 'none' } | { readonly type: 'apiKey'; readonly header: string } | { readonly type: 'basic' };
 
 export interface ServedMapping {
   readonly name: string;

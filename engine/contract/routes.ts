@@ -5,12 +5,12 @@
  * (as would an OpenAPI document); nothing else in the engine may spell a route, a result name or a result number.
  */
 
-export type HttpMethod = 'GET' | 'POST';
+type HttpMethod = 'GET' | 'POST';
 
 /** Where a route's input comes from: nothing, the query string, path parameters, or the JSON body. */
-export type InputSource = 'none' | 'query' | 'path' | 'body';
+type InputSource = 'none' | 'query' | 'path' | 'body';
 
-export type RouteKind = 'data' | 'event';
+type RouteKind = 'data' | 'event';
 
 export interface RouteSpec {
   /** Stable name used as the key under `operations:` in a mapping file. */
@@ -34,7 +34,7 @@ export interface RouteSpec {
   readonly summary: string;
 }
 
-/** Every result name the contract uses on some route; a route's list takes only these. */
+/** Every result name the contract uses on some route; a route's list takes only these. @public (its type is ResultName) */
 export const RESULT_NAMES = [
   'OperationFailed', 'Succeed', 'Success', 'InvalidInput', 'AdapterApiClientFailed', 'AdapterApiCallFailed', 'AdapterNotDefined', 'FileNotSupported',
   'WorkOrderInvalid', 'WorkOrderDoesNotExist', 'WorkOrderAlreadyAttached', 'ItemDoesNotExist', 'ImageDoesNotExist',
@@ -196,7 +196,7 @@ const routeList: RouteSpec[] = [
 
 export const ROUTES: readonly RouteSpec[] = Object.freeze(routeList.map((route) => Object.freeze(route)));
 
-export const ROUTES_BY_OPERATION: ReadonlyMap<string, RouteSpec> = new Map(ROUTES.map((route) => [route.operationId, route]));
+const ROUTES_BY_OPERATION: ReadonlyMap<string, RouteSpec> = new Map(ROUTES.map((route) => [route.operationId, route]));
 
 export function findRoute(operationId: string): RouteSpec | undefined {
   return ROUTES_BY_OPERATION.get(operationId);

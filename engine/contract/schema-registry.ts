@@ -55,7 +55,7 @@ export function listedOf(problems: readonly Problem[]): readonly Problem[] {
 }
 
 /** AJV error → a path and a message a person can read (`/requests/0/dueDate: must match format "date-time"`). */
-export function toProblems(errors: readonly ErrorObject[] | null | undefined, root = ''): Problem[] {
+function toProblems(errors: readonly ErrorObject[] | null | undefined, root = ''): Problem[] {
   if (!errors) return [];
   return errors.map((error) => {
     let where = root + error.instancePath;

@@ -26,7 +26,7 @@ export interface ExpressionLimits {
   readonly maxTextLength?: number;
 }
 
-export const DEFAULT_MAX_TEXT_LENGTH = 64 * 1024 * 1024;
+const DEFAULT_MAX_TEXT_LENGTH = 64 * 1024 * 1024;
 
 export const DEFAULT_EXPRESSION_LIMITS: ExpressionLimits = Object.freeze({ timeoutMs: 5000, maxDepth: 500, maxSequence: 1_000_000, maxTextLength: DEFAULT_MAX_TEXT_LENGTH });
 

@@ -21,7 +21,7 @@ function lookupEnum(enumName: string): ReturnType<typeof contractEnums> extends 
 }
 
 
-export function decodeStrictBase64(text: string): Buffer {
+function decodeStrictBase64(text: string): Buffer {
   const compact = text.replace(/\s+/g, '');
   if (!STRICT_BASE64.test(compact)) throw new Error('is not valid Base64');
   return Buffer.from(compact, 'base64');

@@ -231,7 +231,7 @@ describe('guarded texts, patterns, objects and $eval match JSONata', () => {
 });
 
 /**
- * The hostile corpus test's margin for a cheap request's wait (test/hostile/corpus.test.ts), for every
+ * The hostile corpus test's margin for a cheap request's wait (test/hostile-expressions/corpus.test.ts), for every
  * large input below: collecting a heap this size can pause a loaded machine (the whole suite on 2 cores)
  * for 400-600 ms; unguarded, these blocked for seconds. The figures printed are what to compare.
  */

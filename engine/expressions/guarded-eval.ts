@@ -14,7 +14,7 @@ import { findLongListLiteral } from './long-lists';
  */
 
 /** Longest text `$eval` parses: about 10 ms of parsing, far above any formula. */
-export const MAX_EVAL_TEXT = 100_000;
+const MAX_EVAL_TEXT = 100_000;
 
 interface JsonataFunction {
   readonly implementation: (this: unknown, ...args: unknown[]) => unknown;

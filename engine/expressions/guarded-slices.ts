@@ -16,7 +16,7 @@ export interface Focus {
 }
 
 /** The fast path gave a built-in more than a slice of work: it falls back to the interpreter, which can pause. */
-export class FastPathSliceExceeded extends Error {
+class FastPathSliceExceeded extends Error {
   constructor() {
     super('too much work for the synchronous fast path');
     this.name = 'FastPathSliceExceeded';

@@ -22,7 +22,7 @@ import { isNode, rewriteTree, type AstNode } from './rewrite-tree';
  * `%` (a tuple stream: the terms see the bindings), and order-by inside a text given to `$eval`.
  */
 
-export const ORDER_BY_FUNCTION = 'order by';
+const ORDER_BY_FUNCTION = 'order by';
 const SORTED = 'order by sorted';
 
 /**

@@ -13,7 +13,7 @@ import { RE2JS } from 're2js';
  */
 
 /** Why RE2 cannot run a pattern, in the words an integrator needs. */
-export class UnsupportedRegexReason {
+class UnsupportedRegexReason {
   constructor(readonly message: string) {}
 }
 

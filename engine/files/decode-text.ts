@@ -9,7 +9,7 @@ import { fileInvalid } from './problems';
  * Windows-1252, which have no invalid byte sequences to speak of.
  */
 
-export { TEXT_ENCODINGS, type TextEncoding } from '../mapping/file-settings';
+export {  type TextEncoding } from '../mapping/file-settings';
 import type { TextEncoding } from '../mapping/file-settings';
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];

@@ -3,7 +3,7 @@
  * line that holds data (the header, usually). A tie goes to the earlier candidate in that list; a line
  * with none of them is a one-column file, for which the choice does not matter.
  */
-export const DELIMITER_CANDIDATES = [',', ';', '\t'] as const;
+const DELIMITER_CANDIDATES = [',', ';', '\t'] as const;
 
 /**
  * `complete` false: `text` is the start of a file whose rest has not arrived yet; the answer is undefined

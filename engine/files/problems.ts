@@ -7,7 +7,7 @@ import { OperationFailure, type Problem } from '../errors';
  */
 import { DEFAULT_MAX_PROBLEMS } from '../mapping/file-settings';
 
-export { DEFAULT_MAX_PROBLEMS };
+;
 
 export class FileProblems {
   private readonly kept: Problem[] = [];

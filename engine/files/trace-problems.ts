@@ -16,7 +16,7 @@ function segmentsOf(path: string): string[] {
 }
 
 /** `/3/requests/0/itemNumber` → `$[3].requests[0].itemNumber`. */
-export function jsonPath(path: string): string {
+function jsonPath(path: string): string {
   return segmentsOf(path).reduce((text, segment) => (/^\d+$/.test(segment) ? `${text}[${segment}]` : `${text}.${segment}`), '$');
 }
 

@@ -25,14 +25,14 @@ const RETRYABLE_TRANSPORT: ReadonlySet<TransportErrorCode> = new Set(['TIMEOUT',
 const RETRYABLE_STATUS: ReadonlySet<number> = new Set([429, 503]);
 
 /** Retry-After as seconds or an HTTP date; undefined when absent or unreadable. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-export function backoffMs(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+function backoffMs(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   // "Equal jitter": never less than half the exponential delay, so retries of a burst spread out.
   return Math.round(ceiling / 2 + random() * (ceiling / 2));

@@ -1,4 +1,5 @@
-import { summaryFromRow, whereOf, type SummaryRow } from './sqlite-journal';
+import type { PostgresDatabase } from '../postgres-open';
+import { SUMMARY, summaryFromRow, whereOf, type SummaryRow } from './query';
 import { listLimit, type JournalStore } from './store';
 
 /**
@@ -6,16 +7,12 @@ import { listLimit, type JournalStore } from './store';
  * by every replica. Each batch is one statement per mapping trim plus one multi-row insert.
  */
 
-const SUMMARY = 'id, request_id, at, mapping, operation, method, path, result, success, duration_ms';
-
-export async function openPostgresJournal(url: string, options: { schema?: string } = {}): Promise<JournalStore> {
+export async function openPostgresJournal(database: PostgresDatabase, options: { schema?: string } = {}): Promise<JournalStore> {
   const schema = options.schema ?? 'public';
   const S = `"${schema.replaceAll('"', '""')}"`;
   const T = `${S}.adapter_journal`;
-  // pg is loaded only when a PostgreSQL store is opened: loading it takes 30 ms of every start otherwise.
-  const { Pool } = (await import('pg')).default;
-  const pool = new Pool({ connectionString: url, max: 2 });
-  pool.on('error', () => undefined);
+  const { pool } = database;
+  const release = database.use();
   try {
     const client = await pool.connect();
     try {
@@ -38,7 +35,7 @@ export async function openPostgresJournal(url: string, options: { schema?: strin
       client.release();
     }
   } catch (error) {
-    await pool.end();
+    await release();
     throw error;
   }
   return {
@@ -69,7 +66,7 @@ export async function openPostgresJournal(url: string, options: { schema?: strin
       return row && { ...summaryFromRow(row), requestText: row.request_text, entry: row.entry };
     },
     async close() {
-      await pool.end();
+      await release();
     },
   };
 }

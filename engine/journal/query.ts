@@ -1,4 +1,4 @@
-import type { JournalFilter } from './store';
+import type { JournalFilter, JournalSummary } from './store';
 
 /**
  * The filters of `GET /requests` as query parameters, read by the admin listener and written by
@@ -40,4 +40,39 @@ export function filterFromQuery(query: Readonly<Record<string, unknown>>): { fil
   const limit = text.limit === undefined ? undefined : Number(text.limit);
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) return { error: `limit must be a whole number above 0, got "${text.limit}"` };
   return { filter: { mapping, operation, result, success: outcome === undefined ? undefined : outcome === 'success', contains, from, to, limit } };
+}
+
+/** A summary row as SQLite and PostgreSQL return it, and the filter as SQL: one spelling for both stores. */
+/** The summary columns both stores select. */
+export const SUMMARY = 'id, request_id, at, mapping, operation, method, path, result, success, duration_ms';
+
+export interface SummaryRow {
+  id: string; request_id: string; at: number | string; mapping: string; operation: string; method: string; path: string;
+  /** 0 or 1 in SQLite, a boolean in PostgreSQL. */
+  result: string; success: number | boolean; duration_ms: number;
+}
+
+export function summaryFromRow(row: SummaryRow): JournalSummary {
+  return {
+    id: row.id, requestId: row.request_id, at: Number(row.at), mapping: row.mapping, operation: row.operation, method: row.method,
+    path: row.path, result: row.result, success: row.success === true || row.success === 1, durationMs: Number(row.duration_ms),
+  };
+}
+
+/** The WHERE clause of a filter and its parameters, in the database's placeholders and truth values. */
+export function whereOf(filter: JournalFilter, placeholder: (index: number) => string, truth: (value: boolean) => unknown): { sql: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', placeholder(params.length)));
+  };
+  if (filter.mapping !== undefined) add('mapping = ?', filter.mapping);
+  if (filter.operation !== undefined) add('operation = ?', filter.operation);
+  if (filter.result !== undefined) add('result = ?', filter.result);
+  if (filter.success !== undefined) add('success = ?', truth(filter.success));
+  if (filter.from !== undefined) add('at >= ?', filter.from);
+  if (filter.to !== undefined) add('at <= ?', filter.to);
+  if (filter.contains !== undefined) add(`request_text LIKE ? ESCAPE '\\'`, `%${filter.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  return { sql: where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params };
 }

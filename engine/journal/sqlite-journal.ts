@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openShared } from '../sqlite-open';
-import { listLimit, type JournalFilter, type JournalRecord, type JournalStore, type JournalSummary } from './store';
+import { SUMMARY, summaryFromRow, whereOf, type SummaryRow } from './query';
+import { listLimit, type JournalRecord, type JournalStore } from './store';
 
 /**
  * The request journal in SQLite, beside the outbox in the state directory (`dir/journal.sqlite`, its own
@@ -27,39 +28,6 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS journal (
   );
   CREATE INDEX IF NOT EXISTS journal_mapping_seq ON journal (mapping, seq);
   CREATE INDEX IF NOT EXISTS journal_at ON journal (at);`;
-
-const SUMMARY = 'id, request_id, at, mapping, operation, method, path, result, success, duration_ms';
-
-export interface SummaryRow {
-  id: string; request_id: string; at: number | string; mapping: string; operation: string; method: string; path: string;
-  /** 0 or 1 in SQLite, a boolean in PostgreSQL. */
-  result: string; success: number | boolean; duration_ms: number;
-}
-
-export function summaryFromRow(row: SummaryRow): JournalSummary {
-  return {
-    id: row.id, requestId: row.request_id, at: Number(row.at), mapping: row.mapping, operation: row.operation, method: row.method,
-    path: row.path, result: row.result, success: row.success === true || row.success === 1, durationMs: Number(row.duration_ms),
-  };
-}
-
-/** The WHERE clause of a filter and its parameters, in the database's placeholders and truth values. */
-export function whereOf(filter: JournalFilter, placeholder: (index: number) => string, truth: (value: boolean) => unknown): { sql: string; params: unknown[] } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const add = (sql: string, value: unknown) => {
-    params.push(value);
-    where.push(sql.replace('?', placeholder(params.length)));
-  };
-  if (filter.mapping !== undefined) add('mapping = ?', filter.mapping);
-  if (filter.operation !== undefined) add('operation = ?', filter.operation);
-  if (filter.result !== undefined) add('result = ?', filter.result);
-  if (filter.success !== undefined) add('success = ?', truth(filter.success));
-  if (filter.from !== undefined) add('at >= ?', filter.from);
-  if (filter.to !== undefined) add('at <= ?', filter.to);
-  if (filter.contains !== undefined) add(`request_text LIKE ? ESCAPE '\\'`, `%${filter.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  return { sql: where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params };
-}
 
 export function openSqliteJournal(dir: string): JournalStore {
   fs.mkdirSync(dir, { recursive: true });

@@ -125,13 +125,13 @@ export interface OutboxSpec {
 }
 
 /** A fixed answer written in the mapping (export columns, the label), checked against the contract at load. */
-export interface StaticOperation extends OperationBase {
+interface StaticOperation extends OperationBase {
   readonly mode: 'static';
   readonly data: unknown;
 }
 
 /** Event routes only: answer success without forwarding anything. */
-export interface AcknowledgeOperation extends OperationBase {
+interface AcknowledgeOperation extends OperationBase {
   readonly mode: 'acknowledge';
 }
 

@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type Scalar } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Node, type Scalar } from 'yaml';
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { ENV_FORMS, replaceReferences, resolveReference, type EnvReference } from './env-references';
 
@@ -21,7 +21,7 @@ export interface YamlSource {
   envAt(path: readonly PathSegment[]): EnvUse | undefined;
 }
 
-export interface EnvUse {
+interface EnvUse {
   /** A reference has its default written in the file (`${VAR:-default}`). */
   readonly hasDefault: boolean;
   /**
@@ -178,5 +178,3 @@ function unsetIssue(reference: Extract<EnvReference, { kind: 'variable' }>, mess
   if (unsetVariables === 'warning') return issue('ENV_UNSET', `${what}; checked without it (serve and live calls need it)`, at, 'warning');
   return issue('ENV_UNSET', `${what}; set it in the environment or in an --env-file before starting the engine (or write $\${${reference.name}} for the literal text)`, at);
 }
-
-export type { Document };

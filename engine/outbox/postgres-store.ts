@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type {
   AttemptOutcome, ClaimOptions, EventKind, EventStatus, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
+import type { PostgresDatabase } from '../postgres-open';
 import { statsOf } from './store';
 
 /**
@@ -104,18 +105,6 @@ function toEvent(row: EventRow): StoredEvent {
 
 const outcomeJson = (o: AttemptOutcome) => JSON.stringify({ error: o.error, status: o.status, body: o.body });
 
-/** The URL without its password, for messages. */
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    parsed.searchParams.delete('password');
-    return parsed.toString();
-  } catch {
-    return url.replace(/(password\s*=\s*)\S+/gi, '$1***');
-  }
-}
-
 const COLUMNS = `seq, id, kind, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
   status, attempts, next_attempt_at, last, settled_at, drop_reason`;
 const SETTLE = `lease_owner = NULL, lease_until = NULL`;
@@ -150,17 +139,13 @@ async function migrate(pool: pg.Pool, schema: string, S: string, location: strin
   }
 }
 
-export async function openPostgresStore(url: string, options: { schema?: string } = {}): Promise<OutboxStore> {
+export async function openPostgresStore(database: PostgresDatabase, options: { schema?: string } = {}): Promise<OutboxStore> {
   const schema = options.schema ?? 'public';
   const S = `"${schema.replaceAll('"', '""')}"`;
   const T = `${S}.outbox_events`;
-  const location = redact(url);
-  // pg is loaded only when a PostgreSQL store is opened: loading it takes 30 ms of every start otherwise.
-  const { Pool } = (await import('pg')).default;
-  const pool = new Pool({ connectionString: url });
-  // An idle connection that breaks (server restart) is dropped by the pool; the next query opens another.
-  pool.on('error', () => undefined);
-  await migrate(pool, schema, S, location).catch(async (err: unknown) => { await pool.end(); throw err; });
+  const { pool, location } = database;
+  const release = database.use();
+  await migrate(pool, schema, S, location).catch(async (err: unknown) => { await release(); throw err; });
   let closed = false;
 
   const R = `${S}.outbox_push_receipts`;
@@ -314,7 +299,7 @@ export async function openPostgresStore(url: string, options: { schema?: string 
     },
 
     async close(): Promise<void> {
-      if (!closed) { closed = true; await pool.end(); }
+      if (!closed) { closed = true; await release(); }
     },
   };
 }

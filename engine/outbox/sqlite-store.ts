@@ -137,14 +137,8 @@ export function readSqliteSettings(store: OutboxStore): SqliteSettings | undefin
   };
 }
 
-export function openSqliteStore(dir: string): OutboxStore {
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.resolve(dir, 'outbox.sqlite');
-  const db = openShared(file, (opened) => {
-    opened.pragma('synchronous = FULL');
-    migrate(opened, file);
-  });
-
+/** The store's statements, prepared once per opened file. */
+function prepareStatements(db: Database.Database) {
   const insert = db.prepare(`INSERT INTO events (id, kind, mapping, operation, ordering_key, input, request_id, accepted_at,
     blocks_key_when_dead, status, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)`);
   const receiptOf = db.prepare<[string, string, string], { event_ids: string }>(`SELECT event_ids FROM push_receipts
@@ -182,6 +176,18 @@ export function openSqliteStore(dir: string): OutboxStore {
   const purgeSettled = db.prepare(`DELETE FROM events WHERE status IN ('delivered', 'dropped') AND settled_at < ?`);
   const counts = db.prepare<[], { kind: EventKind; status: EventStatus; n: number }>(`SELECT kind, status, COUNT(*) AS n FROM events GROUP BY kind, status`);
   const oldest = db.prepare<[], { kind: EventKind; at: number }>(`SELECT kind, MIN(accepted_at) AS at FROM events WHERE status = 'pending' GROUP BY kind`);
+  return { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, dropEvent, purgeSettled, counts, oldest };
+}
+
+export function openSqliteStore(dir: string): OutboxStore {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.resolve(dir, 'outbox.sqlite');
+  const db = openShared(file, (opened) => {
+    opened.pragma('synchronous = FULL');
+    migrate(opened, file);
+  });
+
+  const { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, dropEvent, purgeSettled, counts, oldest } = prepareStatements(db);
 
   const claim = db.transaction((options: ClaimOptions): StoredEvent[] => {
     const rows = due.all(options.now, options.now, options.limit);

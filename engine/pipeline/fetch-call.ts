@@ -11,7 +11,7 @@ import { buildRequest } from './build-request';
 import type { Answer, SendPage } from './answer';
 import type { ExpressionContext } from './context';
 import { fetchPages } from './paginate';
-import type { TraceObserver } from './trace';
+import type { TraceObserver } from '../trace/observer';
 
 /** One call to the ERP as metrics see it; statusClass is "none" when no answer came. */
 export interface CallReport {
@@ -36,7 +36,7 @@ export interface CallEnv {
   readonly onCall?: (report: CallReport) => void;
 }
 
-export function targetOf(request: OutboundRequest): string {
+function targetOf(request: OutboundRequest): string {
   return `${request.method} ${request.url.pathname}`;
 }
 

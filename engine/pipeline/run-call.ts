@@ -12,7 +12,7 @@ import { fetchAnswer, type Answer, type CallEnv } from './fetch-call';
  * body or no answer at all is a failure (for fan-out: naming the element, or skipped if so declared).
  */
 
-export interface Decision {
+interface Decision {
   readonly rule: OutcomeRule;
   readonly message: string | null;
 }
@@ -96,7 +96,7 @@ async function judge(rules: CallRules, label: string, answer: Answer, context: E
  * The credentials the mapping declares, masked in a text bound for the log: an API key sent in the
  * query comes back in an ERP's redirect target (`Location: https://…/login?apiKey=…`).
  */
-export function maskCredentials(text: string, auth: AuthSpec): string {
+function maskCredentials(text: string, auth: AuthSpec): string {
   const secrets: string[] = [];
   if (auth.type === 'basic') secrets.push(auth.password.reveal());
   else if (auth.type === 'bearer') secrets.push(auth.token.reveal());

@@ -10,7 +10,7 @@ import { evaluateAt } from '../mapping/evaluate';
 import { runCall, type CallRules } from './run-call';
 import { withoutInvalidRecords, type SkippedRecord } from './skip-invalid';
 import type { CallEnv, CallReport } from './fetch-call';
-import type { TraceObserver } from './trace';
+import type { TraceObserver } from '../trace/observer';
 
 /**
  * One contract request through a flow operation: make each call (with its pages, elements, retries),
@@ -19,7 +19,7 @@ import type { TraceObserver } from './trace';
  * (failureOutcome) job.
  */
 
-export type { TraceObserver } from './trace';
+export type { TraceObserver } from '../trace/observer';
 
 export interface PipelineDeps {
   /** The ERP's connection (limits, credentials, caches), shared by the engine's requests to that ERP. */

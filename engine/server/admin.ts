@@ -1,6 +1,6 @@
 import Koa from 'koa';
-import { isOneOf } from '../engine/inbound-auth';
-import type { JournalEntry } from '../engine/journal-entry';
+import { isOneOf } from '../access/inbound-auth';
+import type { JournalEntry } from '../journal/journal-entry';
 import { filterFromQuery } from '../journal/query';
 import type { JournalFilter, JournalSummary } from '../journal/store';
 import type { AdminTokens } from './admin-tokens';

@@ -4,8 +4,8 @@ import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import pLimit from 'p-limit';
 import getRawBody from 'raw-body';
-import type { Engine } from '../engine/engine';
-import type { BodyError } from '../engine/request';
+import type { Engine } from '../core/engine';
+import type { BodyError } from '../core/request';
 import { answerJson } from './json-answer';
 import { turnEventLoop } from '../time-slices';
 

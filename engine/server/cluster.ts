@@ -2,11 +2,10 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { startAdminListener } from './admin-listener';
 import { listenOn, servedOpenApi, startInstance, type Instance } from './instance';
-import { journalFor } from './journal-store';
-import type { JournalEntry } from '../engine/journal-entry';
+import type { JournalEntry } from '../journal/journal-entry';
 import { listLimit, type JournalFilter, type JournalSummary } from '../journal/store';
 import { createMetrics } from './metrics';
-import { outboxFor } from './outbox-store';
+import { openState } from '../state/state-store';
 import { installProcessGuards } from './process-guards';
 import { engineVersion } from '../paths';
 import { listeningLines, type ServeSettings } from './settings';
@@ -158,8 +157,7 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   // Lets the primary's AggregatorRegistry collect this worker's registry (prom-client's cluster protocol).
   new AggregatorRegistry();
   AggregatorRegistry.setRegistries([metrics.registry]);
-  const outbox = await outboxFor(settings);
-  const journal = await journalFor(settings, log);
+  const { outbox, journal } = await openState(settings, log);
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets });
   const removeGuards = installProcessGuards(instance.engine, log);
   const signals = onSignals(() => instance.reload({ force: true }));

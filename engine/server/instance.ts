@@ -2,8 +2,8 @@ import type http from 'node:http';
 import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { openApiDocument } from '../contract/openapi';
-import { createEngine, type Engine } from '../engine/engine';
-import type { Journal } from '../engine/journal';
+import { createEngine, type Engine } from '../core/engine';
+import type { Journal } from '../journal/journal';
 import type { Logger } from '../log';
 import type { SecretRegistry } from '../mapping/secret-registry';
 import { engineVersion } from '../paths';
@@ -59,7 +59,7 @@ export function servedOpenApi(engine: Pick<Engine, 'mappings' | 'prefixed'>, ver
 }
 
 /** Logs and counts the outcome of a load after start: a file that did not load keeps its last good mapping. */
-export function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetrics): void {
+function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetrics): void {
   for (const state of report.attempts) {
     const mapping = state.mapping?.name ?? state.file;
     metrics.reload({ mapping, ok: state.last.ok });

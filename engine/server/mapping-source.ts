@@ -48,7 +48,7 @@ export interface MappingSource {
   readonly watched: readonly { readonly dir: string; readonly concerns: (name: string) => boolean }[];
 }
 
-export const MAPPING_EXTENSIONS = /\.ya?ml$/i;
+const MAPPING_EXTENSIONS = /\.ya?ml$/i;
 
 function shown(filePath: string): string {
   const relative = path.relative(process.cwd(), filePath);

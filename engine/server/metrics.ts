@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ExpressionTotals } from '../engine/expression-stats';
-import type { Meter } from '../engine/meter';
+import type { ExpressionTotals } from '../metrics/expression-stats';
+import type { Meter } from '../metrics/meter';
 import { EVENT_KINDS, type KindStats, type OutboxStats } from '../outbox/store';
 
 /**

@@ -1,4 +1,4 @@
-import type { Engine } from '../engine/engine';
+import type { Engine } from '../core/engine';
 import type { Logger } from '../log';
 import { EXIT_CODES } from '../errors';
 

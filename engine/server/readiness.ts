@@ -1,5 +1,5 @@
-import type { Engine } from '../engine/engine';
-import type { ErpProbe } from '../engine/erp-probe';
+import type { Engine } from '../core/engine';
+import type { ErpProbe } from '../metrics/erp-probe';
 import type { OutboxStore } from '../outbox/store';
 import type { LoadAttempt, MappingFileState } from './mapping-source';
 
@@ -8,7 +8,7 @@ import type { LoadAttempt, MappingFileState } from './mapping-source';
  * counts: a failed reload does not take a customer off the air) and every ERP that asks to be checked
  * answers. The details are for the operator who wants to know why not.
  */
-export interface MappingReadiness {
+interface MappingReadiness {
   readonly file: string;
   readonly mapping?: string;
   readonly serving: boolean;
@@ -19,7 +19,7 @@ export interface MappingReadiness {
   readonly warnings: readonly string[];
 }
 
-export interface OutboxReadiness {
+interface OutboxReadiness {
   readonly store: string;
   readonly pending?: number;
   readonly dead?: number;

@@ -1,8 +1,7 @@
 import { startAdminListener, type AdminListener } from './admin-listener';
 import { listenOn, startInstance } from './instance';
 import { createMetrics } from './metrics';
-import { journalFor } from './journal-store';
-import { outboxFor } from './outbox-store';
+import { openState } from '../state/state-store';
 import { installProcessGuards } from './process-guards';
 import { listeningLines, type ServeSettings } from './settings';
 import { onSignals } from './signals';
@@ -15,8 +14,7 @@ import { watchMappings } from './watch';
 export async function serveOne(settings: ServeSettings): Promise<void> {
   const { log } = settings;
   const metrics = createMetrics();
-  const outbox = await outboxFor(settings);
-  const journal = await journalFor(settings, log);
+  const { outbox, journal } = await openState(settings, log);
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets });
   const removeGuards = installProcessGuards(instance.engine, log);
   // Before the first "listening" line (see onSignals); they stay installed while draining: a second Ctrl-C must not kill the requests in flight.

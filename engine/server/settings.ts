@@ -2,7 +2,7 @@ import type { Logger } from '../log';
 import type { SecretRegistry } from '../mapping/secret-registry';
 import type { AdminTokens } from './admin-tokens';
 import type { TlsFiles } from './listener';
-import type { OutboxLocation } from './outbox-store';
+import type { StateLocation } from '../state/state-store';
 import type { LoadReport, MappingSource } from './mapping-source';
 
 /** What `serve` decided from its flags, handed to the single-process or the cluster runner. */
@@ -18,7 +18,7 @@ export interface ServeSettings {
   readonly watch: boolean;
   readonly shutdownTimeoutMs: number;
   /** Where outbox events are kept; opened when a mapping uses delivery: outbox, or when given explicitly. */
-  readonly outbox: OutboxLocation & { readonly explicit: boolean };
+  readonly outbox: StateLocation & { readonly explicit: boolean };
   /** Requests the journal keeps per mapping (0: none); in the state store too when the server has one. */
   readonly journalSize: number;
   readonly log: Logger;
@@ -29,7 +29,7 @@ export interface ServeSettings {
 }
 
 /** The address in a URL people can click: all interfaces shown as localhost, IPv6 in brackets. */
-export function shownHost(host: string | undefined): string {
+function shownHost(host: string | undefined): string {
   if (!host || host === '0.0.0.0' || host === '::') return 'localhost';
   return host.includes(':') ? `[${host}]` : host;
 }

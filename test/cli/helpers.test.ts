@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMasker, declaredSecretNames, secretEnvValues } from '../../engine/mapping/mask';
 import { mappingFromText } from '../support/engine';
-import { partialMatch } from '../../engine/cli/partial-match';
-import { resolveOperation } from '../../engine/cli/resolve-operation';
+import { partialMatch } from '../../engine/testing/partial-match';
+import { resolveOperation } from '../../engine/testing/resolve-operation';
 
 describe('resolveOperation', () => {
   it.each([

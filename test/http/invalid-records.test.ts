@@ -6,8 +6,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine } from '../../engine/engine/engine';
-import { NO_METER, type Meter } from '../../engine/engine/meter';
+import { createEngine } from '../../engine/core/engine';
+import { NO_METER, type Meter } from '../../engine/metrics/meter';
 import { createMetrics } from '../../engine/server/metrics';
 import { closeAfterEach, head, mappingFromText, type RunningEngine, startEngine } from '../support/engine';
 import { errorsOf } from '../support/mapping-issues';

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../engine/engine/engine';
-import { createJournal } from '../../engine/engine/journal';
+import { createEngine } from '../../engine/core/engine';
+import { createJournal } from '../../engine/journal/journal';
 import { openPostgresJournal } from '../../engine/journal/postgres-journal';
+import { openPostgres } from '../../engine/postgres-open';
 import { openSqliteJournal } from '../../engine/journal/sqlite-journal';
 import type { JournalStore } from '../../engine/journal/store';
 import { head, mappingFromText } from '../support/engine';
@@ -83,7 +84,7 @@ describeWithPostgres('request journal on PostgreSQL', (server) => {
   let count = 0;
   describeJournalStore('PostgreSQL', async () => {
     schema ??= `journal_${process.pid}_${(count += 1)}`;
-    return openPostgresJournal(server().url, { schema });
+    return openPostgresJournal(await openPostgres(server().url), { schema });
   }, async () => {
     schema = undefined;
   });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, type Engine } from '../../engine/engine/engine';
+import { createEngine, type Engine } from '../../engine/core/engine';
 import { checkMappingText } from '../../engine/mapping/load';
 import { openSqliteStore } from '../../engine/outbox/sqlite-store';
 import type { OutboxStore } from '../../engine/outbox/store';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { openPostgresStore } from '../../engine/outbox/postgres-store';
+import { openPostgres } from '../../engine/postgres-open';
 import type { NewEvent, OutboxStore, StoredEvent } from '../../engine/outbox/store';
 import { describeWithPostgres } from '../support/postgres';
 import { describeStoreBehaviour } from './store-behaviour';
@@ -39,7 +40,7 @@ describeWithPostgres('PostgreSQL outbox store', (server) => {
     'PostgreSQL',
     async () => {
       behaviourSchema = freshSchema();
-      return openPostgresStore(server().url, { schema: behaviourSchema });
+      return openPostgresStore(await openPostgres(server().url), { schema: behaviourSchema });
     },
     async () => {
       if (behaviourSchema) await sql(server().url, `DROP SCHEMA IF EXISTS "${behaviourSchema}" CASCADE`);
@@ -52,14 +53,14 @@ describeWithPostgres('PostgreSQL outbox store', (server) => {
     await Promise.all(opened.splice(0).map((store) => store.close()));
   });
   async function open(schema: string, url = server().url): Promise<OutboxStore> {
-    const store = await openPostgresStore(url, { schema });
+    const store = await openPostgresStore(await openPostgres(url), { schema });
     opened.push(store);
     return store;
   }
 
   it('names the database without its password, and uses the public schema by default', async () => {
     const url = server().url.replace('postgres@', 'postgres:s3cret@');
-    const store = await openPostgresStore(url);
+    const store = await openPostgresStore(await openPostgres(url));
     opened.push(store);
     expect(store.location).not.toContain('s3cret');
     expect(store.location).toContain('127.0.0.1');
@@ -122,7 +123,7 @@ describeWithPostgres('PostgreSQL outbox store', (server) => {
     const schema = freshSchema();
     await (await open(schema)).close();
     await sql(server().url, `UPDATE "${schema}".outbox_schema_version SET version = 99`);
-    await expect(openPostgresStore(server().url, { schema })).rejects.toThrow(/schema version 99/);
+    await expect(openPostgresStore(await openPostgres(server().url), { schema })).rejects.toThrow(/schema version 99/);
   });
 
   it('a slow enqueue holds back a later event of its key until it commits (commit order is seq order)', async () => {

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine } from '../../engine/engine/engine';
+import { createEngine } from '../../engine/core/engine';
 import { createHttpApp } from '../../engine/server/app';
 import { createListener } from '../../engine/server/listener';
 import { mappingFromText } from '../support/engine';

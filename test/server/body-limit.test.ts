@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../../engine/engine/body-limit';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../engine/core/body-limit';
 import { mappingFromText, startEngine, type RunningEngine } from '../support/engine';
 
 /**

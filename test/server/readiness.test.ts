@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine } from '../../engine/engine/engine';
+import { createEngine } from '../../engine/core/engine';
 import { createMappingSource } from '../../engine/server/mapping-source';
 import { readiness } from '../../engine/server/readiness';
 import { startRecordingErp, tempDir, writeFile } from '../cli/cli-process';

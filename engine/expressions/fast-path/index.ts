@@ -30,7 +30,7 @@ export interface FastPathLimits {
  * to an interpreter ten times slower (one evaluation in 25 on the shared bench machine) although it had
  * kept nobody waiting. The expression's own time limit stays on the wall clock, as the interpreter's.
  */
-export const FAST_PATH_SLICE_MS = 50;
+const FAST_PATH_SLICE_MS = 50;
 
 export function buildFastPath(
   ast: unknown,

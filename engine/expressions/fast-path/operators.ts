@@ -59,8 +59,6 @@ export function boolize(value: unknown): boolean {
   return booled === undefined ? false : (booled as boolean);
 }
 
-export const BINARY_OPERATORS: ReadonlySet<string> = new Set(['+', '-', '*', '/', '%', '=', '!=', '<', '<=', '>', '>=', '&', 'and', 'or', 'in']);
-
 /** The operators other than `and`/`or` (which short-circuit and are compiled separately). */
 export function binary(op: string, lhs: unknown, rhs: unknown): unknown {
   switch (op) {

@@ -21,7 +21,7 @@ export const basicVariant = variant('type', 'basic', 'HTTP Basic authentication.
   users: Type.Array(user, { minItems: 1, description: 'The users accepted; more than one while a password is being rotated.' }),
 });
 
-export const inboundAuth = variants('type', [
+const inboundAuth = variants('type', [
   variant('type', 'none', 'No authentication: anyone who can reach the port may read work orders and report events. Only for a loopback address or a network that authenticates for the engine; serve warns otherwise.', {}),
   apiKeyVariant,
   basicVariant,

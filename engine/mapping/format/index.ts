@@ -35,4 +35,4 @@ function withSharedOperation(schema: Record<string, unknown>): Record<string, un
 }
 
 export type { CallDocument, MappingDocument, OperationDocument, OperationMode } from './mapping';
-export { OPERATION_MODES } from './mapping';
+;

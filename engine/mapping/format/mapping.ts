@@ -15,7 +15,7 @@ import { buildPushBlock, PUSH_NAME_PATTERN } from './push';
 const NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 const milliseconds = (description: string) => integer(1, 600_000, description);
 
-export const OPERATION_MODES = ['flow', 'static', 'acknowledge', 'file'] as const;
+const OPERATION_MODES = ['flow', 'static', 'acknowledge', 'file'] as const;
 export type OperationMode = (typeof OPERATION_MODES)[number];
 
 const queryEncoding = (description: string) => oneOfWords(['percent', 'form'], `percent: RFC 3986, every character but letters, digits and -._~ percent-encoded, a space as %20. form: as HTML forms, a space as +. ${description}`);
@@ -131,7 +131,6 @@ export type PushDocument = Static<ReturnType<typeof buildPushBlock<typeof call, 
 export type AuthDocument = Static<typeof auth>;
 export type InboundDocument = Static<typeof inbound>;
 export type TlsDocument = Static<typeof tls>;
-export type CsrfDocument = Static<typeof csrf>;
 export type CallRetryDocument = Static<typeof callRetry>;
 export type PaginateDocument = Static<typeof paginate>;
 export type ForEachDocument = Static<typeof forEach>;

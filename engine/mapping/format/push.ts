@@ -22,7 +22,7 @@ const hmacVariant = variant('type', 'hmac', 'An HMAC signature of the raw reques
   toleranceSeconds: withDefault(integer(1, 3600, 'How far the timestamp may be from the engine\'s clock, in seconds.'), 300),
 });
 
-export const pushAuth = variants('type', [apiKeyVariant, basicVariant, hmacVariant], 'How the ERP must authenticate its pushes. A push without valid credentials is answered 401 and not stored.');
+const pushAuth = variants('type', [apiKeyVariant, basicVariant, hmacVariant], 'How the ERP must authenticate its pushes. A push without valid credentials is answered 401 and not stored.');
 
 const rule = block({
   expect: expression('A condition over input (the pushed JSON) that a valid push meets, e.g. $count(input.lines) > 0.'),

@@ -9,7 +9,7 @@ import jsonata from 'jsonata';
 
 type Segment = string | number;
 
-export interface KeyRespelling {
+interface KeyRespelling {
   readonly kind: 'key';
   /** The block that holds the setting; '*' stands for any name or list index. */
   readonly block: readonly string[];
@@ -20,7 +20,7 @@ export interface KeyRespelling {
   readonly why: string;
 }
 
-export interface ExpressionRespelling {
+interface ExpressionRespelling {
   readonly kind: 'expression';
   readonly block: readonly string[];
   readonly keys: readonly string[];
@@ -29,7 +29,7 @@ export interface ExpressionRespelling {
   readonly why: string;
 }
 
-export type Respelling = KeyRespelling | ExpressionRespelling;
+type Respelling = KeyRespelling | ExpressionRespelling;
 
 export interface Insertion {
   /** Offset in the expression text. */
@@ -100,7 +100,7 @@ export function pageRootToResponse(text: string): Insertion[] {
   return starts.map((at) => ({ at, text: 'response.' }));
 }
 
-export const RESPELLINGS: readonly Respelling[] = [
+const RESPELLINGS: readonly Respelling[] = [
   { kind: 'key', block: [...CALL, 'cache'], from: 'ttlSeconds', to: 'ttlMs', convert: (seconds) => seconds * 1000, why: 'durations are milliseconds everywhere' },
   { kind: 'key', block: [...CALL, 'forEach'], from: 'concurrency', to: 'maxConcurrency', why: 'one word for one idea: system.maxConcurrency' },
   { kind: 'expression', block: [...CALL, 'paginate'], keys: ['items', 'hasMore', 'next'], insertions: pageRootToResponse, why: 'every expression that sees the ERP answer calls it response' },

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import { OperationFailure } from '../errors';
+import type { Logger } from '../log';
+import { evaluateAt } from '../mapping/evaluate';
+import type { FlowOperation, Mapping, OutboxSpec } from '../mapping/model';
+import type { OutboxStore } from '../outbox/store';
+
+/** Stores an outbox event; the platform's answer waits for this and only this. */
+export type Accept = (mapping: Mapping, operation: FlowOperation, input: unknown, requestId: string) => Promise<{ id: string; orderingKey: string }>;
+
+export function createAcceptor(store: OutboxStore, log: Logger, now: () => number, stored: () => void): Accept {
+  return async (mapping, operation, input, requestId) => {
+    const spec = operation.outbox as OutboxSpec;
+    let orderingKey = operation.route.operationId;
+    if (spec.orderingKey) {
+      const value = await evaluateAt(spec.orderingKey, { input }, `${operation.route.operationId}.outbox.orderingKey`);
+      // An event without the field (the contract may allow it) is ordered with the operation's other keyless events.
+      if (value !== undefined && value !== null && value !== '') orderingKey = typeof value === 'string' ? value : JSON.stringify(value);
+    }
+    const id = randomUUID();
+    try {
+      await store.enqueue({ id, mapping: mapping.name, operation: operation.route.operationId, orderingKey, input, requestId, acceptedAt: now(), blocksKeyWhenDead: spec.onDeadLetter === 'block' });
+    } catch (error) {
+      log.error({ err: error, requestId, store: store.location }, 'the outbox could not store an event; the platform is told it failed');
+      throw new OperationFailure('EVENT_NOT_STORED', 'the event could not be stored for delivery; send it again', [{ path: '', message: 'the outbox store is not available' }]);
+    }
+    stored();
+    return { id, orderingKey };
+  };
+}

@@ -1,0 +1,77 @@
+import type { Outcome } from '../contract/envelope';
+import type { RouteSpec } from '../contract/routes';
+import { verdictOf } from '../delivery/delivery';
+import { OperationFailure } from '../errors';
+import type { Logger } from '../log';
+import type { Mapping } from '../mapping/model';
+import type { CallReport } from '../pipeline/fetch-call';
+import type { SkippedRecord } from '../pipeline/skip-invalid';
+import { allOf } from '../trace/observer';
+import { outputOrigin, traceRecorder, type TraceStep } from '../trace/steps';
+import type { Accept } from './accept';
+import type { ConnectionPool } from './connections';
+import { dispatch, failureOutcome, type PreparedRoute } from './dispatch';
+import { readInput } from './request';
+import type { EngineAnswer, EngineParts, Served } from './stage';
+
+/** What running a contract route came to, for the journal and the answer. */
+export interface RouteRun {
+  readonly outcome: Outcome;
+  readonly failure?: EngineAnswer['failure'];
+  readonly fault?: unknown;
+  readonly delivery?: EngineAnswer['delivery'];
+  readonly skipped: readonly SkippedRecord[];
+}
+
+export interface RouteRunDeps {
+  readonly prepared: PreparedRoute;
+  readonly pool: ConnectionPool;
+  readonly accept?: Accept;
+}
+
+/**
+ * The read input → run operation stages: the route's input from the request, the mapping's operation
+ * on it, and the one error funnel that turns any failure into the route's failure result.
+ */
+export async function runRoute(parts: EngineParts, served: Served, mapping: Mapping, route: RouteSpec, params: Readonly<Record<string, string>>, steps: TraceStep[] | undefined, requestLog: Logger, deps: RouteRunDeps): Promise<RouteRun> {
+  const { request, requestId, options } = served;
+  const { meter } = parts;
+  let delivery: EngineAnswer['delivery'];
+  const skipped: SkippedRecord[] = [];
+  const onCall = (report: CallReport) => {
+    if (report.cache) meter.cache({ mapping: mapping.name, call: report.call, hit: report.cache === 'hit' });
+    // A cache hit is not a call to the ERP.
+    if (report.cache !== 'hit') meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds });
+  };
+  const { accept } = deps;
+  try {
+    const { input, problems } = readInput(route, request, params);
+    const outcome = await dispatch(mapping, deps.prepared, input, problems, {
+      connection: () => deps.pool.connectionFor(mapping.system),
+      observer: allOf(options.observer, steps && traceRecorder(mapping.system.baseUrl, outputOrigin(mapping, route), steps)),
+      log: requestLog,
+      requestId,
+      onCall,
+      onSkipped: (record) => {
+        skipped.push(record);
+        meter.recordSkipped({ mapping: mapping.name, operation: route.operationId });
+      },
+      abandoned: request.signal,
+      accept: accept ? (operation, input) => accept(mapping, operation, input, requestId) : undefined,
+      delivered: (error) => {
+        const verdict = error === undefined ? 'delivered' : verdictOf(error).kind;
+        delivery = { verdict, message: error instanceof Error ? error.message : undefined };
+      },
+    });
+    return { outcome, delivery, skipped };
+  } catch (error) {
+    if (error instanceof OperationFailure) {
+      requestLog.warn({ operation: route.operationId, failure: error.kind, problems: error.problems }, error.message);
+      return { outcome: failureOutcome(route, error), failure: { kind: error.kind, message: error.message, problems: error.problems }, delivery, skipped };
+    }
+    // One error funnel: a fault is logged with its stack, never shown to the platform.
+    const internal = new OperationFailure('INTERNAL', 'internal engine error; see the adapter log');
+    requestLog.error({ err: error, operation: route.operationId }, 'engine fault while serving a request');
+    return { outcome: failureOutcome(route, internal), failure: { kind: internal.kind, message: internal.message, problems: internal.problems }, fault: error, delivery, skipped };
+  }
+}

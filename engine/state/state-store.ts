@@ -1,0 +1,58 @@
+import path from 'node:path';
+import { createJournal, type Journal } from '../journal/journal';
+import { openPostgresJournal } from '../journal/postgres-journal';
+import { openSqliteJournal } from '../journal/sqlite-journal';
+import type { Logger } from '../log';
+import { openPostgresStore } from '../outbox/postgres-store';
+import { openSqliteStore } from '../outbox/sqlite-store';
+import type { OutboxStore } from '../outbox/store';
+import { openPostgres, type PostgresDatabase } from '../postgres-open';
+
+/**
+ * Where a server keeps its state, the outbox's events and the request journal: PostgreSQL when
+ * DATABASE_URL is set (replicas share it), else SQLite files in the state directory (one machine; the
+ * workers of one server share them). Two servers must not share one state directory with different
+ * mappings of the same name: each would deliver the other's events.
+ */
+export interface StateLocation {
+  readonly stateDir: string;
+  readonly databaseUrl?: string;
+}
+
+/** What a serving process is told about its state: where, whether the operator named it, and what it serves. */
+export interface StateSettings {
+  readonly outbox: StateLocation & { readonly explicit: boolean };
+  readonly initial: { readonly mappings: Parameters<typeof usesOutbox>[0] };
+  /** Requests the journal keeps per mapping; 0 keeps none (and opens no journal store). */
+  readonly journalSize: number;
+}
+
+export function usesOutbox(mappings: readonly { readonly operations: ReadonlyMap<string, { readonly mode: string; readonly outbox?: unknown }>; readonly pushes: ReadonlyMap<string, unknown> }[]): boolean {
+  return mappings.some((mapping) => mapping.pushes.size > 0 || [...mapping.operations.values()].some((operation) => operation.mode === 'flow' && operation.outbox !== undefined));
+}
+
+/** The outbox store alone (`adapter-engine outbox`, the bench's adapters). */
+export async function openOutboxStore(location: StateLocation, log?: Logger): Promise<OutboxStore> {
+  if (location.databaseUrl) return openPostgresStore(await openPostgres(location.databaseUrl, log));
+  return openSqliteStore(path.resolve(location.stateDir));
+}
+
+/**
+ * The state a serving process opens: the state store only when a mapping uses the outbox or the operator
+ * named one, and then the outbox and the journal in it (one PostgreSQL pool for both); the journal keeps
+ * the latest requests in memory always, so it outlives a restart only with a store.
+ */
+export async function openState(settings: StateSettings, log: Logger): Promise<{ readonly outbox?: OutboxStore; readonly journal: Journal }> {
+  const opens = settings.outbox.explicit || usesOutbox(settings.initial.mappings);
+  if (!opens) return { journal: createJournal({ size: settings.journalSize, log }) };
+  const { databaseUrl, stateDir } = settings.outbox;
+  const database: PostgresDatabase | undefined = databaseUrl ? await openPostgres(databaseUrl, log) : undefined;
+  const outbox = database ? await openPostgresStore(database) : openSqliteStore(path.resolve(stateDir));
+  try {
+    const store = settings.journalSize === 0 ? undefined : database ? await openPostgresJournal(database) : openSqliteJournal(path.resolve(stateDir));
+    return { outbox, journal: createJournal({ size: settings.journalSize, store, log }) };
+  } catch (error) {
+    await outbox.close();
+    throw error;
+  }
+}

@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Document, isMap, isSeq, parseDocument } from 'yaml';
+import type { Envelope } from '../contract/envelope';
+import type { RouteSpec } from '../contract/routes';
+import { isTruncated, type JournalEntry } from '../journal/journal-entry';
+import type { TraceStep } from '../trace/steps';
+import type { TransportErrorCode } from '../http/client';
+import { isSecretName } from '../mapping/mask';
+import type { RecordedAnswer } from './answers';
+import type { TestCase } from './test-file';
+
+/**
+ * A request that ran against the ERP, written as a mapping test case (the format of `adapter-engine
+ * test`): its input, the ERP's answers as recorded answers, and the envelope as the expectation. Used by
+ * `record` (a live run) and `requests export --as-test` (a request from the journal); both hand in
+ * steps that are already masked, so no credential reaches the file.
+ */
+export interface RanRequest {
+  readonly route: RouteSpec;
+  readonly input: unknown;
+  readonly steps: readonly TraceStep[];
+  readonly resultName: string;
+  readonly envelope: Envelope;
+}
+
+/** Headers that describe the connection, not the answer: a replay does not need them. */
+const CONNECTION_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'server', 'etag', 'last-modified', 'vary', 'x-request-id']);
+
+/** Why a request cannot become a test case (a body the journal cut), or the case. */
+export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem: string } {
+  const answers: Record<string, RecordedAnswer[]> = {};
+  for (const step of ran.steps) {
+    // A fan-out element is labelled `call[i]`; its answers are the call's, in order.
+    const call = step.step === 'response' || step.step === 'no answer' ? step.call.replace(/\[\d+\]$/, '') : undefined;
+    if (call === undefined) continue;
+    if (step.step === 'no answer') {
+      (answers[call] ??= []).push({ error: step.error as TransportErrorCode });
+      continue;
+    }
+    if (step.step !== 'response') continue;
+    if (isTruncated(step.body)) return { problem: `the answer of call ${call} was larger than the journal keeps (${step.body.truncated}); record the case with "adapter-engine record" instead` };
+    const headers = Object.fromEntries(Object.entries(step.headers).filter(([header]) => !CONNECTION_HEADERS.has(header.toLowerCase()) && !isSecretName(header)));
+    const answer: RecordedAnswer = {
+      ...(step.status === 200 ? {} : { status: step.status }),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
+      // An answer the engine could not read is replayed as text that cannot be read either (no JSON).
+      ...(step.bodyError !== undefined ? { text: '' } : { body: step.body }),
+    };
+    (answers[call] ??= []).push(answer);
+  }
+  if (isTruncated(ran.input)) return { problem: `the request body was larger than the journal keeps (${ran.input.truncated})` };
+  const { envelope } = ran;
+  if (isTruncated(envelope.data)) return { problem: `the answered data was larger than the journal keeps (${envelope.data.truncated})` };
+  return {
+    name,
+    operation: ran.route.operationId,
+    input: ran.input,
+    answers: Object.fromEntries(Object.entries(answers).map(([call, list]) => [call, list.length === 1 ? list[0] : list])),
+    expect: {
+      result: ran.resultName,
+      ...(envelope.data === undefined || envelope.data === null ? {} : { data: envelope.data }),
+      ...(envelope.externalMessage === null ? {} : { externalMessage: envelope.externalMessage }),
+    },
+  };
+}
+
+/** The input of a journal entry as a test case gives it: where the route reads it from. */
+export function inputOf(entry: JournalEntry, route: RouteSpec): unknown {
+  switch (route.inputSource) {
+    case 'query': return entry.request.query ?? {};
+    case 'path': return entry.request.params ?? {};
+    case 'body': return entry.request.body;
+    case 'none': return {};
+  }
+}
+
+/** The test file's `mapping:` entry: none when the file sits beside the mapping with the conventional name. */
+function mappingReference(testFile: string, mappingFile: string): string | undefined {
+  const conventional = path.resolve(testFile).replace(/\.test\.(ya?ml)$/, '.$1');
+  if (conventional === path.resolve(mappingFile)) return undefined;
+  return path.relative(path.dirname(path.resolve(testFile)), path.resolve(mappingFile)).split(path.sep).join('/');
+}
+
+/** The text of a test file holding `testCase`: appended to `existing` (kept as written, comments too), or a new file. */
+export function withCase(existing: string | undefined, testCase: TestCase, testFile: string, mappingFile: string): string {
+  if (existing !== undefined && existing.trim() !== '') {
+    const doc = parseDocument(existing);
+    if (doc.errors.length > 0) throw new Error(`${testFile} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
+    const cases = isMap(doc.contents) ? doc.contents.get('cases', true) : undefined;
+    if (!isSeq(cases)) throw new Error(`${testFile} has no "cases:" list to add to`);
+    cases.add(doc.createNode(testCase));
+    return doc.toString({ lineWidth: 0 });
+  }
+  const reference = mappingReference(testFile, mappingFile);
+  return new Document({ ...(reference === undefined ? {} : { mapping: reference }), cases: [testCase] }).toString({ lineWidth: 0 });
+}
+
+/** Appends the case to the test file (created when missing). */
+export function appendCase(testFile: string, testCase: TestCase, mappingFile: string): void {
+  const existing = fs.existsSync(testFile) ? fs.readFileSync(testFile, 'utf8') : undefined;
+  fs.writeFileSync(testFile, withCase(existing, testCase, testFile, mappingFile));
+}

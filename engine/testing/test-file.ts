@@ -1,0 +1,138 @@
+import path from 'node:path';
+import type { MappingIssue } from '../errors';
+import type { YamlSource } from '../mapping/yaml-source';
+import { ANSWERS_SCHEMA, type RecordedAnswers } from './answers';
+import { compileShape, readCheckedYaml } from '../mapping/yaml-file';
+
+/**
+ * Mapping tests: a YAML file next to the mapping (`example.test.yaml` beside `example.yaml`), each case
+ * an input, the external system's answers by call name, and the expected envelope (partial match); or,
+ * for a push endpoint, the pushed JSON, the platform's answers by call name, and the answer the ERP gets.
+ */
+export interface ExpectedRequest {
+  readonly method?: string;
+  readonly path?: string;
+  readonly query?: Readonly<Record<string, unknown>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+}
+
+export type ExpectedRequests = Readonly<Record<string, ExpectedRequest | readonly ExpectedRequest[]>>;
+
+/** A case of a contract operation. */
+export interface OperationCase {
+  readonly name: string;
+  readonly operation: string;
+  readonly push?: undefined;
+  readonly input?: unknown;
+  readonly answers?: RecordedAnswers;
+  readonly expect: {
+    readonly result: string;
+    readonly data?: unknown;
+    readonly externalMessage?: string | null;
+    readonly validationStatus?: unknown;
+    readonly requests?: ExpectedRequests;
+    /** delivery: outbox operations: what the background delivery does with the event. */
+    readonly delivery?: 'delivered' | 'retry' | 'dead';
+  };
+}
+
+/** A case of a push endpoint: what the ERP pushes, the platform's answers, the ERP's answer and what the platform gets. */
+export interface PushCase {
+  readonly name: string;
+  readonly push: string;
+  readonly operation?: undefined;
+  readonly input: unknown;
+  readonly answers?: RecordedAnswers;
+  readonly expect: {
+    /** The HTTP status the ERP gets: 202 (stored) or 400 (refused, with problems). */
+    readonly status: number;
+    readonly problems?: unknown;
+    readonly requests?: ExpectedRequests;
+    /** What delivering the push's events to the platform does. */
+    readonly delivery?: 'delivered' | 'retry' | 'dead';
+  };
+}
+
+/** The file's shape admits both kinds in one list; the runner checks each is one or the other. */
+export type TestCase = OperationCase | PushCase;
+
+export interface TestFile {
+  readonly mapping?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cases: readonly TestCase[];
+}
+
+const REQUEST_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'What the call must have sent; every field is optional and partial.',
+  properties: {
+    method: { type: 'string', description: 'HTTP method.' },
+    path: { type: 'string', description: 'Path under system.baseUrl (platform.baseUrl for a push), e.g. /sales-orders/SO-100001.' },
+    query: { type: 'object', description: 'Query parameters (partial).' },
+    headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers (partial; names are case-insensitive).' },
+    body: { description: 'JSON body (partial match).' },
+  },
+};
+
+const TEST_FILE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['cases'],
+  properties: {
+    mapping: { type: 'string', minLength: 1, description: 'Mapping file, relative to this file; default: this file name without .test.' },
+    env: { type: 'object', additionalProperties: { type: 'string' }, description: 'Variables for ${NAME} in the mapping; they win over the process environment.' },
+    cases: {
+      type: 'array',
+      minItems: 1,
+      description: 'The test cases.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'expect'],
+        properties: {
+          name: { type: 'string', minLength: 1, description: 'What the case shows.' },
+          operation: { type: 'string', minLength: 1, description: 'Operation id or route, e.g. GetWorkOrderByCode or "GET /WorkOrders/Code".' },
+          push: { type: 'string', minLength: 1, description: 'Instead of operation: a push endpoint of the mapping, e.g. NewOrder (POST /push/NewOrder).' },
+          input: { description: 'Query or path parameters as an object, or the request body (for a push: the pushed JSON).' },
+          answers: ANSWERS_SCHEMA,
+          expect: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              result: { type: 'string', description: 'Result name of the route, e.g. Succeed (operation cases).' },
+              status: { type: 'integer', description: 'Push cases: the HTTP status the ERP gets, 202 (stored) or 400 (refused).' },
+              problems: { description: 'Push cases answered 400: the problems listed (partial match).' },
+              data: { description: 'Expected data (partial match).' },
+              externalMessage: { type: ['string', 'null'], description: 'Expected externalMessage (exact).' },
+              validationStatus: { description: 'Expected validationStatus (partial match).' },
+              delivery: { enum: ['delivered', 'retry', 'dead'], description: 'delivery: outbox operations and pushes: delivered, retry (the receiver cannot take it now) or dead (refused for good).' },
+              requests: {
+                type: 'object',
+                additionalProperties: { anyOf: [REQUEST_SCHEMA, { type: 'array', items: REQUEST_SCHEMA }] },
+                description: 'Call name to what it must have sent (a list when the call is made more than once).',
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const validateTestFile = compileShape(TEST_FILE_SCHEMA);
+
+export function isTestFileName(name: string): boolean {
+  return /\.test\.ya?ml$/.test(name);
+}
+
+export function readTestFile(filePath: string): { source?: YamlSource; file?: TestFile; mappingPath?: string; issues: MappingIssue[] } {
+  const { source, issues } = readCheckedYaml(filePath, validateTestFile);
+  if (!source) return { issues };
+  const file = source.value as TestFile;
+  const mappingPath = file.mapping
+    ? path.resolve(path.dirname(filePath), file.mapping)
+    : filePath.replace(/\.test\.(ya?ml)$/, '.$1');
+  return { source, file, mappingPath, issues };
+}
