@@ -117,7 +117,7 @@ function decodedOrAsIs(text: string): string {
  * The forms a secret travels in besides its own: URL-encoded (a query parameter, a form field; `+` for a
  * space in forms), Base64 (a header value). A `Bearer <token>` holds the token as it is.
  */
-export function secretForms(value: string): string[] {
+function secretForms(value: string): string[] {
   const encoded = encodeURIComponent(value);
   return [...new Set([value, encoded, encoded.replace(/%20/g, '+'), Buffer.from(value, 'utf8').toString('base64')])];
 }

@@ -21,7 +21,7 @@ export type PushBody =
   | { readonly events: readonly string[]; readonly duplicate: boolean }
   | { readonly error: string; readonly problems?: readonly Problem[] };
 
-export interface PushServed {
+interface PushServed {
   readonly status: number;
   readonly body: PushBody;
   readonly headers: Readonly<Record<string, string>>;

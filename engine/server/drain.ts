@@ -12,7 +12,7 @@ import net from 'node:net';
  * that request with `Connection: close` ends the connection cleanly. Only a client that stays silent for
  * the grace and then sends exactly as the connection closes can still meet a closed connection.
  */
-export const IDLE_GRACE_MS = 1000;
+const IDLE_GRACE_MS = 1000;
 
 export interface DrainResult {
   /** Every request in flight was answered before the timeout. */
