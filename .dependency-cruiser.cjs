@@ -22,7 +22,7 @@ const LAYERS = [
   ['access', ['mapping']],
   ['metrics', ['expressions', 'mapping', 'http', 'access']],
   ['delivery', ['mapping', 'outbox', 'journal']],
-  ['pushes', ['expressions', 'mapping', 'http', 'outbox', 'trace', 'pipeline', 'access', 'metrics', 'delivery']],
+  ['pushes', ['contract', 'expressions', 'mapping', 'http', 'outbox', 'trace', 'pipeline', 'access', 'metrics', 'delivery']],
   ['state', ['outbox', 'journal']],
   ['core', BELOW_CORE.filter((folder) => folder !== 'state')],
   ['testing', [...BELOW_CORE, 'core']],

@@ -1,3 +1,4 @@
+import { tooDeep } from '../contract/body-depth';
 import type { RouteSpec } from '../contract/routes';
 import type { Problem } from '../errors';
 
@@ -26,9 +27,11 @@ export interface EngineRequest {
 }
 
 export interface BodyError {
-  readonly kind: 'too-large' | 'malformed';
+  /** not-json: a content type other than JSON; the body was not read. */
+  readonly kind: 'too-large' | 'malformed' | 'not-json';
   readonly message: string;
 }
+
 
 /**
  * Collects a route's input from where the contract puts it. Query names match case-insensitively, as
@@ -66,7 +69,8 @@ export function readInput(route: RouteSpec, request: EngineRequest, params: Read
         return { input: undefined, problems: [{ path: 'body', message }] };
       }
       if (request.body === undefined) return { input: undefined, problems: [{ path: 'body', message: 'the request body is empty; a JSON body is expected' }] };
-      return { input: request.body, problems: [] };
+      const deep = tooDeep(request.body, 'the request body');
+      return deep ? { input: undefined, problems: [deep] } : { input: request.body, problems: [] };
     }
   }
 }

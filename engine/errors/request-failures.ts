@@ -69,8 +69,9 @@ export class OperationFailure extends Error {
   readonly kind: FailureKind;
   readonly problems: readonly Problem[];
   readonly answer?: ErpAnswerSummary;
-  constructor(kind: FailureKind, message: string, problems?: readonly Problem[], answer?: ErpAnswerSummary) {
-    super(message);
+  /** `cause`: what failed underneath (a JSONata error), for callers that answer by its kind. */
+  constructor(kind: FailureKind, message: string, problems?: readonly Problem[], answer?: ErpAnswerSummary, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'OperationFailure';
     this.kind = kind;
     this.problems = problems ?? [{ path: '', message }];

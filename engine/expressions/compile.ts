@@ -7,6 +7,7 @@ import { inputFieldsRead } from './fast-path/input-fields';
 import type { AstNode } from './fast-path/subset';
 import { fastPathSupport } from './fast-path/version';
 import { HELPER_FUNCTIONS } from './functions';
+import { GROUP_BY_BUILTIN, writeGroupBy } from './group-by';
 import { evaluationGuard } from './guard';
 import { GUARDED_BUILTINS } from './guarded-builtins';
 import { evaluateInSlices, longListAt, slicedListField } from './list-slices';
@@ -242,6 +243,10 @@ function prepareExpression(
   const fieldsRead = fast ? inputFieldsRead(expression.ast() as AstNode) : undefined;
   // Long lists mapped element by element are evaluated in slices, letting other requests in (list-slices.ts); read before the rewrites below.
   const slicedField = slicedListField(expression.ast());
+  // The interpreter's grouping `list{ key: value }` runs one group at a time, in slices (group-by.ts); before
+  // the order-by rewrite, so that a sorted path it hands on is rewritten too. The fast path groups on its own.
+  expression.registerFunction(GROUP_BY_BUILTIN.name, GROUP_BY_BUILTIN.implementation as (...args: unknown[]) => unknown);
+  writeGroupBy(expression.ast());
   // The interpreter's order-by `list^(key)` sorts with the guarded $sort (order-by.ts); the fast path never runs an order-by.
   expression.registerFunction(ORDER_BY_BUILTIN.name, ORDER_BY_BUILTIN.implementation as (...args: unknown[]) => unknown);
   writeOrderBy(expression.ast());

@@ -3,6 +3,7 @@ import jsonata from 'jsonata';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS } from './compile';
 import { whenFastFunctionsReady } from './fast-path/runtime';
+import { outcome } from '../../test/support/jsonata-values';
 
 /**
  * Differential tests: the guarded $sort, $distinct, $spread, $string, $clone, $reverse, $zip and the
@@ -10,30 +11,6 @@ import { whenFastFunctionsReady } from './fast-path/runtime';
  * concat-operands.ts) give what JSONata's own give (value, sequence markers, error code), on the interpreter and on the fast path,
  * and they stay bounded on lists the originals could not finish.
  */
-
-/** The value with the markers JSONata keeps on arrays and objects, so that those must match too. */
-function describeValue(value: unknown): unknown {
-  if (value === undefined) return { undefined: true };
-  if (typeof value === 'function') return { function: true };
-  if (Array.isArray(value)) {
-    const flags = Object.getOwnPropertyNames(value).filter((key) => key !== 'length' && !/^\d+$/.test(key));
-    const marks = flags.sort().map((key) => `${key}:${typeof (value as unknown as Record<string, unknown>)[key] === 'function' ? 'fn' : String((value as unknown as Record<string, unknown>)[key])}`);
-    return { array: value.map(describeValue), marks };
-  }
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value).map((key) => [key, describeValue((value as Record<string, unknown>)[key])]);
-    return { object: entries, nullPrototype: Object.getPrototypeOf(value) === null };
-  }
-  return { value: Object.is(value, -0) ? '-0' : value, type: typeof value };
-}
-
-async function outcome(evaluate: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return { ok: describeValue(await evaluate()) };
-  } catch (error) {
-    return { error: (error as { code?: string }).code ?? String(error) };
-  }
-}
 
 const LIMITS = { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 10_000 };
 

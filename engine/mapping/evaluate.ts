@@ -11,6 +11,6 @@ export async function evaluateAt(expression: LocatedExpression, context: unknown
     const at = `${expression.origin.line}:${expression.origin.col}`;
     const message = `${what} failed: ${describeEvaluationError(error)}`;
     // The log gets the mapping file's full path; the platform only its name (no server paths in answers).
-    throw new OperationFailure(kind, `${message} (${expression.origin.file}:${at})`, [{ path: what, message: `${describeEvaluationError(error)} (${path.basename(expression.origin.file)}:${at})` }]);
+    throw new OperationFailure(kind, `${message} (${expression.origin.file}:${at})`, [{ path: what, message: `${describeEvaluationError(error)} (${path.basename(expression.origin.file)}:${at})` }], undefined, error);
   }
 }

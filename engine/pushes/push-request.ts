@@ -13,7 +13,8 @@ import { checkPushHeaders, type InboundVerdict } from '../access/inbound-auth';
 
 /**
  * A push request answered in HTTP terms: 202 with the event ids once stored, 400 with every problem,
- * 401 without valid credentials, 404/405 for a push that is not there, 503 when the store is down.
+ * 401 without valid credentials, 404/405 for a push that is not there, 415 for a body that is not JSON,
+ * 503 when the store is down or the engine's time limit stopped the push's expressions (send it again).
  * Without a store (dry-run, test) the events are delivered while the request runs, as the outbox would.
  */
 
@@ -26,7 +27,7 @@ interface PushServed {
   readonly body: PushBody;
   readonly headers: Readonly<Record<string, string>>;
   readonly push?: PushSpec;
-  /** What the push came to, as counted and journaled: Accepted, Duplicate, Invalid, Refused, NotStored, NotFound, MethodNotAllowed. */
+  /** What the push came to, as counted and journaled: Accepted, Duplicate, Invalid, NotJson, Refused, NotStored, TimedOut, NotFound, MethodNotAllowed. */
   readonly result: string;
   /** The pushed JSON, once read (for the request journal). */
   readonly input?: unknown;
@@ -107,6 +108,11 @@ export function createPushServer(deps: PushServerDeps): PushServer {
       case 'invalid':
         pushLog.warn({ problems: outcome.problems }, outcome.message);
         return answer(400, 'Invalid', { error: outcome.message, problems: outcome.problems }, {}, push, outcome.input);
+      case 'not-json':
+        return answer(415, 'NotJson', { error: outcome.message }, {}, push);
+      case 'timed-out':
+        pushLog.warn({ problems: outcome.problems }, outcome.message);
+        return answer(503, 'TimedOut', { error: outcome.message, problems: outcome.problems }, { 'retry-after': '5' }, push, outcome.input);
       case 'accepted': {
         const { receipt, events } = outcome;
         pushLog.info({ events: receipt.eventIds.length, duplicate: receipt.duplicate }, receipt.duplicate ? 'push already accepted (same idempotency key); not stored again' : 'push accepted');

@@ -5,6 +5,7 @@ import { evaluateAt } from '../mapping/evaluate';
 import type { Mapping, PushSpec, Template } from '../mapping/model';
 import type { NewEvent, OutboxStore, PushReceipt } from '../outbox/store';
 import { checkPush, type InboundVerdict } from '../access/inbound-auth';
+import { tooDeep } from '../contract/body-depth';
 
 /**
  * A push from the ERP, from the request to the stored events: credentials (over the raw bytes, for a
@@ -30,6 +31,10 @@ export type PushOutcome =
   | { readonly kind: 'refused'; readonly verdict: Extract<InboundVerdict, { ok: false }> }
   /** `input`: the pushed JSON when it could be read. */
   | { readonly kind: 'invalid'; readonly message: string; readonly problems: readonly Problem[]; readonly input?: unknown }
+  /** The body is not JSON by its content type (not read): 415. */
+  | { readonly kind: 'not-json'; readonly message: string }
+  /** The engine's own time limit stopped one of the push's expressions: nothing is wrong with the push, it may pass later (503). */
+  | { readonly kind: 'timed-out'; readonly message: string; readonly problems: readonly Problem[]; readonly input: unknown }
   | { readonly kind: 'accepted'; readonly receipt: PushReceipt; readonly events: readonly NewEvent[]; readonly input: unknown };
 
 export interface PushAcceptance {
@@ -49,7 +54,7 @@ export interface PushRequest {
   readonly path: string;
   readonly body?: unknown;
   readonly rawBody?: Buffer;
-  readonly bodyError?: { readonly kind: 'too-large' | 'malformed'; readonly message: string };
+  readonly bodyError?: { readonly kind: 'too-large' | 'malformed' | 'not-json'; readonly message: string };
   readonly headers?: Readonly<Record<string, string | readonly string[] | undefined>>;
 }
 
@@ -61,14 +66,21 @@ function rawOf(request: PushRequest): Buffer {
 
 function parsed(request: PushRequest, raw: Buffer): { input: unknown } | { problem: Problem } {
   if (request.bodyError) return { problem: { path: 'body', message: request.bodyError.kind === 'too-large' ? 'the push is larger than the engine accepts' : request.bodyError.message } };
-  if (request.rawBody === undefined) return request.body === undefined ? { problem: { path: 'body', message: 'the push is empty; a JSON body is expected' } } : { input: request.body };
-  const text = raw.toString('utf8');
-  if (text.trim() === '') return { problem: { path: 'body', message: 'the push is empty; a JSON body is expected' } };
-  try {
-    return { input: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { problem: { path: 'body', message: `the push is not valid JSON: ${(error as Error).message}` } };
+  const empty = { problem: { path: 'body', message: 'the push is empty; a JSON body is expected' } };
+  let input: unknown = request.body;
+  if (request.rawBody === undefined) {
+    if (input === undefined) return empty;
+  } else {
+    const text = raw.toString('utf8');
+    if (text.trim() === '') return empty;
+    try {
+      input = JSON.parse(text) as unknown;
+    } catch (error) {
+      return { problem: { path: 'body', message: `the push is not valid JSON: ${(error as Error).message}` } };
+    }
   }
+  const deep = tooDeep(input, 'the push');
+  return deep ? { problem: deep } : { input };
 }
 
 /** A rule's message: text with placeholders; a placeholder that gives nothing or fails leaves a gap, never an error. */
@@ -85,7 +97,13 @@ async function messageOf(template: Template, input: unknown): Promise<string> {
   return text;
 }
 
-/** Every problem of the payload: the schema's and each failed rule's, in that order. */
+/** JSONata's D1012: the expression's time limit stopped it (directly, or under evaluateAt's OperationFailure). */
+function stoppedByTimeLimit(error: unknown): boolean {
+  const fault = error instanceof OperationFailure ? error.cause : error;
+  return typeof fault === 'object' && fault !== null && (fault as { code?: unknown }).code === 'D1012';
+}
+
+/** Every problem of the payload: the schema's and each failed rule's, in that order. A rule the time limit stopped throws. */
 async function problemsOf(push: PushSpec, input: unknown): Promise<Problem[]> {
   const problems: Problem[] = [...(push.schema?.(input) ?? [])];
   for (const [index, rule] of push.rules.entries()) {
@@ -93,6 +111,7 @@ async function problemsOf(push: PushSpec, input: unknown): Promise<Problem[]> {
     try {
       met = await rule.expect.evaluate({ input });
     } catch (error) {
+      if (stoppedByTimeLimit(error)) throw new OperationFailure('TRANSFORM_FAILED', `rules[${index}] failed: ${describeEvaluationError(error)}`, [{ path: `rules[${index}]`, message: describeEvaluationError(error) }], undefined, error);
       problems.push({ path: `rules[${index}]`, message: `the check could not be made: ${describeEvaluationError(error)}` });
       continue;
     }
@@ -125,23 +144,30 @@ async function eventsOf(mapping: Mapping, push: PushSpec, input: unknown, reques
 /** Throws OperationFailure EVENT_NOT_STORED when the store cannot take the push (the ERP sends it again). */
 export async function acceptPush(mapping: Mapping, push: PushSpec, request: PushRequest, requestId: string, deps: PushAcceptance): Promise<PushOutcome> {
   const raw = rawOf(request);
+  // Another content type than JSON: the server did not read the body (app.ts), so there are no bytes a
+  // signature could be checked over; header credentials are still checked first.
+  const notJson: PushOutcome | undefined = request.bodyError?.kind === 'not-json' ? { kind: 'not-json', message: request.bodyError.message } : undefined;
+  if (notJson && push.auth.type === 'hmac') return notJson;
   if (deps.checkAuth) {
     const verdict = checkPush(push.auth, request.headers ?? {}, raw, deps.now(), `adapter-engine/${mapping.name}/push/${push.name}`);
     if (!verdict.ok) return { kind: 'refused', verdict };
   }
+  if (notJson) return notJson;
   const body = parsed(request, raw);
   if ('problem' in body) return { kind: 'invalid', message: 'the push cannot be read', problems: [body.problem] };
   const { input } = body;
-  const problems = await problemsOf(push, input);
-  if (problems.length > 0) return { kind: 'invalid', message: `the push is not valid: ${problems.length} problem${problems.length === 1 ? '' : 's'}`, problems, input };
   let idempotencyKey: string | undefined;
   let events: NewEvent[];
   const acceptedAt = deps.now();
   try {
+    const problems = await problemsOf(push, input);
+    if (problems.length > 0) return { kind: 'invalid', message: `the push is not valid: ${problems.length} problem${problems.length === 1 ? '' : 's'}`, problems, input };
     idempotencyKey = keyText(await evaluateAt(push.idempotencyKey, { input }, `push.${push.name}.idempotencyKey`, 'INPUT_INVALID'));
     events = await eventsOf(mapping, push, input, requestId, acceptedAt);
   } catch (error) {
     if (!(error instanceof OperationFailure)) throw error;
+    // A busy engine, not a wrong push: a 400 would tell the ERP never to send it again.
+    if (stoppedByTimeLimit(error)) return { kind: 'timed-out', message: 'the push could not be checked and transformed within the engine\'s time limit; send it again', problems: error.problems, input };
     return { kind: 'invalid', message: 'the push could not be turned into what the platform takes', problems: error.problems, input };
   }
   if (idempotencyKey === undefined) return { kind: 'invalid', message: 'the push has no idempotency key', problems: [{ path: `push.${push.name}.idempotencyKey`, message: 'gives nothing for this push; it must name the push (e.g. its document number)' }], input };

@@ -136,7 +136,7 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
   });
   koa.use(async (ctx) => {
     const parseError = ctx.state.bodyError as ParseError | undefined;
-    const bodyError: BodyError | undefined = parseError && { kind: parseError.status === 413 ? 'too-large' : 'malformed', message: parseError.message };
+    const bodyError: BodyError | undefined = parseError && { kind: parseError.status === 413 ? 'too-large' : parseError.status === 415 ? 'not-json' : 'malformed', message: parseError.message };
     // The rest of a body that was not read must arrive before the answer, or the client sees a reset instead of the envelope.
     if (parseError) await drained(ctx.req);
     const raw = ctx.request.rawBody;

@@ -1,0 +1,28 @@
+/**
+ * What differential tests of expressions compare (engine/expressions/*.test.ts): a value with the
+ * markers JSONata keeps on arrays (sequence, keepSingleton, cons...) and whether an object has a
+ * prototype, or the error's code, so that the engine's evaluation must match JSONata's in all of them.
+ */
+
+export function describeValue(value: unknown): unknown {
+  if (value === undefined) return { undefined: true };
+  if (typeof value === 'function') return { function: true };
+  if (Array.isArray(value)) {
+    const flags = Object.getOwnPropertyNames(value).filter((key) => key !== 'length' && !/^\d+$/.test(key));
+    const marks = flags.sort().map((key) => `${key}:${typeof (value as unknown as Record<string, unknown>)[key] === 'function' ? 'fn' : String((value as unknown as Record<string, unknown>)[key])}`);
+    return { array: value.map(describeValue), marks };
+  }
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value).map((key) => [key, describeValue((value as Record<string, unknown>)[key])]);
+    return { object: entries, nullPrototype: Object.getPrototypeOf(value) === null };
+  }
+  return { value: Object.is(value, -0) ? '-0' : value, type: typeof value };
+}
+
+export async function outcome(evaluate: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return { ok: describeValue(await evaluate()) };
+  } catch (error) {
+    return { error: (error as { code?: string }).code ?? String(error) };
+  }
+}
