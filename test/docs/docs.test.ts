@@ -19,7 +19,7 @@ const MAPPING_KEYS = ['version', 'name', 'description', 'system', 'inbound', 'li
 const example = parse(fs.readFileSync(path.join(ROOT, 'mappings', 'example.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
 
 /** YAML examples for the operator's tools, not mappings: checked by their own test below. */
-const OPERATOR_YAML = /^# (prometheus rules|kubernetes)\n/;
+const OPERATOR_YAML = /^# (prometheus rules|prometheus scrape config|kubernetes)\n/;
 
 /** The mapping an excerpt opened by "# examples/<file>.yaml" comes from; other fragments go into mappings/example.yaml. */
 const EXCERPT = /^# (examples\/\S+\.yaml)\n/;
