@@ -70,10 +70,11 @@ function textOf(value: unknown): string | null {
  * The system's refusal rule (or the call's own) over one answer: undefined when it does not refuse. A
  * rule that cannot be evaluated fails the request as any expression does, never passes the answer.
  */
-async function refusalOf(refusal: RefusalSpec, context: ExpressionContext, label: string): Promise<{ readonly message: string | null; readonly retryable: boolean } | undefined> {
+async function refusalOf(refusal: RefusalSpec, context: ExpressionContext, label: string, status: number): Promise<{ readonly message: string | null; readonly retryable: boolean } | undefined> {
   if ((await evaluateAt(refusal.when, context, `calls.${label}: refusal.when`)) !== true) return undefined;
   const message = refusal.message ? textOf(await evaluateAt(refusal.message, context, `calls.${label}: refusal.message`)) : null;
-  const retryable = refusal.retryable ? (await evaluateAt(refusal.retryable, context, `calls.${label}: refusal.retryable`)) === true : false;
+  // Without retryable, the status decides as it would without the rule: a 503 with an error body is still "not now".
+  const retryable = refusal.retryable ? (await evaluateAt(refusal.retryable, context, `calls.${label}: refusal.retryable`)) === true : status === 408 || status === 429 || status >= 500;
   return { message, retryable };
 }
 
@@ -93,7 +94,7 @@ async function judge(call: CallSpec, rules: CallRules, label: string, answer: An
   const { status, headers, body } = answer.record;
   // What no outcome rule claimed, the system's refusal rule judges before the status: its "no" inside a 200 is a failure.
   // A SOAP fault that neither claimed is a refusal in the ERP's words: never a success, never retried as a 500 would be.
-  const byRule = call.refusal && answer.bodyError === undefined ? await refusalOf(call.refusal, context, label) : undefined;
+  const byRule = call.refusal && answer.bodyError === undefined ? await refusalOf(call.refusal, context, label, status) : undefined;
   const refused = byRule ?? faultOf(answer.record);
   if (refused) {
     const words = refused.message ?? 'no message';

@@ -130,7 +130,7 @@ export const cache = block({
 export const refusal = block({
   when: expression('Whether an answer is a refusal, whatever its HTTP status, over response (status, headers, body), e.g. $exists(response.body.error).'),
   message: optional(expression("The system's own words, given to the platform as externalMessage and kept with a dead letter, e.g. response.body.error.data.message.")),
-  retryable: optional(expression('Over response: whether an outbox delivery refused this way is tried again later (true) or goes to the dead letters at once. Default false.')),
+  retryable: optional(expression('Over response: whether an outbox delivery refused this way is tried again later (true) or goes to the dead letters at once. Default: what the status says, as without the rule: tried again on 408, 429 and 5xx, dead otherwise (a refusal inside a 200 is final).')),
 }, { description: "How this system refuses inside an answer, whatever the HTTP status. Every call obeys it: an answer it matches fails the call with the system's message, after the operation's own outcome rules (which come first, so a \"not found\" can still map to its result), and is never cached; an outbox delivery is retried (retryable) or dead-lettered, never delivered." });
 
 export const callRefusal = { ...refusal, description: "This call's own refusal rule instead of the system's, with the same fields; refusal: { when: 'false' } turns it off for this call." };
