@@ -106,7 +106,7 @@ export class NavXml {
     return x.el('SalesOrder', [
       x.text('Key', navKey(order)), x.text('No', order.no), x.prose('Description', order.description), x.text('Status', order.status),
       x.text('Due_Date', order.dueDate), x.text('Location_Code', order.locationCode), x.prose('Sell_to_Customer_Name', order.customerName),
-      x.text('Container_Code', order.containerCode), x.text('Put_Wall_Batch', order.putWallBatch), x.prose('Block_Reason', order.blockReason),
+      x.prose('Container_Code', order.containerCode), x.text('Put_Wall_Batch', order.putWallBatch), x.prose('Block_Reason', order.blockReason),
       x.el('SalesLines', lines.join('')),
     ].join(''));
   }

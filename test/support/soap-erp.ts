@@ -25,6 +25,8 @@ export interface SoapErpSwitches extends AnswerStyle {
   truncate?: boolean;
   /** Actions (Read, Update, PutWallPlacement, ...) this user may not run: a permission fault. */
   denied?: string[];
+  /** Another NAV user saves each sales order just after it is read, so an Update with the Key read is stale. */
+  concurrentWriter?: boolean;
 }
 
 export interface SoapRequestSeen {
@@ -92,7 +94,9 @@ function salesOrderPage(erp: SoapErp, action: string, request: XmlObject, x: Nav
     case 'Read': {
       // NAV answers a Read of an unknown record with an empty result, not a fault.
       const order = erp.orders.get(text(request.No));
-      return x.root('Read_Result', SALES_ORDER_NS, order ? x.order(order) : '');
+      const result = x.root('Read_Result', SALES_ORDER_NS, order ? x.order(order) : '');
+      if (order && erp.switches.concurrentWriter) order.version += 1;
+      return result;
     }
     case 'ReadMultiple':
       return x.root('ReadMultiple_Result', SALES_ORDER_NS, x.el('ReadMultiple_Result', readMultiple(erp.orders, request).map((o) => x.order(o)).join('')));
