@@ -130,7 +130,7 @@ export function seedOrders(): NavOrder[] {
   });
   return [
     order('SO-1001', [line(10000, 'A-100', 'Hex bolt M8', 12, 'PCE', 'Pick', 'A-01-02'), line(20000, 'A-200', 'Copper cable NYM-J 3x1.5', 50, 'M', 'Put', 'B-03-01')]),
-    order('SO-1002', [line(10000, 'A-100', 'Hex bolt M8', 4)], { putWallBatch: 'PW-1' }),
+    order('SO-1002', [line(10000, 'A-100', 'Hex bolt M8', 4, 'PCE', 'Pick', 'PW-01-A1')], { putWallBatch: 'PW-1' }),
     order('SO-1003', [line(10000, 'A-300', 'Cement 25 kg', 5, 'KG'), line(20000, 'A-100', 'Hex bolt M8', 2), line(30000, 'A-200', 'Copper cable', 3, 'M')], { putWallBatch: 'PW-1' }),
     order('SO-1004', [line(10000, 'A-200', 'Copper cable', 7, 'M')], { description: 'Nuts & Bolts <M8> "special" \'rush\'' }),
     order('SO-1005', [line(10000, 'A-100', 'Hex bolt M8', 1)], { status: 'Blocked', blockReason: 'Customer credit limit exceeded' }),
