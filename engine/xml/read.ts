@@ -18,7 +18,7 @@ export interface XmlObject {
   [key: string]: XmlValue;
 }
 
-export interface SoapFault {
+interface SoapFault {
   /** faultcode (1.1) or Code/Value (1.2), without its prefix: "Client", "Sender", "NavCSideException". */
   readonly code: string;
   /** faultstring (1.1) or the first Reason/Text (1.2). */
@@ -40,7 +40,7 @@ export interface XmlReadOptions {
 }
 
 /** An element not in `lists` that repeated: it became an array here, and may be one element elsewhere. */
-export interface RepeatedElement {
+interface RepeatedElement {
   readonly name: string;
   /** Keys from the document's root, dot-separated: Envelope.Body.ReadMultiple_Result.SalesOrder. */
   readonly path: string;

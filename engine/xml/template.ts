@@ -10,7 +10,7 @@ import { readSax, type Locate } from './sax';
  * a processing instruction. Filled, every value is escaped for its place, so a value can never add markup.
  */
 
-export interface TemplateHole {
+interface TemplateHole {
   /** The placeholder's text without its braces, trimmed: a JSONata expression. */
   readonly expression: string;
   /** Where the value goes, which decides how it is escaped. */
