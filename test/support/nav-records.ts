@@ -98,7 +98,7 @@ export class NavXml {
   }
 
   order(order: NavOrder): string {
-    const x = this;
+    const x = { el: this.el.bind(this), text: this.text.bind(this), prose: this.prose.bind(this) };
     const lines = order.lines.map((line) => x.el('Sales_Order_Line', [
       x.text('Line_No', line.lineNo), x.text('Type', line.type), x.text('No', line.itemNo), x.prose('Description', line.description),
       x.text('Quantity', line.quantity, { unit: line.unit }), x.text('Bin_Code', line.bin), x.text('Cancelled', String(line.cancelled)),
