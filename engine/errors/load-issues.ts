@@ -62,6 +62,7 @@ export const MAPPING_ISSUE_CODES = {
   UNKNOWN_CALL_NAME: { stage: 'test files', meaning: 'an answer is given for a call the operation does not make' },
   TEST_INPUT_INVALID: { stage: 'test files', meaning: 'a test case gives an input that cannot be used' },
   ANSWER_INVALID: { stage: 'test files', meaning: 'a recorded ERP answer that cannot have happened (both body and error, or a status with a transport error)' },
+  XML_LIST_UNDECLARED: { stage: 'test runs', meaning: "an element repeats in a recorded XML answer but is not in the call's lists: (one such element would read as an object, not a list)" },
   EXPRESSION_ALWAYS_EMPTY: { stage: 'test runs', meaning: 'an expression gave nothing in every test case that ran it (often a misspelt field of the ERP answer)' },
   OUTPUT_FIELD_NEVER_FILLED: { stage: 'test runs', meaning: 'an output field the mapping writes is in no test case\'s answer (the expression that fills it always gave nothing)' },
   TEST_FILE_MISSING: { stage: 'test runs', meaning: 'validate --strict found no test file for the mapping (<mapping>.test.yaml beside it, or --tests)' },

@@ -88,9 +88,9 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     const statusClass = result.cached ? 'cached' : `${Math.floor(result.response.status / 100)}xx`;
     env.onCall?.({ call: call.name, statusClass, attempts: result.attempts, seconds: seconds(), cache: call.cache ? (result.cached ? 'hit' : 'miss') : undefined });
     if (result.keep) keeps.push(result.keep);
-    const read = call.responseType === 'xml' ? readXml(result.response, call, env.connection.system) : { response: result.response, shown: result.response };
+    const read = call.responseType === 'xml' ? readXml(result.response, call, env.connection.system) : { response: result.response, shown: result.response, repeated: [] };
     // The trace shows an XML answer as the text it was, not as bytes or as the view.
-    env.observer?.response?.(label, read.shown, { attempts: result.attempts, cached: result.cached, xml: call.responseType === 'xml' });
+    env.observer?.response?.(label, read.shown, { attempts: result.attempts, cached: result.cached, repeated: read.repeated, xml: call.responseType === 'xml' });
     const { emptyValues } = env.connection.system;
     return emptyValues.length === 0 ? read.response : { ...read.response, body: withoutEmptyValues(read.response.body, emptyValues) };
   };
@@ -101,8 +101,8 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
  * its result and fault. Malformed, truncated, a DOCTYPE, past a limit: the call failed (a bodyError,
  * judged ERP_BODY_UNREADABLE), never a partial view.
  */
-function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec): { response: ReadResponse; shown: OutboundResponse } {
-  if (!(response.body instanceof Uint8Array)) return { response, shown: response };
+function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec): { response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] } {
+  if (!(response.body instanceof Uint8Array)) return { response, shown: response, repeated: [] };
   const charset = /;\s*charset="?([^";\s]+)/i.exec(response.headers['content-type'] ?? '')?.[1];
   let text: string;
   try {
@@ -113,10 +113,10 @@ function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec)
   const shown = { ...response, body: text };
   try {
     const document = parseXml(response.body, { namespaces: system.xml.namespaces, prefixedKeys: system.xml.prefixedKeys, lists: call.lists, charset });
-    return { response: { ...response, body: document.body, result: document.result, fault: document.fault }, shown };
+    return { response: { ...response, body: document.body, result: document.result, fault: document.fault }, shown, repeated: document.repeated.map((element) => element.path) };
   } catch (error) {
     if (!(error instanceof XmlError)) throw error;
-    return { response: { ...response, body: undefined, bodyError: `the answer is not readable XML: ${error.message}` }, shown };
+    return { response: { ...response, body: undefined, bodyError: `the answer is not readable XML: ${error.message}` }, shown, repeated: [] };
   }
 }
 

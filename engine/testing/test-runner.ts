@@ -107,9 +107,29 @@ function commonMismatches(client: AnsweringClient, expect: { requests?: Expected
   return mismatches;
 }
 
-async function runPushOne(coverage: Coverage, testCase: PushCase, at: string, schemas: SchemaRegistry): Promise<CaseResult> {
+/**
+ * An element of a recorded XML answer that repeated without being in the call's lists: with one such
+ * element the ERP's answer gives an object, not a list, and the mapping reads it wrong. Warned once per
+ * call and element, at the call.
+ */
+function noteRepeats(repeats: Map<string, MappingIssue>, mapping: Mapping, steps: readonly TraceStep[]): void {
+  for (const step of steps) {
+    if (step.step !== 'response' || !step.repeated) continue;
+    const name = step.call.replace(/\[\d+\]$/, '');
+    const call = [...mapping.operations.values(), ...mapping.pushes.values()].flatMap((owner) => ('calls' in owner ? owner.calls : [])).find((candidate) => candidate.name === name);
+    for (const path of step.repeated) {
+      const key = `${name} ${path}`;
+      if (repeats.has(key) || !call) continue;
+      const element = path.split('.').pop() as string;
+      repeats.set(key, { file: call.origin.file, line: call.origin.line, col: call.origin.col, path: `calls.${name}`, severity: 'warning', code: 'XML_LIST_UNDECLARED', message: `calls.${name}: ${element} repeats in a recorded answer (${path}) but is not in the call's lists:; an answer with one ${element} gives an object instead of a list. Add it: lists: [${element}]` });
+    }
+  }
+}
+
+async function runPushOne(coverage: Coverage, testCase: PushCase, at: string, schemas: SchemaRegistry, repeats: Map<string, MappingIssue>): Promise<CaseResult> {
   const client = createAnsweringClient({ answers: testCase.answers ?? {} });
   const run = await runPushCase(coverage.mapping, testCase.push, testCase.input, client, noMasking, { schemas });
+  noteRepeats(repeats, coverage.mapping, run.steps);
   const { expect } = testCase;
   const mismatches = commonMismatches(client, expect, run.steps, 'push');
   if (run.status !== expect.status) mismatches.push({ path: 'status', expected: expect.status, actual: `${run.status} (${run.result})` });
@@ -118,11 +138,12 @@ async function runPushOne(coverage: Coverage, testCase: PushCase, at: string, sc
   return { name: testCase.name, operation: `push/${testCase.push}`, at, passed: mismatches.length === 0, mismatches, failure: body.error, resultName: run.result };
 }
 
-async function runOne(coverage: Coverage, testCase: OperationCase, at: string, schemas: SchemaRegistry): Promise<CaseResult> {
+async function runOne(coverage: Coverage, testCase: OperationCase, at: string, schemas: SchemaRegistry, repeats: Map<string, MappingIssue>): Promise<CaseResult> {
   const resolved = resolveOperation(testCase.operation);
   if (!resolved) throw new Error(`unresolved operation ${testCase.operation} passed the file check`);
   const client = createAnsweringClient({ answers: testCase.answers ?? {} });
   const run = await runCase(coverage.mapping, resolved.route, testCase.input ?? resolved.input, client, noMasking, { schemas });
+  noteRepeats(repeats, coverage.mapping, run.steps);
   for (const step of run.steps) if (step.step === 'output') coverage.recordOutput(resolved.route.operationId, step.data);
   const { expect } = testCase;
   const mismatches = commonMismatches(client, expect, run.steps, 'operation');
@@ -193,12 +214,13 @@ export async function runTestFile(filePath: string, extraEnv: Readonly<Record<st
   const coverage = measureCoverage(mapping, mappingSource);
   const cases: CaseResult[] = [];
   const schemas = createSchemaRegistry();
+  const repeats = new Map<string, MappingIssue>();
   for (const [index, testCase] of tests.cases.entries()) {
     const pos = source.at(['cases', index]);
     const where = `${file}:${pos.line}:${pos.col}`;
-    cases.push(testCase.push !== undefined ? await runPushOne(coverage, testCase, where, schemas) : await runOne(coverage, testCase, where, schemas));
+    cases.push(testCase.push !== undefined ? await runPushOne(coverage, testCase, where, schemas, repeats) : await runOne(coverage, testCase, where, schemas, repeats));
   }
-  return { file, mapping: mappingName, issues: [], warnings, cases, coverage: coverage.findings() };
+  return { file, mapping: mappingName, issues: [], warnings: [...warnings, ...repeats.values()], cases, coverage: coverage.findings() };
 }
 
 /** A push case names a push of the mapping, expects a status (not a result), and answers only its calls. */

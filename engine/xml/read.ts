@@ -13,8 +13,8 @@ import { DEFAULT_XML_LIMITS, readSax, type Fail, type SaxEvents, type XmlLimits 
  * an error anywhere leaves nothing behind (never a partial view).
  */
 
-export type XmlValue = string | null | XmlObject | XmlValue[];
-export interface XmlObject {
+type XmlValue = string | null | XmlObject | XmlValue[];
+interface XmlObject {
   [key: string]: XmlValue;
 }
 

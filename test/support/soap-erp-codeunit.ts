@@ -1,4 +1,4 @@
-import type { XmlObject, XmlValue } from '../../engine/xml/read';
+import type { XmlObject, XmlValue } from './soap-erp-xml';
 import { NavFault, notFound, type NavItem, type NavOrder, type NavXml } from './nav-records';
 
 /**

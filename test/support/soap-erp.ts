@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseXml, type XmlObject, type XmlValue } from '../../engine/xml/read';
+import { parseXml } from '../../engine/xml/read';
+import type { XmlObject, XmlValue } from './soap-erp-xml';
 import { escapeXml, makeOrder, navKey, NavFault, notFound, NavXml, seedItems, seedOrders, type AnswerStyle, type NavItem, type NavOrder } from './nav-records';
 import { codeunit, CODEUNIT_NS, type CodeunitEvent } from './soap-erp-codeunit';
 
