@@ -68,8 +68,11 @@ const listOf = (value: XmlValue | undefined): XmlValue[] => (value === undefined
 /** ReadMultiple: every filter must match (a criteria `A|B` matches either), sorted by No, after the bookmark. */
 function readMultiple(orders: Map<string, NavOrder>, request: XmlObject): NavOrder[] {
   const filters = listOf(request.filter).map(asObject).map((f) => ({ field: text(f.Field), allowed: text(f.Criteria).split('|') }));
-  const fieldOf = (order: NavOrder, field: string): string =>
-    ({ No: order.no, Status: order.status, Put_Wall_Batch: order.putWallBatch, Container_Code: order.containerCode, Location_Code: order.locationCode })[field] ?? (() => { throw new NavFault('NavCSideException', `The field ${field} of the Sales Order page cannot be filtered.`); })();
+  const fieldOf = (order: NavOrder, field: string): string => {
+    const value = ({ No: order.no, Status: order.status, Put_Wall_Batch: order.putWallBatch, Container_Code: order.containerCode, Location_Code: order.locationCode } as Record<string, string>)[field];
+    if (value === undefined) throw new NavFault('NavCSideException', `The field ${field} of the Sales Order page cannot be filtered.`);
+    return value;
+  };
   const matching = [...orders.values()].filter((order) => filters.every((f) => f.allowed.includes(fieldOf(order, f.field)))).sort((a, b) => a.no.localeCompare(b.no));
   const bookmark = text(request.bookmarkKey);
   const after = bookmark === '' ? 0 : matching.findIndex((order) => order.no === bookmark.split(';')[1]) + 1;
