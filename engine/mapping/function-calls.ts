@@ -1,3 +1,5 @@
+import { walkTree } from './parse-tree';
+
 /**
  * The `$name(...)` calls of an expression whose name is no function at all: not a JSONata built-in, not
  * an engine helper, not a function of the mapping, not $secret, and bound nowhere in the expression (by
@@ -5,43 +7,17 @@
  * only when it runs ("Attempted to invoke a non-function"), so the load reports it, with the name meant.
  */
 
-interface Node {
-  readonly type?: string;
-  readonly value?: unknown;
-  readonly position?: number;
-  readonly procedure?: Node;
-  readonly lhs?: Node;
-  readonly arguments?: readonly Node[];
-  readonly focus?: unknown;
-  readonly index?: unknown;
-}
-
 export interface UnknownCall {
   readonly name: string;
   /** Offset of the `$` in the expression text. */
   readonly offset: number;
 }
 
-function walk(tree: unknown, visit: (node: Node) => void): void {
-  const seen = new Set<unknown>();
-  const pending: unknown[] = [tree];
-  while (pending.length > 0) {
-    const value = pending.pop();
-    if (value === null || typeof value !== 'object' || seen.has(value)) continue;
-    seen.add(value);
-    if (Array.isArray(value)) pending.push(...value);
-    else {
-      visit(value as Node);
-      pending.push(...Object.values(value));
-    }
-  }
-}
-
 /** `known`: every function name the expression may call without binding it itself. */
 export function unknownFunctionCalls(tree: unknown, known: ReadonlySet<string>): UnknownCall[] {
   const bound = new Set<string>();
   const calls: { name: string; position: number }[] = [];
-  walk(tree, (node) => {
+  walkTree(tree, (node) => {
     if (node.type === 'bind' && node.lhs?.type === 'variable' && typeof node.lhs.value === 'string') bound.add(node.lhs.value);
     if (node.type === 'lambda') for (const parameter of node.arguments ?? []) if (typeof parameter.value === 'string') bound.add(parameter.value);
     if (typeof node.focus === 'string') bound.add(node.focus);

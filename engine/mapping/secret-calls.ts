@@ -1,17 +1,11 @@
+import { callsOf } from './parse-tree';
+
 /**
  * `$secret("NAME")` in an expression: the value of an environment variable, given to the expression as
  * a value when it runs (never pasted into its text, where a quote in the value would break it and a load
  * error would print it). Read from the expression's parse tree; the name must be a literal so the load
  * can check the variable is set and every value can be masked where the engine shows what it sent.
  */
-
-interface Node {
-  readonly type?: string;
-  readonly value?: unknown;
-  readonly position?: number;
-  readonly procedure?: Node;
-  readonly arguments?: readonly Node[];
-}
 
 export interface SecretCall {
   /** The variable's name, or undefined when the argument is not one string literal. */
@@ -20,25 +14,11 @@ export interface SecretCall {
   readonly offset: number;
 }
 
-/** Every `$secret(...)` call of a parse tree, in no particular order. */
+/** Every `$secret(...)` call of a parse tree, in source order. */
 export function secretCalls(tree: unknown): SecretCall[] {
-  const found: SecretCall[] = [];
-  const seen = new Set<unknown>();
-  const visit = (value: unknown): void => {
-    if (value === null || typeof value !== 'object' || seen.has(value)) return;
-    seen.add(value);
-    if (Array.isArray(value)) {
-      value.forEach(visit);
-      return;
-    }
-    const node = value as Node;
-    if (node.type === 'function' && node.procedure?.type === 'variable' && node.procedure.value === 'secret') {
-      const [argument, ...more] = node.arguments ?? [];
-      const literal = argument?.type === 'string' && more.length === 0 && typeof argument.value === 'string' ? argument.value : undefined;
-      found.push({ name: literal, offset: Math.max(0, (node.procedure.position ?? 7) - 7) });
-    }
-    for (const child of Object.values(node)) visit(child);
-  };
-  visit(tree);
-  return found;
+  return callsOf(tree, 'secret').map((node) => {
+    const [argument, ...more] = node.arguments ?? [];
+    const literal = argument?.type === 'string' && more.length === 0 && typeof argument.value === 'string' ? argument.value : undefined;
+    return { name: literal, offset: Math.max(0, (node.procedure?.position ?? 7) - 7) };
+  });
 }
