@@ -37,9 +37,12 @@ function directMapping(dir: string): string {
   return file;
 }
 
+/** The admin listener's token of the bench's servers: /metrics needs one. */
+const ADMIN_TOKEN = 'bench-admin-token';
+
 /** `serve` with an admin listener (for the outbox gauges) and a state directory of its own. */
 function serve(dir: string, mapping: string, env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  return startServe(['--admin-port', '0', '--state-dir', fs.mkdtempSync(path.join(dir, 'state-')), mapping], env);
+  return startServe(['--admin-port', '0', '--state-dir', fs.mkdtempSync(path.join(dir, 'state-')), mapping], { ...env, ADMIN_TOKENS: ADMIN_TOKEN });
 }
 
 function expectSuccess(answer: { status: number; text: string }, what: string): void {
@@ -53,8 +56,8 @@ async function rps(variant: Variant, context: CaseContext): Promise<number> {
 }
 
 async function pending(variant: Variant): Promise<number> {
-  const metrics = await timedRequest(`${variant.adminUrl}/metrics`, 'GET');
-  const value = Number(/^adapter_outbox_pending\{kind="event"\} (\S+)$/m.exec(metrics.text)?.[1]);
+  const metrics = await fetch(`${variant.adminUrl}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const value = Number(/^adapter_outbox_pending\{kind="event"\} (\S+)$/m.exec(await metrics.text())?.[1]);
   if (Number.isNaN(value)) throw new Error(`${variant.adminUrl}/metrics has no adapter_outbox_pending`);
   return value;
 }

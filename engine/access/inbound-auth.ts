@@ -22,6 +22,14 @@ function sameText(given: Buffer, expected: string): boolean {
   return timingSafeEqual(given, digest(expected));
 }
 
+/** Whether `given` is one of `accepted`: over digests, in constant time, every one compared. */
+export function isOneOf(given: string, accepted: readonly string[]): boolean {
+  const givenDigest = digest(given);
+  let found = false;
+  for (const candidate of accepted) found = sameText(givenDigest, candidate) || found;
+  return found;
+}
+
 /** The one value of a header (names are lower-cased, as Node hands them over); a repeated header is not accepted. */
 function headerValue(headers: RequestHeaders, name: string): string | undefined {
   const value = headers[name.toLowerCase()];
@@ -44,10 +52,7 @@ export function checkInbound(auth: InboundAuthSpec, headers: RequestHeaders, rea
       const challenge = `ApiKey realm="${realm}", header="${auth.header}"`;
       const given = headerValue(headers, auth.header);
       if (given === undefined || given === '') return { ok: false, reason: 'missing', challenge, message: `send the key in the ${auth.header} header` };
-      const givenDigest = digest(given);
-      let accepted = false;
-      for (const key of auth.keys) accepted = sameText(givenDigest, key.reveal()) || accepted;
-      return accepted ? { ok: true } : { ok: false, reason: 'invalid', challenge, message: `the key in the ${auth.header} header is not accepted` };
+      return isOneOf(given, auth.keys.map((key) => key.reveal())) ? { ok: true } : { ok: false, reason: 'invalid', challenge, message: `the key in the ${auth.header} header is not accepted` };
     }
     case 'basic': {
       const challenge = `Basic realm="${realm}", charset="UTF-8"`;
@@ -69,25 +74,32 @@ export function checkInbound(auth: InboundAuthSpec, headers: RequestHeaders, rea
 
 type HmacSpec = Extract<PushAuthSpec, { type: 'hmac' }>;
 
+const signatureChallenge = (auth: HmacSpec): string => `Signature header="${auth.header}", algorithm="hmac-${auth.algorithm}"`;
+
+/** What a signature's headers say before the body is read: a refusal, or the signature and its signing time. */
+function signatureHeaders(auth: HmacSpec, headers: RequestHeaders, nowMs: number): Extract<InboundVerdict, { ok: false }> | { readonly ok: true; readonly given: string; readonly stamp?: string } {
+  const refuse = (reason: RefusalReason, message: string) => ({ ok: false as const, reason, challenge: signatureChallenge(auth), message });
+  const given = headerValue(headers, auth.header);
+  if (given === undefined || given === '') return refuse('missing', `sign the body and send the signature in the ${auth.header} header`);
+  if (auth.timestampHeader === undefined) return { ok: true, given };
+  const stamp = headerValue(headers, auth.timestampHeader);
+  if (stamp === undefined || !/^\d{1,12}$/.test(stamp)) return refuse('missing', `send the signing time (Unix seconds) in the ${auth.timestampHeader} header`);
+  if (Math.abs(nowMs / 1000 - Number(stamp)) > auth.toleranceSeconds) {
+    return refuse('stale', `the ${auth.timestampHeader} time is more than ${auth.toleranceSeconds} seconds from the engine's clock; sign again when sending (a replayed request is refused)`);
+  }
+  return { ok: true, given, stamp };
+}
+
 /**
  * An HMAC signature of the raw body, with the timestamp in front ("<timestamp>.<body>") when the mapping
  * names a timestamp header: a captured request replayed after the tolerance is refused, and changing its
  * timestamp breaks the signature. Every secret is tried (no early exit), over digests, in constant time.
  */
 function checkSignature(auth: HmacSpec, headers: RequestHeaders, rawBody: Buffer, nowMs: number): InboundVerdict {
-  const challenge = `Signature header="${auth.header}", algorithm="hmac-${auth.algorithm}"`;
-  const refuse = (reason: RefusalReason, message: string): InboundVerdict => ({ ok: false, reason, challenge, message });
-  const given = headerValue(headers, auth.header);
-  if (given === undefined || given === '') return refuse('missing', `sign the body and send the signature in the ${auth.header} header`);
-  let signed = rawBody;
-  if (auth.timestampHeader !== undefined) {
-    const stamp = headerValue(headers, auth.timestampHeader);
-    if (stamp === undefined || !/^\d{1,12}$/.test(stamp)) return refuse('missing', `send the signing time (Unix seconds) in the ${auth.timestampHeader} header`);
-    if (Math.abs(nowMs / 1000 - Number(stamp)) > auth.toleranceSeconds) {
-      return refuse('stale', `the ${auth.timestampHeader} time is more than ${auth.toleranceSeconds} seconds from the engine's clock; sign again when sending (a replayed request is refused)`);
-    }
-    signed = Buffer.concat([Buffer.from(`${stamp}.`, 'utf8'), rawBody]);
-  }
+  const read = signatureHeaders(auth, headers, nowMs);
+  if (!read.ok) return read;
+  const { given, stamp } = read;
+  const signed = stamp === undefined ? rawBody : Buffer.concat([Buffer.from(`${stamp}.`, 'utf8'), rawBody]);
   const text = given.startsWith(auth.prefix) ? given.slice(auth.prefix.length).trim() : '';
   const givenDigest = digest(auth.encoding === 'hex' ? text.toLowerCase() : text);
   let accepted = false;
@@ -95,10 +107,21 @@ function checkSignature(auth: HmacSpec, headers: RequestHeaders, rawBody: Buffer
     const expected = createHmac(auth.algorithm, secret.reveal()).update(signed).digest(auth.encoding);
     accepted = sameText(givenDigest, expected) || accepted;
   }
-  return accepted ? { ok: true } : refuse('invalid', `the signature in the ${auth.header} header does not match the body`);
+  return accepted ? { ok: true } : { ok: false, reason: 'invalid', challenge: signatureChallenge(auth), message: `the signature in the ${auth.header} header does not match the body` };
 }
 
 /** A push's credentials: the platform's kinds (API key, Basic) or a signature of the raw body. */
 export function checkPush(auth: PushAuthSpec, headers: RequestHeaders, rawBody: Buffer, nowMs: number, realm: string): InboundVerdict {
   return auth.type === 'hmac' ? checkSignature(auth, headers, rawBody, nowMs) : checkInbound(auth, headers, realm);
+}
+
+/**
+ * A push's credentials as far as the headers tell, before its body is read: an API key or Basic in full; of
+ * a signature, that it is there and (with a timestamp header) fresh. `ok` for a signature means only that
+ * the body must be read to tell (checkPush then checks it over the bytes).
+ */
+export function checkPushHeaders(auth: PushAuthSpec, headers: RequestHeaders, nowMs: number, realm: string): InboundVerdict {
+  if (auth.type !== 'hmac') return checkInbound(auth, headers, realm);
+  const read = signatureHeaders(auth, headers, nowMs);
+  return read.ok ? { ok: true } : read;
 }

@@ -99,7 +99,7 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
     if (options.answers) {
       if (!fs.existsSync(options.answers)) usageError(`answers file not found: ${options.answers}`);
       const read = readAnswersFile(options.answers);
-      const issues = read.source && read.answers ? checkAnswers(read.source, [], read.answers, mapping.operations.get(route.operationId)) : read.issues;
+      const issues = read.source && read.answers ? checkAnswers(read.source, [], read.answers, mapping.operations.get(route.operationId), mapping.system) : read.issues;
       if (issues.length > 0) {
         for (const issue of issues) err.line(issueLine(issue, err.colors));
         return EXIT_CODES.USAGE;

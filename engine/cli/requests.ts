@@ -9,39 +9,12 @@ import { renderDryRun, renderPushRun } from './dry-run-render';
 import { out, table } from './output';
 import { inputOf, testCaseOf, withCase } from '../testing/recorded-case';
 import { usageError } from './usage';
+import { fetchAdmin, type AdminOptions } from './admin-client';
 
 /**
  * `adapter-engine requests`: the request journal of a running server, read from its admin listener.
  * `show` prints one request as `dry-run` does; `export --as-test` writes it as a mapping test case.
  */
-
-interface AdminOptions {
-  admin?: string;
-  json?: boolean;
-}
-
-function adminUrl(options: AdminOptions): string {
-  const given = options.admin ?? process.env.ADMIN_URL ?? (process.env.ADMIN_PORT ? `http://127.0.0.1:${process.env.ADMIN_PORT}` : undefined);
-  if (!given) usageError('name the server\'s admin listener: --admin http://host:port (serve --admin-port), or set ADMIN_URL');
-  return given.replace(/\/+$/, '');
-}
-
-async function fetchAdmin(options: AdminOptions, pathAndQuery: string): Promise<{ status: number; body: unknown }> {
-  const url = `${adminUrl(options)}${pathAndQuery}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    return usageError(`cannot reach the admin listener at ${adminUrl(options)}: ${cause}`);
-  }
-  const text = await response.text();
-  try {
-    return { status: response.status, body: JSON.parse(text) as unknown };
-  } catch {
-    return usageError(`${url} did not answer JSON (HTTP ${response.status}); is it the admin listener of adapter-engine serve?`);
-  }
-}
 
 function errorOf(body: unknown): string {
   return typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : JSON.stringify(body);

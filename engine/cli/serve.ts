@@ -6,7 +6,9 @@ import { ROUTES } from '../contract/routes';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal';
 import { EXIT_CODES } from '../errors';
 import { createLogger, LOG_LEVELS } from '../log';
+import { createSecretRegistry } from '../mapping/secret-registry';
 import { servePrimary, serveWorker } from '../server/cluster';
+import { adminTokensFrom, type AdminTokens } from '../server/admin-tokens';
 import { ListenError } from '../server/instance';
 import { createMappingSource } from '../server/mapping-source';
 import { isExposed, unauthenticatedWarning } from '../server/readiness';
@@ -47,6 +49,14 @@ function parseWorkers(text: string): number {
   return count;
 }
 
+function adminTokens(): AdminTokens {
+  try {
+    return adminTokensFrom(process.env);
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+}
+
 function tlsFiles(options: ServeOptions): ServeSettings['tls'] {
   if (!options.tlsCert && !options.tlsKey) {
     if (options.tlsClientCa) usageError('--tls-client-ca needs --tls-cert and --tls-key: client certificates are asked for during the TLS handshake');
@@ -60,7 +70,7 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   if (paths.length === 0) usageError('give a mapping directory or at least one mapping file, e.g. adapter-engine serve mappings/example.yaml');
   const port = parsePort(options.port ?? process.env.PORT ?? '8080', '--port');
   const adminPort = options.adminPort ?? process.env.ADMIN_PORT;
-  const admin = adminPort === undefined ? undefined : { port: parsePort(adminPort, '--admin-port'), host: options.adminHost };
+  const admin = adminPort === undefined ? undefined : { port: parsePort(adminPort, '--admin-port'), host: options.adminHost, tokens: adminTokens() };
   const shutdownTimeoutMs = Number(options.shutdownTimeout);
   if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) usageError(`--shutdown-timeout must be a whole number of milliseconds, got "${options.shutdownTimeout}"`);
   const workers = parseWorkers(options.workers);
@@ -102,10 +112,12 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
       }
     }
 
-    const log = createLogger({ level: options.logLevel });
+    // One registry for the engine and its log: what the engine masks in the journal and the outbox, the log masks too.
+    const secrets = createSecretRegistry();
+    const log = createLogger({ level: options.logLevel, secrets });
     const stateDir = stateDirOf(options.stateDir);
     const outbox = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
-    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, print: (line) => out.line(line) };
+    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, secrets, print: (line) => out.line(line) };
     try {
       if (worker) await serveWorker(settings);
       else if (workers > 1) await servePrimary(settings, workers, erp.url || erp.platformUrl ? { ERP_URL: erp.env.ERP_URL, PLATFORM_URL: erp.env.PLATFORM_URL, ERP_PUSH_SECRET: erp.env.ERP_PUSH_SECRET } : {});
@@ -143,7 +155,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('-p, --port <port>', 'port to listen on for the platform, 0 picks a free one (default: env PORT, else 8080)')
     .option('-H, --host <host>', 'address to listen on (default: all interfaces)')
     .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json, /requests (default: env ADMIN_PORT, else none)')
-    .option('--admin-host <host>', 'address of the admin listener', '127.0.0.1')
+    .option('--admin-host <host>', 'address of the admin listener; all but /health/live and /health/ready need Authorization: Bearer <token> with a token of env ADMIN_TOKENS (comma-separated) or the file ADMIN_TOKENS_FILE', '127.0.0.1')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')
     .option('--tls-client-ca <file>', 'require client certificates signed by this PEM CA (mutual TLS)')

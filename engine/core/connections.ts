@@ -26,8 +26,8 @@ function systemFingerprint(system: SystemSpec): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** `onTokenFetch` hears of every OAuth2 token fetch, with the token endpoint's origin. */
-export function createConnectionPool(http: HttpClient, onTokenFetch?: (erp: string, ok: boolean) => void): ConnectionPool {
+/** `onTokenFetch` hears of every OAuth2 token fetch, with the token endpoint's origin and the token it gave. */
+export function createConnectionPool(http: HttpClient, onTokenFetch?: (erp: string, ok: boolean, token?: string) => void): ConnectionPool {
   const connections = new Map<string, ErpConnection>();
   // A mapping's `system:` is frozen at load, so its digest is made once, not on every request (a
   // JSON.stringify and a SHA-256 were about 2% of a code lookup's CPU).
@@ -43,7 +43,7 @@ export function createConnectionPool(http: HttpClient, onTokenFetch?: (erp: stri
       let connection = connections.get(key);
       if (!connection) {
         const erp = system.auth.type === 'oauth2ClientCredentials' ? system.auth.tokenUrl.origin : system.baseUrl.origin;
-        connection = new ErpConnection(system, http, onTokenFetch && ((ok) => onTokenFetch(erp, ok)));
+        connection = new ErpConnection(system, http, onTokenFetch && ((ok, token) => onTokenFetch(erp, ok, token)));
         connections.set(key, connection);
       }
       return connection;

@@ -1,5 +1,6 @@
 import { createDeliverer, type Deliverer } from '../delivery/delivery';
 import type { Logger } from '../log';
+import type { Masker } from '../mapping/mask';
 import type { Mapping, SystemSpec } from '../mapping/model';
 import type { Meter } from '../metrics/meter';
 import type { OutboxStore } from '../outbox/store';
@@ -9,12 +10,13 @@ import { deliverPush } from '../pipeline/run-push';
 import type { ConnectionPool } from './connections';
 
 /** The outbox's background delivery, wired to the engine's ERP connections: an operation's event runs its flow, a push's is sent to the platform. */
-export function startDeliverer(deps: { store: OutboxStore; mappings: () => readonly Mapping[]; log: Logger; meter: Meter; now: () => number; pool: ConnectionPool }): Deliverer {
+export function startDeliverer(deps: { store: OutboxStore; mappings: () => readonly Mapping[]; log: Logger; mask: Masker; meter: Meter; now: () => number; pool: ConnectionPool }): Deliverer {
   const { store, log, meter, pool } = deps;
   return createDeliverer({
     store,
     mappings: deps.mappings,
     log,
+    mask: deps.mask,
     now: deps.now,
     deliver: async (mapping, target, event, deadlineMs) => {
       const eventLog = log.child({ requestId: event.requestId, mapping: mapping.name, event: event.id });

@@ -9,7 +9,7 @@ import { createHttpClient, type HttpClient } from '../http/client';
 import { createJournal, DEFAULT_JOURNAL_SIZE, type Journal } from '../journal/journal';
 import type { JournalEntry } from '../journal/journal-entry';
 import { silentLogger, type Logger } from '../log';
-import { createMasker } from '../mapping/mask';
+import { createSecretRegistry, type SecretRegistry } from '../mapping/secret-registry';
 import type { Mapping } from '../mapping/model';
 import { createErpProber, type ErpProbe } from '../metrics/erp-probe';
 import { addExpressionStats, type ExpressionTotals } from '../metrics/expression-stats';
@@ -30,7 +30,7 @@ import { requireStore, warnInsecure } from './mapping-checks';
 import type { EngineRequest } from './request';
 import { createRouteTable } from './routing';
 import { matchContractRoute } from './route';
-import { notFound } from './answer';
+import { notFound, secondsSince } from './answer';
 import { servePushRequest } from './serve-push';
 import type { Clock, EngineAnswer, EngineParts, RequestContext, RunOptions, Served } from './stage';
 
@@ -72,6 +72,11 @@ export interface EngineDeps {
    * DEFAULT_JOURNAL_SIZE per mapping in memory. close() closes it.
    */
   readonly journal?: Journal;
+  /**
+   * The secret values to mask in what the engine keeps and shows (journal, outbox answers) and in the log
+   * made with it (createLogger's `secrets`); the engine adds its mappings' and the OAuth2 tokens it fetches.
+   */
+  readonly secrets?: SecretRegistry;
 }
 
 export interface Engine {
@@ -94,6 +99,13 @@ export interface Engine {
   /** Background delivery of the outbox's events; undefined without a store. close() stops it. */
   readonly deliverer?: Deliverer;
   handle(request: EngineRequest, options?: RunOptions): Promise<EngineAnswer>;
+  /**
+   * The 401 answer (logged and counted) of a request whose headers alone show that its credentials are
+   * not accepted; undefined when they are, or when only its body can tell (a push's signature). The
+   * server asks before it reads a body, so an unauthenticated request never costs a body's memory;
+   * handle() checks again, whoever calls it.
+   */
+  refuse(request: EngineRequest): EngineAnswer | undefined;
   /** Whether the path is a push endpoint's, whose raw body the server keeps (a signature covers the bytes). */
   isPushPath(path: string): boolean;
   /** The request whose code is running now, if any. */
@@ -148,12 +160,18 @@ export function createEngine(deps: EngineDeps): Engine {
   const parts: EngineParts = { log, meter, clock: deps.clock ?? monotonic, journal, store, context: new AsyncLocalStorage<RequestContext>() };
   const routes = createRouteTable();
   const probeErp = createErpProber(http);
-  const pool = createConnectionPool(http, (erp, ok) => meter.tokenFetch({ erp, ok }));
-  const keep = createKeeper(journal);
-  const deliverer = store && startDeliverer({ store, mappings: () => served.mappings, log, meter, now: wallClock, pool });
+  const secrets = deps.secrets ?? createSecretRegistry();
+  secrets.serve(deps.mappings);
+  const pool = createConnectionPool(http, (erp, ok, token) => {
+    meter.tokenFetch({ erp, ok });
+    // Learned before the token is first sent: an ERP echoing it back finds it masked already.
+    if (token !== undefined) secrets.learn(token);
+  });
+  const keep = createKeeper(journal, secrets);
+  const deliverer = store && startDeliverer({ store, mappings: () => served.mappings, log, mask: secrets, meter, now: wallClock, pool });
   const wake = () => deliverer?.wake();
   const accept = store && createAcceptor(store, log, wallClock, wake);
-  const servePush = createPushServer({ store, checkAuth: checkInboundAuth, now: wallClock, log, meter, connection: (system) => pool.connectionFor(system), stored: wake });
+  const pushes = createPushServer({ store, checkAuth: checkInboundAuth, now: wallClock, log, meter, connection: (system) => pool.connectionFor(system), stored: wake });
   const prepared = prepareRoutes(deps.schemas ?? createSchemaRegistry());
   const fastPath = fastPathSupport();
   if (!fastPath.enabled) log.warn({ jsonataVersion: fastPath.jsonataVersion }, fastPath.reason ?? 'the expression fast path is off');
@@ -164,7 +182,7 @@ export function createEngine(deps: EngineDeps): Engine {
     if ('error' in located) return notFound(parts, request, located.error);
     const { mapping } = located;
     const pushName = pushNameOf(located.rest);
-    if (pushName !== undefined) return servePushRequest(parts, request, mapping, pushName, servePush, keep);
+    if (pushName !== undefined) return servePushRequest(parts, request, mapping, pushName, pushes.serve, keep);
     const refused = checkInboundAuth ? authenticate(parts, request, mapping) : undefined;
     if (refused) return refused;
     const match = matchContractRoute(routes, parts, request, mapping, located.rest);
@@ -186,6 +204,7 @@ export function createEngine(deps: EngineDeps): Engine {
       warnInsecure(log, mappings.filter((mapping) => !served.mappings.includes(mapping)));
       addExpressionStats(served.mappings.filter((mapping) => !mappings.includes(mapping)), retired);
       served = next;
+      secrets.serve(mappings);
       bodyLimitBytes = requestBodyLimit(mappings);
       pool.keepOnly(mappings.flatMap((mapping) => (mapping.platform ? [mapping.system, mapping.platform] : [mapping.system])));
     },
@@ -206,6 +225,17 @@ export function createEngine(deps: EngineDeps): Engine {
         meter.inFlight(-1);
       }
     },
+    refuse(request) {
+      const located = served.locate(request.path);
+      if ('error' in located) return undefined;
+      const { mapping } = located;
+      const started = parts.clock.now();
+      const asked: Served = { request, requestId: acceptedRequestId(request.requestId), started, startedAt: wallClock(), options: {} };
+      const pushName = pushNameOf(located.rest);
+      if (pushName === undefined) return checkInboundAuth ? authenticate(parts, asked, mapping) : undefined;
+      const pushed = pushes.refuseEarly(mapping, pushName, request, asked.requestId, () => secondsSince(parts, asked));
+      return pushed && { requestId: asked.requestId, status: pushed.status, body: pushed.body, headers: pushed.headers, mapping, push: pushed.push, pushResult: pushed.result, durationMs: parts.clock.now() - started };
+    },
     isPushPath(path) {
       const located = served.locate(path);
       return !('error' in located) && pushNameOf(located.rest) !== undefined;
@@ -218,8 +248,7 @@ export function createEngine(deps: EngineDeps): Engine {
     async describeRequest(id) {
       const entry = await journal.get(id);
       if (!entry || !store) return entry;
-      const mapping = served.mappings.find((candidate) => candidate.name === entry.mapping);
-      return withEventStates(entry, store, mapping && createMasker(mapping.secretValues));
+      return withEventStates(entry, store, secrets);
     },
     async close() {
       await deliverer?.stop();

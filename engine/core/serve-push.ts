@@ -1,5 +1,5 @@
 import type { Mapping } from '../mapping/model';
-import type { createPushServer } from '../pushes/push-request';
+import type { PushServer } from '../pushes/push-request';
 import { allOf } from '../trace/observer';
 import { traceRecorder } from '../trace/steps';
 import { secondsSince } from './answer';
@@ -10,7 +10,7 @@ import { stepsFor, type EngineAnswer, type EngineParts, type RequestContext, typ
  * The push stage, in place of authenticate → run operation for POST /push/<name>: the ERP's door, with
  * the push's own credentials (not the platform's inbound.auth), traced and journaled as a contract request is.
  */
-export async function servePushRequest(parts: EngineParts, served: Served, mapping: Mapping, pushName: string, servePush: ReturnType<typeof createPushServer>, keep: Keep): Promise<EngineAnswer> {
+export async function servePushRequest(parts: EngineParts, served: Served, mapping: Mapping, pushName: string, servePush: PushServer['serve'], keep: Keep): Promise<EngineAnswer> {
   const { request, requestId, started, options } = served;
   const steps = stepsFor(parts, served);
   const recorder = steps && traceRecorder(mapping.platform?.baseUrl ?? mapping.system.baseUrl, undefined, steps);

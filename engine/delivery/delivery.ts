@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { OperationFailure } from '../errors';
 import type { Logger } from '../log';
+import type { Masker } from '../mapping/mask';
 import type { CallSpec, FlowOperation, Mapping, OutboxSpec, PushSpec } from '../mapping/model';
 import type { AttemptOutcome, OutboxStore, StoredEvent } from '../outbox/store';
 
@@ -67,6 +68,8 @@ export interface DeliveryDeps {
   /** Sends one event through its operation's (or push's) calls; throws OperationFailure as a request would. */
   readonly deliver: (mapping: Mapping, target: DeliveryTarget, event: StoredEvent, deadlineMs: number) => Promise<void>;
   readonly log: Logger;
+  /** The secret values masked in the receiver's answer before it is stored (an ERP may echo the credentials it was sent). */
+  readonly mask: Masker;
   readonly now?: () => number;
   readonly onSettled?: (event: StoredEvent, verdict: Verdict['kind']) => void;
   /** Events delivered at once (the connection's maxConcurrency still limits the ERP calls). */
@@ -118,7 +121,10 @@ export function createDeliverer(deps: DeliveryDeps): Deliverer {
   let woken = false;
   let loop: Promise<void> | undefined;
 
-  async function settle(event: StoredEvent, verdict: Verdict, maxAgeMs: number): Promise<void> {
+  const masked = (outcome: AttemptOutcome): AttemptOutcome => ({ ...outcome, error: deps.mask.text(outcome.error), ...(outcome.body === undefined ? {} : { body: deps.mask.text(outcome.body) }) });
+
+  async function settle(event: StoredEvent, given: Verdict, maxAgeMs: number): Promise<void> {
+    const verdict: Verdict = given.kind === 'delivered' ? given : { ...given, outcome: masked(given.outcome) };
     const at = now();
     if (verdict.kind === 'delivered') {
       await deps.store.delivered(event.id, owner, at);

@@ -46,7 +46,7 @@ export class ErpConnection {
   /** The system's login answer (system.session), shared by every request to it. */
   readonly session = new SessionSlot();
 
-  constructor(readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean) => void) {
+  constructor(readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean, token?: string) => void) {
     this.limit = pLimit(system.maxConcurrency);
     // Per connection, below the credentials: the ERP's session cookies, and SAP's CSRF token over them.
     const session = system.cookies === 'session' ? withCookies(http) : http;

@@ -23,15 +23,15 @@ export class TokenSource {
     private readonly http: HttpClient,
     private readonly tls: TlsSpec | undefined,
     private readonly now: () => number = Date.now,
-    /** Told of every fetch and whether it gave a token (the engine counts them for metrics). */
-    private readonly onFetch: (ok: boolean) => void = () => undefined,
+    /** Told of every fetch and the token it gave (the engine counts them, and masks the token wherever it shows). */
+    private readonly onFetch: (ok: boolean, token?: string) => void = () => undefined,
   ) {}
 
   async get(timeoutMs: number): Promise<string> {
     if (this.cached && this.now() < this.cached.renewAt) return this.cached.token;
     this.inflight ??= this.fetch(timeoutMs).then(
       (token) => {
-        this.onFetch(true);
+        this.onFetch(true, token);
         return token;
       },
       (error: unknown) => {

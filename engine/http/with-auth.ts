@@ -18,7 +18,7 @@ function withHeader(request: OutboundRequest, name: string, value: string): Outb
   return { ...request, headers: { ...headers, [name]: value } };
 }
 
-export function createAuthenticator(auth: AuthSpec, http: HttpClient, tls: TlsSpec | undefined, onTokenFetch?: (ok: boolean) => void): Authenticator {
+export function createAuthenticator(auth: AuthSpec, http: HttpClient, tls: TlsSpec | undefined, onTokenFetch?: (ok: boolean, token?: string) => void): Authenticator {
   switch (auth.type) {
     case 'none':
       return { send: async (request) => ({ response: await http.send(request), sends: 1 }) };

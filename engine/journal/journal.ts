@@ -1,6 +1,5 @@
 import type { Logger } from '../log';
-import { createMasker, type Masker } from '../mapping/mask';
-import type { Mapping } from '../mapping/model';
+import type { Masker } from '../mapping/mask';
 import { listLimit, matchesFilter, type JournalFilter, type JournalRecord, type JournalStore, type JournalSummary } from './store';
 import { cappedEntry, type JournalEntry } from './journal-entry';
 import { maskStepNames } from '../trace/steps';
@@ -17,7 +16,8 @@ import { maskStepNames } from '../trace/steps';
 export interface Journal {
   /** Requests kept per mapping; 0 keeps none. */
   readonly size: number;
-  add(entry: JournalEntry, mapping: Mapping): void;
+  /** `mask`: the secret values to mask whenever the entry leaves (the engine's, which grow as it learns tokens). */
+  add(entry: JournalEntry, mask: Masker): void;
   /** Newest first. From the store when there is one (it also holds other processes' requests). */
   list(filter: JournalFilter): Promise<JournalSummary[]>;
   /** The entry, masked. */
@@ -114,17 +114,11 @@ function withQuery(path: string, query: JournalEntry['request']['query']): strin
 export function createJournal(options: { readonly size: number; readonly store?: JournalStore; readonly log?: Logger }): Journal {
   const { size, store, log } = options;
   const rings = new Map<string, Ring<Kept>>();
-  const maskers = new WeakMap<Mapping, Masker>();
   const byId = new Map<string, Kept>();
   let pending: Kept[] = [];
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
 
-  const maskerOf = (mapping: Mapping): Masker => {
-    let mask = maskers.get(mapping);
-    if (!mask) maskers.set(mapping, (mask = createMasker(mapping.secretValues)));
-    return mask;
-  };
   const read = (kept: Kept): JournalEntry => restored(kept.mask.json(kept.text));
   const summary = (kept: Kept): JournalSummary => {
     const request = JSON.parse(kept.mask.json(kept.request)) as JournalEntry['request'];
@@ -152,7 +146,7 @@ export function createJournal(options: { readonly size: number; readonly store?:
 
   return {
     size,
-    add(entry, mapping) {
+    add(entry, mask) {
       if (size === 0) return;
       let ring = rings.get(entry.mapping);
       if (!ring) rings.set(entry.mapping, (ring = new Ring<Kept>(size)));
@@ -168,7 +162,7 @@ export function createJournal(options: { readonly size: number; readonly store?:
       }
       const kept: Kept = {
         id: entry.id, requestId: entry.requestId, mapping: entry.mapping, operation: entry.operation, method: entry.request.method, result: entry.result,
-        success: entry.success, durationMs: entry.durationMs, at: Date.parse(entry.at), request: json.request, text: json.text, mask: maskerOf(mapping),
+        success: entry.success, durationMs: entry.durationMs, at: Date.parse(entry.at), request: json.request, text: json.text, mask,
       };
       const evicted = ring.push(kept);
       if (evicted) byId.delete(evicted.id);

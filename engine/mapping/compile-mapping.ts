@@ -83,6 +83,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   private callable: ReadonlySet<string> = new Set([...JSONATA_BUILTINS, ...HELPER_FUNCTIONS.map((helper) => helper.name), 'secret']);
   /** Set while an operation's expressions are compiled: their `calls.<name>` are checked against it. */
   private scope?: CallScope;
+  /** The mapping's functions that call $secret: an expression whose prelude defines one needs the binding too. */
+  private readonly secretFunctions = new Set<string>();
 
   /** Values of the variables `$secret("NAME")` reads, bound to the expressions that call it. */
   readonly secrets = new Map<string, string>();
@@ -104,6 +106,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
         this.report('EXPRESSION_SYNTAX', path, `functions.${name} must be a JSONata function, e.g. function($order) { ... }`);
         continue;
       }
+      if (secretCalls(compiled.tree).length > 0) this.secretFunctions.add(name);
       definitions.push({ name, text });
     }
     this.preludeFor = createPrelude(definitions);
@@ -139,13 +142,16 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
         this.envInExpression(path, pasted.names[0] ?? 'NAME');
         return undefined;
       }
-      const { compiled: expression, tree } = compileWithTree(text, this.limits, this.preludeFor(text));
+      const prelude = this.preludeFor(text);
+      const { compiled: expression, tree } = compileWithTree(text, this.limits, prelude);
       const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
       for (const call of unknownFunctionCalls(tree, this.callable)) {
         const hint = closest(call.name, [...this.callable]);
         this.report('FUNCTION_UNKNOWN', path, `$${call.name} is not a function: not JSONata's, not the engine's and not one of this mapping's functions${hint ? `; did you mean $${hint}?` : ''}`, this.source.insideString(path, offsetInString + call.offset));
       }
-      const bindings = this.secretBindings(secretCalls(tree), path, offsetInString);
+      // A function of the mapping that calls $secret (checked where it is defined) runs inside this expression's prelude.
+      const viaFunction = [...this.secretFunctions].some((name) => prelude.includes(`$${name} := `));
+      const bindings = this.secretBindings(secretCalls(tree), path, offsetInString, viaFunction);
       if (bindings === false) return undefined;
       // The properties, not a spread: `fastPath` is a getter that prepares the expression, which waits for the first evaluation.
       const properties = Object.getOwnPropertyDescriptors(expression);
@@ -174,8 +180,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   }
 
   /** The bindings of an expression's `$secret("NAME")` calls: undefined when it makes none, false when one is reported. */
-  private secretBindings(calls: readonly SecretCall[], path: readonly PathSegment[], offsetInString: number): Record<string, unknown> | undefined | false {
-    if (calls.length === 0) return undefined;
+  private secretBindings(calls: readonly SecretCall[], path: readonly PathSegment[], offsetInString: number, viaFunction: boolean): Record<string, unknown> | undefined | false {
+    if (calls.length === 0 && !viaFunction) return undefined;
     let ok = true;
     for (const call of calls) {
       const at = this.source.insideString(path, offsetInString + call.offset);

@@ -29,14 +29,20 @@ export function secretEnvValues(text: string, env: NodeJS.ProcessEnv): Secret[] 
     .flatMap((resolved) => ('value' in resolved && worthMasking(resolved.value) ? [new Secret(resolved.value)] : []));
 }
 
+/** An `Authorization: Basic` value as it goes on the wire: neither its user name nor its password shows in it. */
+function basicPair(username: string, password: string): Secret {
+  return new Secret(Buffer.from(`${username}:${password}`, 'utf8').toString('base64'));
+}
+
 /** The credentials the engine sends to a system it calls (the ERP, or the platform). */
 function outboundSecrets(system: SystemSpec): Secret[] {
   const values: Secret[] = [];
   const { auth } = system;
-  if (auth.type === 'basic') values.push(auth.password);
+  if (auth.type === 'basic') values.push(auth.password, basicPair(auth.username, auth.password.reveal()));
   if (auth.type === 'bearer') values.push(auth.token);
   if (auth.type === 'apiKey') values.push(auth.value);
-  if (auth.type === 'oauth2ClientCredentials') values.push(auth.clientSecret);
+  // The client's Basic header of the token request, as token-source.ts writes it (RFC 6749 2.3.1).
+  if (auth.type === 'oauth2ClientCredentials') values.push(auth.clientSecret, basicPair(encodeURIComponent(auth.clientId), encodeURIComponent(auth.clientSecret.reveal())));
   if (system.tls?.key) values.push(system.tls.key);
   return values;
 }
@@ -44,7 +50,7 @@ function outboundSecrets(system: SystemSpec): Secret[] {
 /** The credentials a caller presents to the engine (the platform under inbound.auth, the ERP on a push). */
 function inboundSecrets(auth: InboundSpec['auth'] | PushAuthSpec): Secret[] {
   if (auth.type === 'apiKey') return [...auth.keys];
-  if (auth.type === 'basic') return auth.users.map((user) => user.password);
+  if (auth.type === 'basic') return auth.users.flatMap((user) => [user.password, basicPair(user.username, user.password.reveal())]);
   if (auth.type === 'hmac') return [...auth.secrets];
   return [];
 }
@@ -108,14 +114,23 @@ function decodedOrAsIs(text: string): string {
 }
 
 /**
- * A masker for the given secret values (a mapping's `secretValues`), masked anywhere, and by name only the
+ * The forms a secret travels in besides its own: URL-encoded (a query parameter, a form field; `+` for a
+ * space in forms), Base64 (a header value). A `Bearer <token>` holds the token as it is.
+ */
+function secretForms(value: string): string[] {
+  const encoded = encodeURIComponent(value);
+  return [...new Set([value, encoded, encoded.replace(/%20/g, '+'), Buffer.from(value, 'utf8').toString('base64')])];
+}
+
+/**
+ * A masker for the given secret values (a mapping's `secretValues`) in each of their forms, masked anywhere, and by name only the
  * credential headers and the `names` the mapping declares: other names are not judged, as OData's
  * `$skiptoken` holds the position of the next page and a dry run that hides it cannot show the pages.
  */
 export function createMasker(secretValues: readonly Secret[], names: SecretNames = { headers: [], query: [] }): Masker {
   const headerNames = new Set([...CREDENTIAL_HEADERS, ...names.headers.map((name) => name.toLowerCase())]);
   const queryNames = new Set(names.query);
-  const secrets = [...new Set(secretValues.map((secret) => secret.reveal()).filter(worthMasking))].sort((a, b) => b.length - a.length);
+  const secrets = [...new Set(secretValues.flatMap((secret) => (worthMasking(secret.reveal()) ? secretForms(secret.reveal()) : [])))].sort((a, b) => b.length - a.length);
   const text = (value: string) => secrets.reduce((masked, secret) => masked.split(secret).join(MASK), value);
   const deep = (value: unknown): unknown => {
     if (typeof value === 'string') return text(value);

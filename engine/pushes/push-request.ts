@@ -9,6 +9,7 @@ import type { TraceObserver } from '../trace/observer';
 import { verdictOf, type Verdict } from '../delivery/delivery';
 import type { Meter } from '../metrics/meter';
 import { acceptPush, type PushRequest } from './push';
+import { checkPushHeaders, type InboundVerdict } from '../access/inbound-auth';
 
 /**
  * A push request answered in HTTP terms: 202 with the event ids once stored, 400 with every problem,
@@ -21,7 +22,7 @@ export type PushBody =
   | { readonly events: readonly string[]; readonly duplicate: boolean }
   | { readonly error: string; readonly problems?: readonly Problem[] };
 
-export interface PushServed {
+interface PushServed {
   readonly status: number;
   readonly body: PushBody;
   readonly headers: Readonly<Record<string, string>>;
@@ -45,7 +46,17 @@ export interface PushServerDeps {
   readonly stored: () => void;
 }
 
-export function createPushServer(deps: PushServerDeps) {
+export interface PushServer {
+  serve(mapping: Mapping, name: string, request: PushRequest, requestId: string, seconds: () => number, observer?: TraceObserver): Promise<PushServed>;
+  /**
+   * The 401 of a push whose headers already show it is not allowed in (an API key or Basic not accepted, a
+   * signature missing or stale), before its body is read; undefined when it may go on (a signature is
+   * checked over the body by serve).
+   */
+  refuseEarly(mapping: Mapping, name: string, request: PushRequest, requestId: string, seconds: () => number): PushServed | undefined;
+}
+
+export function createPushServer(deps: PushServerDeps): PushServer {
   const onCall = (mapping: Mapping) => (report: CallReport) => deps.meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds });
 
   async function deliverNow(mapping: Mapping, push: PushSpec, inputs: readonly unknown[], requestId: string, observer?: TraceObserver): Promise<PushServed['delivery']> {
@@ -60,13 +71,25 @@ export function createPushServer(deps: PushServerDeps) {
     }
   }
 
-  return async function serve(mapping: Mapping, name: string, request: PushRequest, requestId: string, seconds: () => number, observer?: TraceObserver): Promise<PushServed> {
-    const operation = `push/${name}`;
-    const idHeader = { 'x-request-id': requestId };
-    const answer = (status: number, result: string, body: PushBody, extra: Record<string, string> = {}, push?: PushSpec, input?: unknown): PushServed => {
-      deps.meter.request({ mapping: mapping.name, operation, result, seconds: seconds() });
-      return { status, body, headers: { ...idHeader, ...extra }, push, result, input };
-    };
+  const answerer = (mapping: Mapping, name: string, requestId: string, seconds: () => number) => (status: number, result: string, body: PushBody, extra: Record<string, string> = {}, push?: PushSpec, input?: unknown): PushServed => {
+    deps.meter.request({ mapping: mapping.name, operation: `push/${name}`, result, seconds: seconds() });
+    return { status, body, headers: { 'x-request-id': requestId, ...extra }, push, result, input };
+  };
+  const refused = (mapping: Mapping, push: PushSpec, requestId: string, verdict: Extract<InboundVerdict, { ok: false }>, answer: ReturnType<typeof answerer>): PushServed => {
+    deps.meter.refused({ mapping: mapping.name, reason: verdict.reason });
+    deps.log.warn({ requestId, mapping: mapping.name, push: push.name, reason: verdict.reason }, `push refused: ${verdict.message}`);
+    return answer(401, 'Refused', { error: `authentication required: ${verdict.message}` }, { 'www-authenticate': verdict.challenge }, push);
+  };
+
+  function refuseEarly(mapping: Mapping, name: string, request: PushRequest, requestId: string, seconds: () => number): PushServed | undefined {
+    const push = mapping.pushes.get(name);
+    if (!deps.checkAuth || !push || request.method.toUpperCase() !== 'POST') return undefined;
+    const verdict = checkPushHeaders(push.auth, request.headers ?? {}, deps.now(), `adapter-engine/${mapping.name}/push/${push.name}`);
+    return verdict.ok ? undefined : refused(mapping, push, requestId, verdict, answerer(mapping, name, requestId, seconds));
+  }
+
+  async function serve(mapping: Mapping, name: string, request: PushRequest, requestId: string, seconds: () => number, observer?: TraceObserver): Promise<PushServed> {
+    const answer = answerer(mapping, name, requestId, seconds);
     const push = mapping.pushes.get(name);
     if (!push) return answer(404, 'NotFound', { error: `no push endpoint "${name}"; this mapping has ${[...mapping.pushes.keys()].join(', ') || 'none'}` });
     if (request.method.toUpperCase() !== 'POST') return answer(405, 'MethodNotAllowed', { error: `${request.method} is not allowed on ${request.path}; a push is a POST` }, { allow: 'POST' }, push);
@@ -81,9 +104,7 @@ export function createPushServer(deps: PushServerDeps) {
     }
     switch (outcome.kind) {
       case 'refused':
-        deps.meter.refused({ mapping: mapping.name, reason: outcome.verdict.reason });
-        pushLog.warn({ reason: outcome.verdict.reason }, `push refused: ${outcome.verdict.message}`);
-        return answer(401, 'Refused', { error: `authentication required: ${outcome.verdict.message}` }, { 'www-authenticate': outcome.verdict.challenge }, push);
+        return refused(mapping, push, requestId, outcome.verdict, answer);
       case 'invalid':
         pushLog.warn({ problems: outcome.problems }, outcome.message);
         return answer(400, 'Invalid', { error: outcome.message, problems: outcome.problems }, {}, push, outcome.input);
@@ -106,5 +127,7 @@ export function createPushServer(deps: PushServerDeps) {
         return { ...served, delivery: await deliverNow(mapping, push, events.map((event) => event.input), requestId, observer) };
       }
     }
-  };
+  }
+
+  return { serve, refuseEarly };
 }

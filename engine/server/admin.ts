@@ -1,12 +1,17 @@
 import Koa from 'koa';
+import { isOneOf } from '../access/inbound-auth';
 import type { JournalEntry } from '../journal/journal-entry';
 import { filterFromQuery } from '../journal/query';
 import type { JournalFilter, JournalSummary } from '../journal/store';
+import type { AdminTokens } from './admin-tokens';
 
 /**
  * The operator's listener, on its own port (never the platform's): liveness, readiness, metrics, the
- * contract document and the request journal (`/requests`, secrets masked). Read-only, so it has no credentials of its own; it listens on 127.0.0.1
- * unless the operator chooses otherwise (--admin-host).
+ * contract document and the request journal (`/requests`, secrets masked). It listens on 127.0.0.1 unless
+ * the operator chooses otherwise (--admin-host), and everything but the probes needs
+ * `Authorization: Bearer <token>` with one of the admin tokens (ADMIN_TOKENS): the journal holds every
+ * request body. The probes answer without one, as a Kubernetes probe cannot send it easily; without a
+ * token, /health/ready says only whether the server is ready, its details need the token.
  */
 export interface AdminSources {
   readonly ready: () => Promise<{ readonly ready: boolean }>;
@@ -19,7 +24,16 @@ export interface AdminSources {
 
 const ENDPOINTS = '/health/live, /health/ready, /metrics, /openapi.json, /requests and /requests/{id}';
 
-export function createAdminApp(sources: AdminSources): Koa {
+const PROBES = new Set(['/health/live', '/health/ready']);
+
+/** Whether the request carries one of the tokens (compared in constant time, each of them). */
+function authorised(header: string | undefined, tokens: AdminTokens): boolean {
+  const given = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+  const accepted = tokens.current();
+  return given !== undefined && accepted.length > 0 && isOneOf(given, accepted);
+}
+
+export function createAdminApp(sources: AdminSources, tokens: AdminTokens): Koa {
   const started = Date.now();
   const koa = new Koa();
   koa.use(async (ctx) => {
@@ -29,6 +43,17 @@ export function createAdminApp(sources: AdminSources): Koa {
       ctx.body = { error: `${ctx.method} is not allowed; the admin endpoints only answer GET` };
       return;
     }
+    const allowed = authorised(ctx.get('authorization'), tokens);
+    if (!allowed && !PROBES.has(ctx.path)) {
+      ctx.status = 401;
+      ctx.set('www-authenticate', 'Bearer realm="adapter-engine admin"');
+      ctx.body = {
+        error: tokens.current().length === 0
+          ? `${ctx.path} needs a token, and the server has none: start serve with ADMIN_TOKENS (or ADMIN_TOKENS_FILE) and send Authorization: Bearer <token>`
+          : `${ctx.path} needs Authorization: Bearer <token> with one of the server's admin tokens (${tokens.from})`,
+      };
+      return;
+    }
     switch (ctx.path) {
       case '/health/live':
         ctx.body = { live: true, pid: process.pid, uptimeSeconds: Math.round((Date.now() - started) / 1000) };
@@ -36,7 +61,8 @@ export function createAdminApp(sources: AdminSources): Koa {
       case '/health/ready': {
         const readiness = await sources.ready();
         ctx.status = readiness.ready ? 200 : 503;
-        ctx.body = readiness;
+        // The details name files, mappings and the outbox's state: for the operator, not for anyone who can reach the port.
+        ctx.body = allowed ? readiness : { ready: readiness.ready };
         return;
       }
       case '/metrics': {

@@ -16,7 +16,7 @@ import type { Readiness } from './readiness';
 /**
  * `serve --workers N`: N processes share the platform's port (node:cluster hands connections out). The
  * primary serves no request itself: it keeps the workers running (a worker that dies is replaced), runs
- * the admin listener with metrics summed over the workers (prom-client's AggregatorRegistry), passes
+ * the admin listener with the workers' metrics merged (prom-client's AggregatorRegistry; see metrics.ts), passes
  * reloads on to every worker, and on SIGTERM lets each worker drain before it exits.
  */
 
@@ -47,7 +47,6 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   const { log } = settings;
   const aggregator = new AggregatorRegistry();
   const own = new Registry();
-  const workersGauge = new Gauge({ name: 'adapter_workers', help: 'Worker processes serving the platform.', registers: [own] });
   const restarts = new Counter({ name: 'adapter_worker_restarts_total', help: 'Workers that ended unexpectedly and were replaced.', registers: [own] });
   const removeGuards = installProcessGuards({ currentRequest: () => undefined }, log);
   let stopping = false;
@@ -66,6 +65,8 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     return worker;
   };
   const workers = () => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+  // Counted at each scrape: a worker replaced after it died is one again as soon as it is forked.
+  new Gauge({ name: 'adapter_workers', help: 'Worker processes serving the platform.', registers: [own], collect() { this.set(workers().length); } });
   // A worker may be dying between isConnected() and the write (EPIPE): with a callback the error comes
   // here instead of as an uncaught exception of the primary; the exit handler replaces that worker.
   const send = (message: ToWorker) => {
@@ -80,7 +81,6 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     });
   });
   cluster.on('exit', (worker, code, signal) => {
-    workersGauge.set(workers().length);
     if (stopping) return;
     restarts.inc();
     log.error({ pid: worker.process.pid, code, signal }, 'a worker ended unexpectedly; starting a new one');
@@ -99,7 +99,6 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   // Before the first "listening" line (see onSignals). A reload while workers start reaches the ones forked; the others read the files as they start.
   const signals = onSignals(() => reload(true));
   for (let index = 0; index < workerCount; index += 1) fork();
-  workersGauge.set(workerCount);
   const port = await listening;
   for (const line of listeningLines(settings, port, settings.initial.mappings.map((mapping) => mapping.name))) settings.print(line);
 
@@ -118,9 +117,12 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   const readiness = async (): Promise<Readiness & { readonly workers: readonly { pid: number; ready: boolean }[] }> => {
     const all = [...(await ask({ type: 'adapter:ready?' })).entries()] as [number, Readiness][];
     const first = all[0]?.[1];
+    // The workers share one outbox store: any worker's figures are the server's.
+    const outbox = all.find(([, answer]) => answer.outbox !== undefined)?.[1].outbox;
     return {
       ready: all.length === workerCount && all.every(([, answer]) => answer.ready),
       mappings: first?.mappings ?? [],
+      ...(outbox ? { outbox } : {}),
       workers: all.map(([pid, answer]) => ({ pid, ready: answer.ready })),
     };
   };
@@ -156,7 +158,7 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   new AggregatorRegistry();
   AggregatorRegistry.setRegistries([metrics.registry]);
   const { outbox, journal } = await openState(settings, log);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal });
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets });
   const removeGuards = installProcessGuards(instance.engine, log);
   const signals = onSignals(() => instance.reload({ force: true }));
   const toPrimary = (message: ToPrimary) => process.send?.(message);

@@ -1,11 +1,19 @@
 import type http from 'node:http';
 import type https from 'node:https';
-import type net from 'node:net';
+import net from 'node:net';
 
 /**
- * A graceful stop: no new connections, idle keep-alive connections closed at once, every request in
- * flight answered (its connection then closes), and after `timeoutMs` whatever is left is cut.
+ * A graceful stop: no new connections; every request that arrives on an open connection is answered with
+ * `Connection: close` (its client then opens a new connection, to another replica); a keep-alive connection
+ * that stays idle for IDLE_GRACE_MS is closed; after `timeoutMs` whatever is left is cut.
+ *
+ * Idle keep-alive connections are not closed at once: a client (a load balancer) may be writing its next
+ * request on one at that very moment, and it would see a reset (9 of 30 busy connections were). Answering
+ * that request with `Connection: close` ends the connection cleanly. Only a client that stays silent for
+ * the grace and then sends exactly as the connection closes can still meet a closed connection.
  */
+const IDLE_GRACE_MS = 1000;
+
 export interface DrainResult {
   /** Every request in flight was answered before the timeout. */
   readonly finished: boolean;
@@ -23,6 +31,10 @@ export interface RequestTracker {
   closing(): void;
   /** Destroys every connection; returns how many still carried an unanswered request. */
   cut(): number;
+  /** Connections open now (TLS handshakes included). */
+  readonly connections: number;
+  /** Resolves when no connection is open. */
+  allClosed(): Promise<void>;
 }
 
 /** Call right after creating the server, before it listens, so that every connection is seen. */
@@ -32,10 +44,14 @@ export function trackRequests(server: http.Server | https.Server): RequestTracke
   // still in its TLS handshake (a silent TCP probe), and server.close() would wait for it for minutes.
   const sockets = new Set<net.Socket>();
   const waiters: (() => void)[] = [];
+  const closedWaiters: (() => void)[] = [];
   let closing = false;
   server.on('connection', (socket: net.Socket) => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    socket.once('close', () => {
+      sockets.delete(socket);
+      if (sockets.size === 0) for (const wake of closedWaiters.splice(0)) wake();
+    });
   });
   server.on('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
     open.add(response);
@@ -50,6 +66,10 @@ export function trackRequests(server: http.Server | https.Server): RequestTracke
       return open.size;
     },
     idle: () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    get connections() {
+      return sockets.size;
+    },
+    allClosed: () => (sockets.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => closedWaiters.push(resolve))),
     closing() {
       closing = true;
       // Responses already under way: their keep-alive connection ends once they are answered.
@@ -65,19 +85,26 @@ export function trackRequests(server: http.Server | https.Server): RequestTracke
 }
 
 /** Never rejects, and never outlives `timeoutMs` by more than the time sockets take to close. */
-export async function drain(server: http.Server | https.Server, tracker: RequestTracker, options: { readonly timeoutMs: number }): Promise<DrainResult> {
+export async function drain(server: http.Server | https.Server, tracker: RequestTracker, options: { readonly timeoutMs: number; readonly idleGraceMs?: number }): Promise<DrainResult> {
   const started = performance.now();
   const inFlightAtStart = tracker.inFlight;
   tracker.closing();
-  // Stops accepting at once: a new connection is refused. (Not listening: already closed, nothing to await.)
-  const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-  server.closeIdleConnections();
+  // Stops accepting at once: a new connection is refused. net.Server's close, not http.Server's, which
+  // would also close every idle keep-alive connection at once (see IDLE_GRACE_MS).
+  // (Not listening: already closed, nothing to await.)
+  const closed = server.listening ? new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve())) : Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
     // A stop must never be what keeps the process alive.
     timer.unref();
   });
+  if (tracker.connections > 0) {
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, Math.min(options.idleGraceMs ?? IDLE_GRACE_MS, options.timeoutMs)).unref());
+    await Promise.race([grace, tracker.allClosed()]);
+  }
+  // Whatever is idle now was idle for the grace: closed; a connection still answering closes after its answer.
+  server.closeIdleConnections();
   const finished = (await Promise.race([tracker.idle().then(() => 'idle' as const), deadline])) === 'idle';
   // Nothing is being answered now (or the time is up): what remains is idle keep-alive connections,
   // requests that began arriving during the drain, and TLS handshakes. Cut them rather than wait.

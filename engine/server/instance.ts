@@ -5,6 +5,7 @@ import { openApiDocument } from '../contract/openapi';
 import { createEngine, type Engine } from '../core/engine';
 import type { Journal } from '../journal/journal';
 import type { Logger } from '../log';
+import type { SecretRegistry } from '../mapping/secret-registry';
 import { engineVersion } from '../paths';
 import { createHttpApp } from './app';
 import { drain, trackRequests, type DrainResult } from './drain';
@@ -30,6 +31,7 @@ export interface InstanceSettings {
   readonly metrics: EngineMetrics;
   readonly outbox?: OutboxStore;
   readonly journal?: Journal;
+  readonly secrets?: SecretRegistry;
 }
 
 export interface Instance {
@@ -75,11 +77,14 @@ function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetrics): vo
 export function startInstance(settings: InstanceSettings): Instance {
   const { source, log, metrics } = settings;
   const { outbox } = settings;
-  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal });
+  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets });
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
-  for (const state of settings.initial.states) if (state.mapping) metrics.reload({ mapping: state.mapping.name, ok: true });
-  const server = createListener(createHttpApp(engine).callback(), settings.tls);
+  for (const state of settings.initial.states) if (state.mapping) metrics.loaded(state.mapping.name);
+  const handler = createHttpApp(engine).callback();
+  const server = createListener(handler, settings.tls);
+  // Requests with `Expect: 100-continue` go to the app unanswered: it sends 100 Continue once their credentials are accepted.
+  server.on('checkContinue', handler);
   const tracker = trackRequests(server);
   return {
     engine,

@@ -7,11 +7,19 @@ import { EVENT_KINDS, type KindStats, type OutboxStats } from '../outbox/store';
  * The engine's metrics in the Prometheus text format. One registry per server (never prom-client's
  * global one), so tests and several engines in one process do not share counters. The names are the
  * operator's interface (alerts and dashboards use them): docs/operations.md lists them; keep them.
+ *
+ * With --workers the primary merges the workers' registries (prom-client's AggregatorRegistry), by each
+ * metric's `aggregator`: what each worker counts or serves adds up (the default, sum), but what every
+ * worker reads from one place, or has done each for the whole server, does not. The outbox gauges are the
+ * shared store's figures (max: the same figure read at nearly the same time); a mapping's last load is ok
+ * only when it is in every worker (min); a reload reaches every worker, so it is counted once (max).
  */
 export interface EngineMetrics extends Meter {
   readonly registry: Registry;
-  /** A mapping file was (re)loaded: ok, or refused and the last good one kept. */
+  /** A mapping file was reloaded after start: ok, or refused and the last good one kept. */
   reload(report: { readonly mapping: string; readonly ok: boolean }): void;
+  /** A mapping served from the start: its load is ok, and it is no reload. */
+  loaded(mapping: string): void;
   /** Forget a mapping's reload state when its file is removed. */
   removed(mapping: string): void;
   /** Where the expression totals come from (the engine, once it exists). */
@@ -40,13 +48,13 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   const skipped = new Counter({ name: 'adapter_records_skipped_total', help: 'Records (work orders, items) left out of a list answer because they did not match the contract (onInvalidRecord: skip).', labelNames: ['mapping', 'operation'], registers });
   const cache = new Counter({ name: 'adapter_cache_lookups_total', help: 'Answer cache lookups of calls with a cache.', labelNames: ['mapping', 'call', 'outcome'], registers });
   const tokens = new Counter({ name: 'adapter_oauth2_token_fetches_total', help: 'OAuth2 token fetches, by token endpoint and outcome (ok, failed).', labelNames: ['erp', 'outcome'], registers });
-  const reloads = new Counter({ name: 'adapter_mapping_reloads_total', help: 'Mapping loads after start (SIGHUP, --watch), by outcome (ok, failed).', labelNames: ['mapping', 'outcome'], registers });
-  const lastReload = new Gauge({ name: 'adapter_mapping_last_reload_ok', help: '1 when the last load of the mapping file succeeded, 0 when it failed and the last good mapping is still served.', labelNames: ['mapping'], registers });
+  const reloads = new Counter({ name: 'adapter_mapping_reloads_total', help: 'Mapping loads after start (SIGHUP, --watch), by outcome (ok, failed).', labelNames: ['mapping', 'outcome'], registers, aggregator: 'max' });
+  const lastReload = new Gauge({ name: 'adapter_mapping_last_reload_ok', help: '1 when the last load of the mapping file succeeded, 0 when it failed and the last good mapping is still served.', labelNames: ['mapping'], registers, aggregator: 'min' });
   const outboxSettled = new Counter({ name: 'adapter_outbox_deliveries_total', help: 'Outbox delivery attempts by kind (event: the platform\'s, to the ERP; push: the ERP\'s, to the platform; operation is then the push\'s name) and how they ended: delivered, retry (the receiver could not take it now), dead (not retried any more).', labelNames: ['mapping', 'kind', 'operation', 'outcome'], registers });
   let outboxStats: (() => Promise<OutboxStats>) | undefined;
   // One series per kind: event (the platform's events, to the ERP) and push (the ERP's pushes, to the platform).
   const outboxGauge = (name: string, help: string, read: (stats: KindStats) => number) => new Gauge({
-    name, help: `${help} By kind: event (the platform's, to the ERP), push (the ERP's, to the platform).`, labelNames: ['kind'], registers,
+    name, help: `${help} By kind: event (the platform's, to the ERP), push (the ERP's, to the platform).`, labelNames: ['kind'], registers, aggregator: 'max',
     async collect() {
       if (!outboxStats) return;
       try {
@@ -103,6 +111,9 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     reload({ mapping, ok }) {
       reloads.inc({ mapping, outcome: ok ? 'ok' : 'failed' });
       lastReload.set({ mapping }, ok ? 1 : 0);
+    },
+    loaded(mapping) {
+      lastReload.set({ mapping }, 1);
     },
     removed(mapping) {
       lastReload.remove({ mapping });

@@ -1,4 +1,6 @@
 import type { Logger } from '../log';
+import type { SecretRegistry } from '../mapping/secret-registry';
+import type { AdminTokens } from './admin-tokens';
 import type { TlsFiles } from './listener';
 import type { StateLocation } from '../state/state-store';
 import type { LoadReport, MappingSource } from './mapping-source';
@@ -12,7 +14,7 @@ export interface ServeSettings {
   readonly host?: string;
   readonly tls?: TlsFiles;
   /** No admin listener when undefined. */
-  readonly admin?: { readonly port: number; readonly host: string };
+  readonly admin?: { readonly port: number; readonly host: string; readonly tokens: AdminTokens };
   readonly watch: boolean;
   readonly shutdownTimeoutMs: number;
   /** Where outbox events are kept; opened when a mapping uses delivery: outbox, or when given explicitly. */
@@ -20,6 +22,8 @@ export interface ServeSettings {
   /** Requests the journal keeps per mapping (0: none); in the state store too when the server has one. */
   readonly journalSize: number;
   readonly log: Logger;
+  /** The secret values the engine masks, and the log with it. */
+  readonly secrets: SecretRegistry;
   /** Lines for the operator's terminal (the listening addresses). */
   readonly print: (line: string) => void;
 }

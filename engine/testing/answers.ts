@@ -3,7 +3,7 @@ import type { AnswerSource } from '../trace/steps';
 import type { MappingIssue } from '../errors';
 import { CSRF_TOKEN_CALL } from '../http/csrf';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
-import type { Operation } from '../mapping/model';
+import type { Operation, SystemSpec } from '../mapping/model';
 import type { PathSegment, YamlSource } from '../mapping/yaml-source';
 import { compileShape, issueAt, readCheckedYaml } from '../mapping/yaml-file';
 
@@ -55,10 +55,20 @@ function listOf(answers: RecordedAnswer | readonly RecordedAnswer[]): readonly R
   return Array.isArray(answers) ? answers : [answers as RecordedAnswer];
 }
 
+/**
+ * The names an answer may be recorded under: the operation's calls, and the login of the system's
+ * session (system.session), which is made before them and so needs an answer too.
+ */
+export function answerableCalls(operation: Operation | undefined, system: SystemSpec): string[] {
+  if (operation?.mode !== 'flow') return [];
+  const calls = operation.calls.map((call) => call.name);
+  return system.session && calls.length > 0 ? [system.session.login.name, ...calls] : calls;
+}
+
 /** Checks what the schema cannot: exclusive keys, and call names the operation really makes. */
-export function checkAnswers(source: YamlSource, at: readonly PathSegment[], answers: RecordedAnswers, operation: Operation | undefined): MappingIssue[] {
+export function checkAnswers(source: YamlSource, at: readonly PathSegment[], answers: RecordedAnswers, operation: Operation | undefined, system: SystemSpec): MappingIssue[] {
   const issues: MappingIssue[] = [];
-  const calls = operation?.mode === 'flow' ? operation.calls.map((call) => call.name) : [];
+  const calls = answerableCalls(operation, system);
   for (const [name, given] of Object.entries(answers)) {
     if (!calls.includes(name)) {
       const made = calls.length > 0 ? `it makes: ${calls.join(', ')}` : 'it makes no calls';

@@ -8,7 +8,7 @@ import { checkMappingFile } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
 import { parseYamlSource, type PathSegment, type YamlSource } from '../mapping/yaml-source';
 import { measureCoverage, type Coverage } from './coverage';
-import { checkAnswers, createAnsweringClient, type AnsweringClient } from './answers';
+import { answerableCalls, checkAnswers, createAnsweringClient, type AnsweringClient } from './answers';
 import { noMasking } from '../mapping/mask';
 import { partialMatch, type Mismatch } from './partial-match';
 import { resolveOperation } from './resolve-operation';
@@ -200,8 +200,8 @@ export async function runTestFile(filePath: string, extraEnv: Readonly<Record<st
       issues.push(issueAt(source, [...at, 'expect', 'result'], 'UNKNOWN_RESULT', `"${testCase.expect.result}" is not a result of ${route.method} ${route.path}; use one of: ${Object.keys(route.results).join(', ')}`));
     }
     const operation = mapping.operations.get(route.operationId);
-    if (testCase.answers) issues.push(...checkAnswers(source, [...at, 'answers'], testCase.answers, operation));
-    const calls = operation?.mode === 'flow' ? operation.calls.map((call) => call.name) : [];
+    if (testCase.answers) issues.push(...checkAnswers(source, [...at, 'answers'], testCase.answers, operation, mapping.system));
+    const calls = answerableCalls(operation, mapping.system);
     for (const name of Object.keys(testCase.expect.requests ?? {})) {
       if (!calls.includes(name)) issues.push(issueAt(source, [...at, 'expect', 'requests', name], 'UNKNOWN_CALL_NAME', `"${name}" is not a call of ${route.operationId}${calls.length ? `; it makes: ${calls.join(', ')}` : '; it makes no calls'}`, true));
     }

@@ -17,8 +17,12 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** The admin token every `serve` of the tests accepts (cliEnv sets ADMIN_TOKENS), and the header that sends it. */
+export const ADMIN_TOKEN = 'test-admin-token-1';
+export const ADMIN_AUTH = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
 /**
- * The environment of a test run: no colour, no inherited ERP_URL, plus what the test sets. A test that
+ * The environment of a test run: no colour, no inherited ERP_URL, the admin token, plus what the test sets. A test that
  * points ERP_URL at an ERP also gets the example's push settings (EXAMPLE_PUSH_ENV) unless it sets its
  * own; one without ERP_URL runs the example's own set-up (--example-erp) or checks unset variables.
  */
@@ -27,7 +31,7 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   // --example-erp's stand-ins take free ports unless the test names them: test files run side by side,
   // and two on the default 8081/8082 failed one of them at random.
   const env: NodeJS.ProcessEnv = {
-    ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent', ADAPTER_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'adapter-state-')), ERP_PORT: '0', PLATFORM_PORT: '0',
+    ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent', ADAPTER_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'adapter-state-')), ERP_PORT: '0', PLATFORM_PORT: '0', ADMIN_TOKENS: ADMIN_TOKEN,
     ...('ERP_URL' in extra ? EXAMPLE_PUSH_ENV : {}), ...extra,
   };
   delete env.FORCE_COLOR;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, startRecordingErp, startServe, stoppedAfterEach, tempDir, writeFile } from './cli-process';
+import { ADMIN_AUTH, runCli, startRecordingErp, startServe, stoppedAfterEach, tempDir, writeFile } from './cli-process';
 
 /**
  * Support staff's tools on the real binary against a real stand-in ERP: the journal of a running server
@@ -129,7 +129,7 @@ describe('adapter-engine requests', () => {
   it('lists the requests of every worker with --workers', async () => {
     const { serving, admin } = await servedWithErp(ANSWER, ['--workers', '2']);
     for (let i = 0; i < 6; i += 1) await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=47${i}`, { headers: { connection: 'close' } });
-    const listed = await (await fetch(`${admin}/requests?limit=100`)).json() as { requests: { path: string }[] };
+    const listed = await (await fetch(`${admin}/requests?limit=100`, { headers: ADMIN_AUTH })).json() as { requests: { path: string }[] };
     expect(listed.requests.map((r) => r.path).sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `/WorkOrders/Code?Code=47${i}`));
   }, 60_000);
 });

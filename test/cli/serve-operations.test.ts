@@ -4,7 +4,7 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
-import { ROOT, runCli, startRecordingErp, startServe, tempDir, writeFile, stoppedAfterEach } from './cli-process';
+import { ADMIN_AUTH, ROOT, runCli, startRecordingErp, startServe, tempDir, writeFile, stoppedAfterEach } from './cli-process';
 
 /**
  * `serve` as an operator runs it: real child processes, real signals, real sockets. Every load loop is
@@ -36,8 +36,9 @@ async function label(url: string): Promise<{ status: number; label?: string }> {
   return { status: response.status, label: body.data?.label };
 }
 
+/** GET with the admin token (the admin listener asks for it; the platform's port ignores it). */
 async function json(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+  const response = await fetch(url, { headers: ADMIN_AUTH, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -99,7 +100,7 @@ describe('serve: admin listener', () => {
     // GetItem caches the ERP's answers: A-100 twice is one call and one cache hit.
     for (const [index, item] of ['A-100', 'A-100', 'A-101'].entries()) await fetch(`${serving.urls[0]}/Items/${item}`, { headers: { 'x-request-id': `req-${index}` } });
     await fetch(`${serving.urls[0]}/Nowhere`);
-    const metrics = await fetch(`${admin}/metrics`);
+    const metrics = await fetch(`${admin}/metrics`, { headers: ADMIN_AUTH });
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await metrics.text();
     expect(text).toContain('adapter_requests_total{mapping="example",operation="GetItem",result="Succeed"} 3');
@@ -145,7 +146,7 @@ describe('serve: reload without restart', () => {
       return ready.mappings.some((entry) => entry.file.endsWith('b.yaml') && !entry.lastReload.ok && entry.mapping === 'b' && /b\.yaml:\d+:\d+/.test(entry.lastReload.problems[0] ?? ''));
     }, 'b reported as not reloaded, last good one serving');
     expect(await label(`${origin}/b`)).toEqual({ status: 200, label: 'b-v1' });
-    expect(await (await fetch(`${admin}/metrics`)).text()).toContain('adapter_mapping_last_reload_ok{mapping="b"} 0');
+    expect(await (await fetch(`${admin}/metrics`, { headers: ADMIN_AUTH })).text()).toContain('adapter_mapping_last_reload_ok{mapping="b"} 0');
 
     targets = [`${origin}/b`];
     fs.rmSync(path.join(dir, 'a.yaml'));
@@ -252,7 +253,7 @@ describe('serve --workers', () => {
     const admin = serving.adminUrl as string;
     await eventually(async () => ((await json(`${admin}/health/ready`)).body as { workers?: unknown[] }).workers?.length === 2, 'both workers ready');
     for (let index = 0; index < 20; index += 1) expect((await label(serving.urls[0])).label).toBe('before');
-    const text = await (await fetch(`${admin}/metrics`)).text();
+    const text = await (await fetch(`${admin}/metrics`, { headers: ADMIN_AUTH })).text();
     expect(text).toContain('adapter_requests_total{mapping="w",operation="GetExternalIndexableValueLabel",result="Success"} 20');
     expect(text).toContain('adapter_workers 2');
 

@@ -14,16 +14,19 @@ import { anchorsOf, blocksOf, commandOf, docFiles, linksOf, ROOT } from './markd
  * example loads, every command example that can run does run, every relative link resolves.
  */
 const BINARY = path.join(ROOT, 'dist', 'engine', 'cli', 'main.js');
-const ENV = { ERP_URL: 'http://erp.test/api/v1', ERP_USER: 'u', ERP_PASSWORD: 'p', ERP_TOKEN: 't', ERP_API_KEY: 'k', ERP_CLIENT_ID: 'id', ERP_CLIENT_SECRET: 's', PLATFORM_API_KEY: 'k1', PLATFORM_API_KEY_NEXT: 'k2', PLATFORM_URL: 'http://platform.test', PLATFORM_CLIENT_SECRET: 's', ERP_PUSH_SECRET: 's', ERP_PUSH_KEY: 'k' };
+const ENV = { ERP_URL: 'http://erp.test/api/v1', ERP_USER: 'u', ERP_PASSWORD: 'p', ERP_TOKEN: 't', ERP_API_KEY: 'k', ERP_CLIENT_ID: 'id', ERP_CLIENT_SECRET: 's', PLATFORM_API_KEY: 'k1', PLATFORM_API_KEY_NEXT: 'k2', PLATFORM_URL: 'http://platform.test', PLATFORM_CLIENT_SECRET: 's', ERP_PUSH_SECRET: 's', ERP_PUSH_KEY: 'k', ODOO_URL: 'http://odoo.test', ODOO_KEY: 'k', NAV_URL: 'http://nav.test/WS/CRONUS' };
 const MAPPING_KEYS = ['version', 'name', 'description', 'system', 'inbound', 'limits', 'functions', 'operations', 'platform', 'push'];
 const example = parse(fs.readFileSync(path.join(ROOT, 'mappings', 'example.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
 
 /** YAML examples for the operator's tools, not mappings: checked by their own test below. */
-const OPERATOR_YAML = /^# (prometheus rules|kubernetes)\n/;
+const OPERATOR_YAML = /^# (prometheus rules|prometheus scrape config|kubernetes)\n/;
+
+/** The mapping an excerpt opened by "# examples/<file>.yaml" comes from; other fragments go into mappings/example.yaml. */
+const EXCERPT = /^# (examples\/\S+\.yaml)\n/;
 
 /** A fragment rooted at the top of a mapping, put into the example: each block's settings replace the example's. */
-function intoExample(fragment: Record<string, unknown>): Record<string, unknown> {
-  const merged: Record<string, unknown> = structuredClone(example);
+function intoExample(fragment: Record<string, unknown>, base: Record<string, unknown> = example): Record<string, unknown> {
+  const merged: Record<string, unknown> = structuredClone(base);
   for (const [key, value] of Object.entries(fragment)) {
     const base = merged[key];
     merged[key] = value && typeof value === 'object' && !Array.isArray(value) && base && typeof base === 'object' ? { ...base, ...value } : value;
@@ -54,11 +57,23 @@ describe('documentation', () => {
       const where = `${block.file}:${block.line}`;
       const value = parse(block.text) as Record<string, unknown>;
       expect(Object.keys(value).every((key) => MAPPING_KEYS.includes(key)), `${where} is rooted at the top of a mapping`).toBe(true);
-      const text = 'version' in value ? block.text : JSON.stringify(intoExample(value));
+      const from = EXCERPT.exec(block.text)?.[1];
+      const base = from ? (parse(fs.readFileSync(path.join(ROOT, from), 'utf8')) as Record<string, unknown>) : example;
+      const text = 'version' in value ? block.text : JSON.stringify(intoExample(value, base));
       const { mapping, issues } = checkMappingText(text, where, ENV, path.join(ROOT, 'mappings'));
       const problems = issues.filter((issue) => issue.severity === 'error' || issue.code === 'OLD_SPELLING').map(formatIssue);
       expect(problems, `${where}\n${block.text}`).toEqual([]);
       expect(mapping, where).toBeDefined();
+    }
+  });
+
+  it('every excerpt of an example mapping (a YAML block opened by "# examples/<file>") is in that file as shown', () => {
+    const excerpts = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'yaml' && EXCERPT.test(block.text));
+    expect(excerpts.length).toBeGreaterThan(0);
+    for (const block of excerpts) {
+      const source = fs.readFileSync(path.join(ROOT, block.text.slice(2, block.text.indexOf('\n'))), 'utf8');
+      const lines = block.text.split('\n').slice(1).filter((line) => line.trim() !== '');
+      for (const line of lines) expect(source.split('\n'), `${block.file}:${block.line} ${line}`).toContain(line);
     }
   });
 

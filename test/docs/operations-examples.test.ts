@@ -62,7 +62,20 @@ describe('the operations guide', () => {
     expect(container.args.filter((arg) => arg.startsWith('--') && !flags.has(arg))).toEqual([]);
     for (const probe of [container.livenessProbe, container.readinessProbe]) {
       expect(ADMIN_ENDPOINTS).toContain(probe.httpGet.path);
+      // A probe sends no token: only the endpoints that answer without one.
+      expect(['/health/live', '/health/ready']).toContain(probe.httpGet.path);
       expect(container.ports.map((port) => port.name)).toContain(probe.httpGet.port);
     }
+  });
+
+  it('the Prometheus scrape config sends a token to the admin port', () => {
+    const blocks = blocksOf(GUIDE).filter((block) => block.text.startsWith('# prometheus scrape config\n'));
+    expect(blocks).toHaveLength(1);
+    const job = (parse(blocks[0].text) as { scrape_configs: { authorization?: { credentials_file?: string }; metrics_path?: string; static_configs: { targets: string[] }[] }[] }).scrape_configs[0];
+    expect(job.authorization?.credentials_file).toMatch(/^\//);
+    expect(job.metrics_path ?? '/metrics').toBe('/metrics');
+    const manifest = blocksOf(GUIDE).find((block) => block.text.startsWith('# kubernetes\n'));
+    const adminPort = /--admin-port, "(\d+)"/.exec(manifest?.text ?? '')?.[1];
+    expect(job.static_configs[0].targets.map((target) => target.split(':')[1])).toEqual([adminPort]);
   });
 });

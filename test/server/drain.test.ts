@@ -64,7 +64,7 @@ describe('drain', () => {
     expect((await draining).finished).toBe(true);
   });
 
-  it('closes an idle keep-alive connection at once, not after the requests in flight', async () => {
+  it('closes an idle keep-alive connection after a short grace, not after the requests in flight', async () => {
     const { server, tracker, port } = await listening((request, response) => {
       if (request.headers['x-slow']) setTimeout(() => response.end('slow'), 2_000);
       else response.end('fast');
