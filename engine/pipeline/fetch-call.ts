@@ -90,7 +90,9 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     if (result.keep) keeps.push(result.keep);
     const read = call.responseType === 'xml' ? readXml(result.response, call, env.connection.system) : { response: result.response, shown: result.response, repeated: [] };
     // The trace shows an XML answer as the text it was, not as bytes or as the view.
-    env.observer?.response?.(label, read.shown, { attempts: result.attempts, cached: result.cached, ...(read.repeated.length > 0 ? { repeated: read.repeated } : {}) });
+    // Only what an XML answer adds is added: observers of a JSON call see { attempts, cached } as before.
+    const xml = call.responseType === 'xml' ? { xml: true, ...(read.repeated.length > 0 ? { repeated: read.repeated } : {}) } : {};
+    env.observer?.response?.(label, read.shown, { attempts: result.attempts, cached: result.cached, ...xml });
     const { emptyValues } = env.connection.system;
     return emptyValues.length === 0 ? read.response : { ...read.response, body: withoutEmptyValues(read.response.body, emptyValues) };
   };

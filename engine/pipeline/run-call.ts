@@ -85,8 +85,16 @@ function faultOf(record: CallRecord): { readonly message: string | null; readonl
   return { message: typeof fault.string === 'string' && fault.string !== '' ? fault.string : null, retryable: false };
 }
 
+/** The answer says it is XML (its content type) but could not be read: malformed, truncated, a DOCTYPE, past a limit. */
+const XML_CONTENT = /^(?:text|application)\/(?:[\w.+-]*\+)?xml\s*(?:;|$)/i;
+const unreadableXml = (call: CallSpec, answer: Answer): boolean =>
+  call.responseType === 'xml' && answer.bodyError !== undefined && answer.bodyError !== EMPTY_BODY && XML_CONTENT.test(answer.record.headers['content-type'] ?? '');
+
 async function judge(call: CallSpec, rules: CallRules, label: string, answer: Answer, context: ExpressionContext, env: CallEnv): Promise<Verdict> {
-  const rule = await firstMatchingRule(rules.outcomes, context, label, env);
+  // An XML document that cannot be read has no view, and outcome rules must not judge its absence: a
+  // "not found" rule such as $not($exists(response.result.SalesOrder)) would turn a truncated or hostile
+  // answer into the ERP's verdict. It fails the call first. (An HTML error page is not XML: rules still see its status.)
+  const rule = unreadableXml(call, answer) ? undefined : await firstMatchingRule(rules.outcomes, context, label, env);
   if (rule) {
     env.observer?.rule?.(label, rule);
     return { decision: { rule, message: await messageOf(rule, context) } };

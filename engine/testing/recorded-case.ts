@@ -44,8 +44,9 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
     const answer: RecordedAnswer = {
       ...(step.status === 200 ? {} : { status: step.status }),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
-      // An answer the engine could not read is replayed as text that cannot be read either (no JSON).
-      ...(step.bodyError !== undefined ? { text: '' } : { body: step.body }),
+      // An XML answer is replayed as its text (xml:), read by the same rules, readable or not; another
+      // answer the engine could not read is replayed as text that cannot be read either (no JSON).
+      ...(step.xml && typeof step.body === 'string' ? { xml: step.body } : step.bodyError !== undefined ? { text: '' } : { body: step.body }),
     };
     (answers[call] ??= []).push(answer);
   }

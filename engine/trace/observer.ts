@@ -13,7 +13,7 @@ export interface TraceObserver {
   /** Each attempt of a request: status or transport error, and the wait before the next one. */
   attempt?(label: string, report: AttemptReport): void;
   /** The answer used: `attempts` requests reached the ERP for it (0 when `cached`). */
-  response?(label: string, response: OutboundResponse, info?: { readonly attempts: number; readonly cached: boolean; readonly repeated?: readonly string[] }): void;
+  response?(label: string, response: OutboundResponse, info?: { readonly attempts: number; readonly cached: boolean; readonly repeated?: readonly string[]; readonly xml?: boolean }): void;
   rule?(label: string, rule: OutcomeRule): void;
   /** Every outcome rule evaluated after a call, matched or not, so a dry run shows why a rule did not fire. */
   ruleChecked?(label: string, index: number, rule: OutcomeRule, matched: boolean): void;

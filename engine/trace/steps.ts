@@ -17,7 +17,7 @@ export type AnswerSource = 'live' | 'recorded' | 'not sent' | 'stand-in token' |
 
 export type TraceStep =
   | { step: 'request'; call: string; method: string; url: string; path: string; query: Record<string, string | string[]>; headers: Record<string, string>; body?: unknown; source: AnswerSource }
-  | { step: 'response'; call: string; status: number; headers: Record<string, string>; body: unknown; bodyError?: string; durationMs: number; source: AnswerSource; attempts?: number; cached?: boolean; repeated?: readonly string[] }
+  | { step: 'response'; call: string; status: number; headers: Record<string, string>; body: unknown; bodyError?: string; durationMs: number; source: AnswerSource; attempts?: number; cached?: boolean; repeated?: readonly string[]; /** The call read XML: body is the document's text. */ xml?: true }
   /** No HTTP answer arrived (after the retries the call allows): the transport failure. */
   | { step: 'no answer'; call: string; error: string; attempts: number }
   | { step: 'rule'; call: string; index: number; when: string; result: string; matched: boolean; at: string }
@@ -68,7 +68,9 @@ export function traceRecorder(base: URL, output: Origin | undefined, steps: Trac
       const extra = info && (info.attempts !== 1 || info.cached) ? { attempts: info.attempts, cached: info.cached } : {};
       // An XML answer's elements that repeated without being declared in lists: (mapping tests warn).
       const repeated = info?.repeated?.length ? { repeated: info.repeated } : {};
-      steps.push({ step: 'response', call, status: response.status, headers: response.headers, body: response.body, bodyError: response.bodyError, durationMs: Math.round(response.durationMs), source: 'live', ...extra, ...repeated });
+      // An XML answer is kept as its text; `record` writes it back as xml:.
+      const xml = info?.xml ? { xml: true as const } : {};
+      steps.push({ step: 'response', call, status: response.status, headers: response.headers, body: response.body, bodyError: response.bodyError, durationMs: Math.round(response.durationMs), source: 'live', ...extra, ...repeated, ...xml });
     },
     ruleChecked(call, index, rule, matched) {
       steps.push({ step: 'rule', call, index, when: rule.when.source, result: rule.result, matched, at: `${rule.origin.file}:${rule.origin.line}:${rule.origin.col}` });

@@ -80,4 +80,20 @@ describe('a SOAP call', () => {
     const truncated = await engine.get('/WorkOrders/Code?Code=SO-1');
     expect(truncated.body).toMatchObject({ isResultSuccess: false });
   });
+
+  it('an unreadable XML answer fails before the outcome rules: a rule testing for an absent element cannot call it "not found"', async () => {
+    erp = await startMisbehavingErp({ basePath: '/ws' });
+    const absentRule = mapping(erp.url).replace('$contains(response.fault.string, "does not exist")', '$not($exists(response.result.SalesOrder))');
+    const hostile = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>';
+    for (const [status, body] of [[200, readResult('SO-1').slice(0, 200)], [200, hostile], [500, fault('The Sales Header does not exist.').slice(0, 150)]] as const) {
+      erp.on('POST /Page/SalesOrder', () => xmlAnswer(status, body));
+      engine = await startEngine(absentRule);
+      const answer = await engine.engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } });
+      expect(answer.outcome?.resultName).not.toBe('WorkOrderDoesNotExist');
+      expect(answer.envelope).toMatchObject({ isResultSuccess: false, data: null });
+      expect(answer.failure?.kind).toBe(status === 200 ? 'ERP_BODY_UNREADABLE' : 'ERP_ERROR_STATUS');
+      await engine.close();
+      engine = undefined;
+    }
+  });
 });
