@@ -15,12 +15,10 @@ import { compileInbound } from './compile-inbound';
 import { compilePushes, type PushCompileContext } from './compile-push';
 import { compileCache, compileCallRetry, compileForEach, compilePaginate, compileRawQuery, compileRefusal, type CompileHelpers } from './compile-connectivity';
 import { compileSystem, type CallTarget } from './compile-system';
+import { compileXmlRequest } from './compile-xml-request';
 import type { CallDocument, MappingDocument, OperationDocument, OperationMode } from './format';
 import { withDefaults } from './format/defaults';
 import type { OutboxDocument, OutcomeDocument, SessionDocument } from './format/mapping';
-import { parseXmlTemplate } from '../xml/template';
-import { XmlError } from '../xml/errors';
-import type { XmlTemplatePart } from './model';
 import type { CallSpec, OutboxSpec, LocatedExpression, Mapping, Operation, OutcomeRule, SystemSpec, Template } from './model';
 import { createPrelude, type FunctionDefinition } from '../expressions/prelude';
 import { splitTemplate, TemplateSyntaxError } from './templates';
@@ -292,7 +290,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     const paginate = compilePaginate(this, raw.paginate, path);
     const forEach = compileForEach(this, raw.forEach, path);
     const rawQuery = compileRawQuery(this, raw, path);
-    const xml = this.xmlRequest(raw, path);
+    const xml = compileXmlRequest(this, raw, path);
     if (xml === false) return undefined;
     if (paginate && paginate.in === 'body' && raw.body === undefined && raw.bodyXml === undefined) {
       this.report('SETTINGS_DISAGREE', [...path, 'paginate', 'in'], `${named(path)}.paginate.in is body, but the call has no body to carry the page: add a body that reads page.number, page.offset, page.limit or page.cursor`);
@@ -324,44 +322,6 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       refusal: ownRefusal ?? target.refusal,
       origin: this.origin(path),
     };
-  }
-
-  /** A call's XML request settings: bodyXml's template (checked well-formed here), soap's action. */
-  private xmlRequest(raw: CallDocument, path: readonly PathSegment[]): { bodyXml?: XmlTemplatePart[]; soap?: CallSpec['soap'] } | false {
-    if (raw.body !== undefined && raw.bodyXml !== undefined) {
-      this.report('SETTINGS_DISAGREE', [...path, 'bodyXml'], `${named(path)} has both body and bodyXml; one call sends one body`);
-      return false;
-    }
-    if (raw.requestType === 'xml' && raw.soap) this.warn('SETTINGS_DISAGREE', [...path, 'requestType'], `${named(path)}.requestType has no effect beside soap:, which always writes XML`);
-    let bodyXml: XmlTemplatePart[] | undefined;
-    if (raw.bodyXml !== undefined) {
-      const text = raw.bodyXml;
-      const at = [...path, 'bodyXml'];
-      const offsetOf = (line: number, column: number) => text.split('\n').slice(0, line - 1).reduce((sum, row) => sum + row.length + 1, 0) + column - 1;
-      let parts;
-      try {
-        parts = parseXmlTemplate(text);
-      } catch (error) {
-        if (!(error instanceof XmlError)) throw error;
-        this.report('TEMPLATE_SYNTAX', at, `${named(at)}: ${error.reason}`, this.source.insideString(at, offsetOf(error.line ?? 1, error.column ?? 1)));
-        return false;
-      }
-      bodyXml = [];
-      for (const part of parts) {
-        if (typeof part === 'string') {
-          bodyXml.push(part);
-          continue;
-        }
-        // The hole's text starts after its brace.
-        const expression = this.expression(part.expression, at, offsetOf(part.line, part.column) + 1);
-        if (!expression) return false;
-        bodyXml.push({ expression, context: part.context });
-      }
-    }
-    if (!raw.soap) return { bodyXml };
-    const action = raw.soap.action === undefined ? undefined : this.template(raw.soap.action, [...path, 'soap', 'action']);
-    if (raw.soap.action !== undefined && !action) return false;
-    return { bodyXml, soap: { version: raw.soap.version, action } };
   }
 
   outcome(raw: OutcomeDocument, path: readonly PathSegment[], route: RouteSpec): OutcomeRule | undefined {
