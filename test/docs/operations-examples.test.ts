@@ -56,9 +56,11 @@ describe('the operations guide', () => {
 
     const manifest = blocksOf(GUIDE).find((block) => block.text.startsWith('# kubernetes\n'));
     expect(manifest).toBeDefined();
-    const deployment = parseAllDocuments(manifest!.text).map((document) => document.toJS() as { kind: string; spec: { template: { spec: { containers: { args: string[]; ports: { name: string }[]; livenessProbe: { httpGet: { path: string; port: string } }; readinessProbe: { httpGet: { path: string; port: string } } }[] } } } }).find((document) => document.kind === 'Deployment');
+    const deployment = parseAllDocuments(manifest!.text).map((document) => document.toJS() as { kind: string; spec: { replicas?: number; template: { spec: { containers: { args: string[]; env?: { name: string }[]; ports: { name: string }[]; livenessProbe: { httpGet: { path: string; port: string } }; readinessProbe: { httpGet: { path: string; port: string } } }[] } } } }).find((document) => document.kind === 'Deployment');
     const container = deployment!.spec.template.spec.containers[0];
     expect(container.args[0]).toBe('serve');
+    // More than one replica: the outbox and the pushes must be in the PostgreSQL they share.
+    if ((deployment!.spec.replicas ?? 1) > 1) expect((container.env ?? []).map((variable) => variable.name)).toContain('DATABASE_URL');
     expect(container.args.filter((arg) => arg.startsWith('--') && !flags.has(arg))).toEqual([]);
     for (const probe of [container.livenessProbe, container.readinessProbe]) {
       expect(ADMIN_ENDPOINTS).toContain(probe.httpGet.path);
