@@ -70,8 +70,10 @@ function operation(route: RouteSpec): string {
   return lines.join('\n');
 }
 
-export function initialMapping(name: string): string {
+/** `schemaPath`: mapping.schema.json as the written file reaches it, for editors' completion and checks. */
+export function initialMapping(name: string, schemaPath: string): string {
   return [
+    `# yaml-language-server: $schema=${schemaPath}`,
     `# The mapping of ${name}, as "adapter-engine init" wrote it: every contract route forwards the`,
     '# platform\'s request to the same path on the ERP. Change each call to the ERP\'s endpoint and each',
     '# output to build the contract\'s data from the ERP\'s answer; delete an operation to leave its route',
@@ -88,8 +90,15 @@ export function initialMapping(name: string): string {
   ].join('\n');
 }
 
+/** The platform's input of a case: what the schema requires, and every query or path parameter (the calls read them). */
+function exampleInput(route: RouteSpec): unknown {
+  const required = route.inputSchema ? minimalExample(route.inputSchema) : {};
+  if (route.inputSource !== 'query' && route.inputSource !== 'path') return required;
+  return { ...Object.fromEntries(route.params.map((param) => [param, 'example'])), ...(required as Record<string, unknown>) };
+}
+
 function testCase(route: RouteSpec): string {
-  const input = route.inputSchema ? `\n    input: ${JSON.stringify(minimalExample(route.inputSchema))}` : '';
+  const input = route.inputSchema ? `\n    input: ${JSON.stringify(exampleInput(route))}` : '';
   return [
     `  - name: ${route.operationId} answers AdapterApiClientFailed when the ERP does not answer`,
     `    operation: ${route.operationId}${input}`,

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { initialMapping, initialTests } from './init-mapping';
+import { MAPPING_SCHEMA_FILE } from '../mapping/format/schema-file';
 import { out } from './output';
 import { usageError } from './usage';
 import { displayName } from '../mapping/yaml-file';
@@ -23,7 +24,9 @@ async function init(name: string, options: InitOptions): Promise<number> {
   }
   fs.mkdirSync(options.dir, { recursive: true });
   // `wx`: should a file appear since the check above, it is still not overwritten.
-  fs.writeFileSync(mappingFile, initialMapping(name), { flag: 'wx' });
+  // Relative to the file written, with forward slashes (the yaml-language-server reads a URI-like path).
+  const schemaPath = path.relative(path.dirname(path.resolve(mappingFile)), MAPPING_SCHEMA_FILE).split(path.sep).join('/');
+  fs.writeFileSync(mappingFile, initialMapping(name, schemaPath), { flag: 'wx' });
   fs.writeFileSync(testFile, initialTests(name), { flag: 'wx' });
   out.line(`wrote ${displayName(mappingFile)} and ${displayName(testFile)}`);
   out.line('');

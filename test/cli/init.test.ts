@@ -19,6 +19,18 @@ describe('adapter-engine init', () => {
     expect(tests.stdout).toContain(`ok  ${ROUTES.length} passed, 0 failed`);
   });
 
+  it('names the format\'s JSON Schema for editors on its first line, and passes validate --strict (issue 31)', async () => {
+    const dir = tempDir();
+    expect((await runCli(['init', 'acme'], { cwd: dir })).code).toBe(0);
+    const first = fs.readFileSync(path.join(dir, 'mappings', 'acme.yaml'), 'utf8').split('\n')[0];
+    const schema = /^# yaml-language-server: \$schema=(\S+)$/.exec(first)?.[1];
+    expect(schema).toBeDefined();
+    expect(JSON.parse(fs.readFileSync(path.resolve(dir, 'mappings', schema as string), 'utf8'))).toMatchObject({ description: 'Adapter engine mapping file, format v1.' });
+    const strict = await runCli(['validate', '--strict', 'mappings/acme.yaml'], { cwd: dir, env: { ERP_URL: 'http://erp.invalid/api' } });
+    expect(strict.stdout).toContain(`mappings/acme.yaml  ok  ${ROUTES.length} of ${ROUTES.length} routes mapped`);
+    expect(strict.code).toBe(0);
+  });
+
   it('comments every route from the contract table: what the platform sends, what it must answer, its result names', async () => {
     const dir = tempDir();
     const result = await runCli(['init', 'plant-7', '--dir', 'customers/eu'], { cwd: dir });
