@@ -20,6 +20,17 @@ describe('schema registry', () => {
     ]);
   });
 
+  it('a work order that is not null and not valid gets its own problems, without the null branch\'s and the anyOf\'s (issue 31)', () => {
+    const check = createSchemaRegistry().compile(findRoute('GetWorkOrderByCode')!.dataSchema!);
+    const problems = check({ number: 'SO-1', dueDate: '2026-12-01T00:00:00Z', requests: [{ itemNumber: 'A', quantity: 1, unitOfMeasure: 1, requestType: 1 }] });
+    expect(problems).toEqual([
+      { path: '/requests/0/requestedAmount', message: 'is required' },
+      { path: '/requests/0/quantity', message: 'is not a property the contract defines' },
+    ]);
+    // A value that is neither, with nothing deeper to say, still says what it must be.
+    expect(check('SO-1').length).toBeGreaterThan(0);
+  });
+
   it('is only given valid JSON Schema: the contract files and the routes\' schemas (it does not check them itself)', () => {
     const meta = new Ajv({ allErrors: true });
     const given = [...contractSchemaFiles().values(), ...ROUTES.flatMap((route) => [route.inputSchema, route.dataSchema])];

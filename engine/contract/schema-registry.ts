@@ -55,9 +55,20 @@ export function listedOf(problems: readonly Problem[]): readonly Problem[] {
 }
 
 /** AJV error → a path and a message a person can read (`/requests/0/dueDate: must match format "date-time"`). */
+/**
+ * A value that fails every branch of an `anyOf` (a work order or null) gets AJV's report of each branch
+ * and of the `anyOf` itself: "must be null", "must match a schema in anyOf", then the real problems.
+ * Where a branch's own errors say what is wrong at or below that place, the noise goes: one problem per mistake.
+ */
+function withoutBranchNoise(errors: readonly ErrorObject[]): readonly ErrorObject[] {
+  const noise = (error: ErrorObject) => error.keyword === 'anyOf' || error.keyword === 'oneOf' || (error.keyword === 'type' && (error.params as { type: unknown }).type === 'null');
+  const explained = (error: ErrorObject) => errors.some((other) => !noise(other) && other !== error && (other.instancePath === error.instancePath || other.instancePath.startsWith(`${error.instancePath}/`)));
+  return errors.filter((error) => !(noise(error) && explained(error)));
+}
+
 function toProblems(errors: readonly ErrorObject[] | null | undefined, root = ''): Problem[] {
   if (!errors) return [];
-  return errors.map((error) => {
+  return withoutBranchNoise(errors).map((error) => {
     let where = root + error.instancePath;
     let message = error.message ?? 'is invalid';
     if (error.keyword === 'required') {
