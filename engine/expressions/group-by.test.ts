@@ -3,7 +3,7 @@ import jsonata from 'jsonata';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './compile';
 import { whenFastFunctionsReady } from './fast-path/runtime';
-import { outcome } from '../../test/support/jsonata-values';
+import { outcome, timedEvaluation } from '../../test/support/jsonata-values';
 
 /**
  * The grouping `list{ key: value }` (group-by.ts): the same answer as JSONata's own (value, markers, key
@@ -69,27 +69,7 @@ describe('grouping matches JSONata', () => {
 });
 
 describe('grouping under the time limit', () => {
-  const timed = async (source: string, limits: ExpressionLimits): Promise<{ ms: number; longestPause: number; result: unknown }> => {
-    const expression = compileExpression(source, limits);
-    let longestPause = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      longestPause = Math.max(longestPause, now - last);
-      last = now;
-    }, 2);
-    const started = performance.now();
-    let result: unknown;
-    try {
-      result = await expression.evaluate({});
-    } catch (error) {
-      result = { error: (error as { code?: string; message?: string }).code ?? (error as Error).message };
-    }
-    const ms = performance.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    clearInterval(timer);
-    return { ms, longestPause, result };
-  };
+  const timed = (source: string, limits: ExpressionLimits) => timedEvaluation(source, limits);
 
   /** As guarded-builtins.test.ts: a loaded machine's collection of a large heap, not the grouping, may pause this long. */
   const PAUSE_WITHIN_MS = 1000;

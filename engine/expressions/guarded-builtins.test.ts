@@ -3,7 +3,7 @@ import jsonata from 'jsonata';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS } from './compile';
 import { whenFastFunctionsReady } from './fast-path/runtime';
-import { outcome } from '../../test/support/jsonata-values';
+import { outcome, timedEvaluation } from '../../test/support/jsonata-values';
 
 /**
  * Differential tests: the guarded $sort, $distinct, $spread, $string, $clone, $reverse, $zip and the
@@ -215,27 +215,7 @@ describe('guarded texts, patterns, objects and $eval match JSONata', () => {
 const PAUSE_WITHIN_MS = 1000;
 
 describe('guarded built-ins on long lists', () => {
-  const timed = async (source: string, limits = { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 3000 }, input: unknown = {}): Promise<{ ms: number; longestPause: number; result: unknown }> => {
-    const expression = compileExpression(source, limits);
-    let longestPause = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      longestPause = Math.max(longestPause, now - last);
-      last = now;
-    }, 2);
-    const started = performance.now();
-    let result: unknown;
-    try {
-      result = await expression.evaluate(input);
-    } catch (error) {
-      result = { error: (error as { code?: string; message?: string }).code ?? (error as Error).message };
-    }
-    const ms = performance.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    clearInterval(timer);
-    return { ms, longestPause, result };
-  };
+  const timed = (source: string, limits = { ...DEFAULT_EXPRESSION_LIMITS, timeoutMs: 3000 }, input: unknown = {}) => timedEvaluation(source, limits, input);
 
   it('$sort and $distinct of 1,000,000 numbers finish, letting the event loop in', async () => {
     const numbers = Array.from({ length: 1_000_000 }, (_, index) => (index * 7919) % 1000);

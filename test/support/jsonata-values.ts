@@ -1,3 +1,5 @@
+import { compileExpression, type ExpressionLimits } from '../../engine/expressions/compile';
+
 /**
  * What differential tests of expressions compare (engine/expressions/*.test.ts): a value with the
  * markers JSONata keeps on arrays (sequence, keepSingleton, cons...) and whether an object has a
@@ -25,4 +27,30 @@ export async function outcome(evaluate: () => Promise<unknown>): Promise<unknown
   } catch (error) {
     return { error: (error as { code?: string }).code ?? String(error) };
   }
+}
+
+/**
+ * Evaluates with the given limits and measures the longest pause of the event loop meanwhile (a 2 ms
+ * timer): what the guarded built-ins and the grouping promise is a finish with the event loop let in.
+ */
+export async function timedEvaluation(source: string, limits: ExpressionLimits, input: unknown = {}): Promise<{ ms: number; longestPause: number; result: unknown }> {
+  const expression = compileExpression(source, limits);
+  let longestPause = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longestPause = Math.max(longestPause, now - last);
+    last = now;
+  }, 2);
+  const started = performance.now();
+  let result: unknown;
+  try {
+    result = await expression.evaluate(input);
+  } catch (error) {
+    result = { error: (error as { code?: string; message?: string }).code ?? (error as Error).message };
+  }
+  const ms = performance.now() - started;
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  clearInterval(timer);
+  return { ms, longestPause, result };
 }
