@@ -4,12 +4,13 @@ import type { Logger } from '../log';
 import { evaluateAt } from '../mapping/evaluate';
 import type { FlowOperation, Mapping, OutboxSpec } from '../mapping/model';
 import type { OutboxStore } from '../outbox/store';
+import { traceHeadersOf, type TraceContext } from '../trace/context';
 
 /** Stores an outbox event; the platform's answer waits for this and only this. */
-export type Accept = (mapping: Mapping, operation: FlowOperation, input: unknown, requestId: string) => Promise<{ id: string; orderingKey: string }>;
+export type Accept = (mapping: Mapping, operation: FlowOperation, input: unknown, requestId: string, trace: TraceContext) => Promise<{ id: string; orderingKey: string }>;
 
 export function createAcceptor(store: OutboxStore, log: Logger, now: () => number, stored: () => void): Accept {
-  return async (mapping, operation, input, requestId) => {
+  return async (mapping, operation, input, requestId, trace) => {
     const spec = operation.outbox as OutboxSpec;
     let orderingKey = operation.route.operationId;
     if (spec.orderingKey) {
@@ -19,7 +20,8 @@ export function createAcceptor(store: OutboxStore, log: Logger, now: () => numbe
     }
     const id = randomUUID();
     try {
-      await store.enqueue({ id, mapping: mapping.name, operation: operation.route.operationId, orderingKey, input, requestId, acceptedAt: now(), blocksKeyWhenDead: spec.onDeadLetter === 'block' });
+      // The request's trace goes with the event: its delivery's calls continue it (trace/context.ts).
+      await store.enqueue({ id, mapping: mapping.name, operation: operation.route.operationId, orderingKey, input, requestId, acceptedAt: now(), blocksKeyWhenDead: spec.onDeadLetter === 'block', trace: traceHeadersOf(trace) });
     } catch (error) {
       log.error({ err: error, requestId, store: store.location }, 'the outbox could not store an event; the platform is told it failed');
       throw new OperationFailure('EVENT_NOT_STORED', 'the event could not be stored for delivery; send it again', [{ path: '', message: 'the outbox store is not available' }]);

@@ -9,6 +9,7 @@ import { runFileOperation } from '../files/run-file';
 import { deliverEvent, runFlow } from '../pipeline/run-operation';
 import type { CallReport } from '../pipeline/fetch-call';
 import type { SkippedRecord } from '../pipeline/skip-invalid';
+import type { TraceContext } from '../trace/context';
 import type { TraceObserver } from '../trace/observer';
 
 /** Everything about one route that is prepared once per engine: its compiled contract checks. */
@@ -24,6 +25,8 @@ export interface DispatchDeps {
   readonly observer?: TraceObserver;
   readonly log?: Logger;
   readonly requestId?: string;
+  /** The request's span: its ERP calls carry children of it. */
+  readonly trace?: TraceContext;
   readonly onCall?: (report: CallReport) => void;
   readonly onSkipped?: (record: SkippedRecord) => void;
   /**
@@ -72,7 +75,7 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
       return { resultName: route.successResult };
     case 'flow':
       if (operation.outbox) return outboxAnswer(mapping, operation, input, prepared, deps);
-      return runFlow(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall, onSkipped: deps.onSkipped, abandoned: deps.abandoned });
+      return runFlow(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, trace: deps.trace, onCall: deps.onCall, onSkipped: deps.onSkipped, abandoned: deps.abandoned });
     case 'file':
       return runFileOperation(operation, input, prepared.checkData);
   }
@@ -88,7 +91,7 @@ async function outboxAnswer(mapping: Mapping, operation: FlowOperation, input: u
   }
   deps.observer?.note?.(`delivery: outbox: the event is stored, the platform is answered ${prepared.route.successResult} at once, and the calls below run in the background (retried while the ERP cannot take it)`);
   try {
-    await deliverEvent(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, onCall: deps.onCall });
+    await deliverEvent(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, trace: deps.trace, onCall: deps.onCall });
     deps.delivered?.(undefined);
   } catch (error) {
     deps.delivered?.(error);

@@ -17,6 +17,8 @@ import { NO_METER, type Meter } from '../metrics/meter';
 import type { OutboxStore } from '../outbox/store';
 import { pushNameOf } from '../pushes/push';
 import { createPushServer } from '../pushes/push-request';
+import { continueTrace } from '../trace/context';
+import type { Tracing } from '../trace/spans';
 import { createAcceptor } from './accept';
 import { authenticate } from './authenticate';
 import { requestBodyLimit } from './body-limit';
@@ -32,6 +34,7 @@ import { createRouteTable } from './routing';
 import { matchContractRoute } from './route';
 import { notFound, secondsSince } from './answer';
 import { servePushRequest } from './serve-push';
+import { endRequestSpan, traceRequest } from './request-span';
 import type { Clock, EngineAnswer, EngineParts, RequestContext, RunOptions, Served } from './stage';
 
 /**
@@ -77,6 +80,11 @@ export interface EngineDeps {
    * made with it (createLogger's `secrets`); the engine adds its mappings' and the OAuth2 tokens it fetches.
    */
   readonly secrets?: SecretRegistry;
+  /**
+   * Where spans go when OTEL_* asks for export (trace/from-env.ts); close() shuts it down. Without it the
+   * trace context is still continued onto every ERP call.
+   */
+  readonly tracing?: Tracing;
 }
 
 export interface Engine {
@@ -168,7 +176,7 @@ export function createEngine(deps: EngineDeps): Engine {
     if (token !== undefined) secrets.learn(token);
   });
   const keep = createKeeper(journal, secrets);
-  const deliverer = store && startDeliverer({ store, mappings: () => served.mappings, log, mask: secrets, meter, now: wallClock, pool });
+  const deliverer = store && startDeliverer({ store, mappings: () => served.mappings, log, mask: secrets, meter, now: wallClock, pool, tracing: deps.tracing });
   const wake = () => deliverer?.wake();
   const accept = store && createAcceptor(store, log, wallClock, wake);
   const pushes = createPushServer({ store, checkAuth: checkInboundAuth, now: wallClock, log, meter, connection: (system) => pool.connectionFor(system), stored: wake });
@@ -215,9 +223,13 @@ export function createEngine(deps: EngineDeps): Engine {
       const started = parts.clock.now();
       const requestId = acceptedRequestId(request.requestId);
       meter.inFlight(1);
+      const traced = traceRequest(request, deps.tracing, secrets);
       try {
-        return await run({ request, requestId, started, startedAt: wallClock(), options });
+        const answer = await run({ request, requestId, started, startedAt: wallClock(), options, ...traced });
+        endRequestSpan(traced.span, request, answer);
+        return answer;
       } catch (error) {
+        traced.span?.end({}, 'INTERNAL');
         // Only reachable through a fault outside a route's own funnel (routing itself); no stack leaves.
         log.error({ err: error, requestId, path: request.path }, 'engine fault outside a route');
         return { requestId, status: 500, body: { error: 'internal error' }, headers: { 'x-request-id': requestId }, fault: error, durationMs: parts.clock.now() - started };
@@ -230,7 +242,7 @@ export function createEngine(deps: EngineDeps): Engine {
       if ('error' in located) return undefined;
       const { mapping } = located;
       const started = parts.clock.now();
-      const asked: Served = { request, requestId: acceptedRequestId(request.requestId), started, startedAt: wallClock(), options: {} };
+      const asked: Served = { request, requestId: acceptedRequestId(request.requestId), started, startedAt: wallClock(), options: {}, trace: continueTrace(undefined) };
       const pushName = pushNameOf(located.rest);
       if (pushName === undefined) return checkInboundAuth ? authenticate(parts, asked, mapping) : undefined;
       const pushed = pushes.refuseEarly(mapping, pushName, request, asked.requestId, () => secondsSince(parts, asked));
@@ -254,6 +266,7 @@ export function createEngine(deps: EngineDeps): Engine {
       await deliverer?.stop();
       await journal.close();
       if (ownsHttp) http.close();
+      await deps.tracing?.shutdown();
     },
   };
 }

@@ -20,6 +20,7 @@ export function createKeeper(journal: Journal, mask: Masker): Keep {
       id: `${journalPrefix}-${(journalCount += 1)}`,
       requestId: served.requestId, at: new Date(served.startedAt).toISOString(), mapping: mapping.name, file: mapping.file,
       ...what,
+      request: { ...what.request, traceId: served.trace.traceId },
       steps,
       rulesMatched: steps.flatMap((step) => (step.step === 'rule' && step.matched ? [{ call: step.call, when: step.when, result: step.result, at: step.at }] : [])),
       durationMs: Math.round(durationMs * 10) / 10,

@@ -48,16 +48,17 @@ export async function runRoute(parts: EngineParts, served: Served, mapping: Mapp
     const { input, problems } = readInput(route, request, params);
     const outcome = await dispatch(mapping, deps.prepared, input, problems, {
       connection: () => deps.pool.connectionFor(mapping.system),
-      observer: allOf(options.observer, steps && traceRecorder(mapping.system.baseUrl, outputOrigin(mapping, route), steps)),
+      observer: allOf(options.observer, steps && traceRecorder(mapping.system.baseUrl, outputOrigin(mapping, route), steps), served.span?.observer),
       log: requestLog,
       requestId,
+      trace: served.trace,
       onCall,
       onSkipped: (record) => {
         skipped.push(record);
         meter.recordSkipped({ mapping: mapping.name, operation: route.operationId });
       },
       abandoned: request.signal,
-      accept: accept ? (operation, input) => accept(mapping, operation, input, requestId) : undefined,
+      accept: accept ? (operation, input) => accept(mapping, operation, input, requestId, served.trace) : undefined,
       delivered: (error) => {
         const verdict = error === undefined ? 'delivered' : verdictOf(error).kind;
         delivery = { verdict, message: error instanceof Error ? error.message : undefined };

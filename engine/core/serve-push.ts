@@ -15,7 +15,7 @@ export async function servePushRequest(parts: EngineParts, served: Served, mappi
   const steps = stepsFor(parts, served);
   const recorder = steps && traceRecorder(mapping.platform?.baseUrl ?? mapping.system.baseUrl, undefined, steps);
   const scope: RequestContext = { requestId, mapping: mapping.name, operation: `push/${pushName}`, method: request.method, path: request.path };
-  const pushed = await parts.context.run(scope, () => servePush(mapping, pushName, request, requestId, () => secondsSince(parts, served), allOf(options.observer, recorder)));
+  const pushed = await parts.context.run(scope, () => servePush(mapping, pushName, request, requestId, () => secondsSince(parts, served), allOf(options.observer, recorder, served.span?.observer), served.trace));
   const durationMs = parts.clock.now() - started;
   if (pushed.delivery && steps) steps.push({ step: 'delivery', verdict: pushed.delivery.verdict, message: pushed.delivery.message });
   // A push that did not reach its checks (unknown, refused, not a POST) is kept out, as such contract requests are.

@@ -11,7 +11,9 @@ import type { Meter } from '../metrics/meter';
 import type { OutboxStore } from '../outbox/store';
 import type { SkippedRecord } from '../pipeline/skip-invalid';
 import type { PushBody } from '../pushes/push-request';
+import type { TraceContext } from '../trace/context';
 import type { TraceObserver } from '../trace/observer';
+import type { ScopeSpan } from '../trace/spans';
 import type { TraceStep } from '../trace/steps';
 import type { EngineRequest } from './request';
 
@@ -94,6 +96,10 @@ export interface Served {
   /** Wall-clock milliseconds when it came (the journal's time). */
   readonly startedAt: number;
   readonly options: RunOptions;
+  /** The request's span: the platform's (or the ERP's, on a push) traceparent continued, or a new trace. */
+  readonly trace: TraceContext;
+  /** Its exported span, whose observer records the ERP calls; only when OTEL_* asks for export. */
+  readonly span?: ScopeSpan;
 }
 
 /** Steps are recorded when the caller asks for the trace or the journal keeps requests. */

@@ -28,6 +28,8 @@ export interface OutboundRequest {
   readonly maxResponseBytes: number;
   /** Aborted when the platform closed the connection: the call is cut off (RequestAbandoned) instead of running to its timeout. */
   readonly signal?: AbortSignal;
+  /** W3C trace context of this call (trace/context.ts), sent as `traceparent` and `tracestate` unless the mapping sets them. */
+  readonly trace?: { readonly traceparent: string; readonly tracestate?: string };
 }
 
 export interface OutboundResponse {
@@ -231,12 +233,18 @@ function decompressed(body: Readable, method: string, status: number, encoding: 
   return pipeline([body, ...decoders], () => undefined) as unknown as Readable;
 }
 
-/** Names the engine sends unless the mapping sets them: compressed answers, and who is calling. */
-function withEngineHeaders(headers: Record<string, string>, userAgent: string): Record<string, string> {
+/**
+ * Names the engine sends unless the mapping sets them: compressed answers, who is calling, and the trace
+ * the call belongs to. Added here, on the way out like credentials, so dry-run and the journal do not
+ * show a new random traceparent on every run (the journal keeps the trace id on its own).
+ */
+function withEngineHeaders(headers: Record<string, string>, userAgent: string, trace: OutboundRequest['trace']): Record<string, string> {
   const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+  const traced = trace && !names.has('traceparent') ? { traceparent: trace.traceparent, ...(trace.tracestate === undefined || names.has('tracestate') ? {} : { tracestate: trace.tracestate }) } : {};
   return {
     ...(names.has('accept-encoding') ? {} : { 'accept-encoding': 'gzip, deflate, br' }),
     ...(names.has('user-agent') ? {} : { 'user-agent': userAgent }),
+    ...traced,
     ...headers,
   };
 }
@@ -304,7 +312,7 @@ export function createHttpClient(options: { maxSockets?: number } = {}): HttpCli
         // integrator should see. No proxy is read from the environment either.
         const response = await undiciRequest(request.url, {
           method: request.method as Dispatcher.HttpMethod,
-          headers: withEngineHeaders(outgoingHeaders(request), userAgent),
+          headers: withEngineHeaders(outgoingHeaders(request), userAgent, request.trace),
           body: wire.text,
           dispatcher: dispatcherFor(request.tls),
           signal: controller.signal,

@@ -27,6 +27,11 @@ export interface JournalEntry {
     readonly body?: unknown;
     /** Path parameters of the route (GET /Items/{number}), as the engine read them. */
     readonly params?: Readonly<Record<string, string>>;
+    /**
+     * The W3C trace id the request ran under (the caller's traceparent continued, or a new one), which
+     * every ERP call of it carried: `requests --contains <trace id>` finds it from an ERP's log line.
+     */
+    readonly traceId?: string;
   };
   readonly steps: readonly TraceStep[];
   /** The outcome rules that matched (usually one): which rule decided the result. */

@@ -3,7 +3,7 @@ import type {
   AttemptOutcome, ClaimOptions, EventKind, EventStatus, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
 import type { PostgresDatabase } from '../postgres-open';
-import { statsOf } from './store';
+import { statsOf, traceOf } from './store';
 
 /**
  * The outbox in PostgreSQL, shared by replicas. An enqueue is one autocommitted INSERT: it resolves once
@@ -26,7 +26,7 @@ import { statsOf } from './store';
  *   nothing and needs no locks, by the argument above.
  */
 
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 /**
  * An event holds back the later events of its key while it is pending (leased or not) or dead and
@@ -73,6 +73,8 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (mapping, push, idempotency_key)
    );
    CREATE INDEX outbox_push_receipts_accepted ON $S.outbox_push_receipts (accepted_at);`,
+  // 4: the W3C trace context of the request that stored the event, continued by its delivery.
+  `ALTER TABLE $S.outbox_events ADD COLUMN traceparent text, ADD COLUMN tracestate text;`,
 ];
 
 type Int8 = string | number;
@@ -80,6 +82,7 @@ interface EventRow {
   seq: Int8; id: string; kind: EventKind; mapping: string; operation: string; ordering_key: string; input: unknown;
   request_id: string; accepted_at: Int8; blocks_key_when_dead: boolean; status: EventStatus; attempts: number;
   next_attempt_at: Int8; last: AttemptOutcome | null; settled_at: Int8 | null; drop_reason: string | null;
+  traceparent: string | null; tracestate: string | null;
 }
 
 function toEvent(row: EventRow): StoredEvent {
@@ -100,13 +103,14 @@ function toEvent(row: EventRow): StoredEvent {
     ...(row.last === null ? {} : { last: row.last }),
     ...(row.settled_at === null ? {} : { settledAt: Number(row.settled_at) }),
     ...(row.drop_reason === null ? {} : { dropReason: row.drop_reason }),
+    ...traceOf(row),
   };
 }
 
 const outcomeJson = (o: AttemptOutcome) => JSON.stringify({ error: o.error, status: o.status, body: o.body });
 
 const COLUMNS = `seq, id, kind, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
-  status, attempts, next_attempt_at, last, settled_at, drop_reason`;
+  status, attempts, next_attempt_at, last, settled_at, drop_reason, traceparent, tracestate`;
 const SETTLE = `lease_owner = NULL, lease_until = NULL`;
 
 async function migrate(pool: pg.Pool, schema: string, S: string, location: string): Promise<void> {
@@ -153,12 +157,12 @@ export async function openPostgresStore(database: PostgresDatabase, options: { s
   const INSERT_EVENT = `WITH key_lock AS MATERIALIZED (
       SELECT pg_advisory_xact_lock(hashtext('outbox-key:' || $10::text), hashtext($2::text || '/' || $4::text)))
     INSERT INTO ${T} (id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
-      status, attempts, next_attempt_at, kind)
-    SELECT $1::text, $2::text, $3::text, $4::text, $5::json, $6::text, $7::bigint, $8::boolean, 'pending', 0, $9::bigint, $11::text
+      status, attempts, next_attempt_at, kind, traceparent, tracestate)
+    SELECT $1::text, $2::text, $3::text, $4::text, $5::json, $6::text, $7::bigint, $8::boolean, 'pending', 0, $9::bigint, $11::text, $12::text, $13::text
     FROM key_lock RETURNING ${COLUMNS}`;
   const insertParams = (event: NewEvent) => [event.id, event.mapping, event.operation, event.orderingKey,
     event.input === undefined ? null : JSON.stringify(event.input), event.requestId, event.acceptedAt,
-    event.blocksKeyWhenDead, event.acceptedAt, schema, event.kind ?? 'event'];
+    event.blocksKeyWhenDead, event.acceptedAt, schema, event.kind ?? 'event', event.trace?.traceparent ?? null, event.trace?.tracestate ?? null];
   const run = async <R extends pg.QueryResultRow = EventRow>(sql: string, params: unknown[] = []) => pool.query<R>(sql, params);
   const changed = async (sql: string, params: unknown[]) => (await run(sql, params)).rowCount === 1;
 

@@ -5,7 +5,7 @@ import type {
   AttemptOutcome, ClaimOptions, EventKind, EventStatus, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
 import { openShared } from '../sqlite-open';
-import { statsOf } from './store';
+import { statsOf, traceOf } from './store';
 
 /**
  * The outbox in one SQLite file (`dir/outbox.sqlite`), shared by the worker processes of one server.
@@ -17,7 +17,7 @@ import { statsOf } from './store';
  * every SQLite error (SQLITE_FULL, SQLITE_BUSY after the timeout, ...) rejects the returned promise.
  */
 
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 /**
  * An event holds back the later events of its key while it is pending (leased or not) or dead and
@@ -63,12 +63,16 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (mapping, push, idempotency_key)
    );
    CREATE INDEX push_receipts_accepted ON push_receipts (accepted_at);`,
+  // 4: the W3C trace context of the request that stored the event, continued by its delivery.
+  `ALTER TABLE events ADD COLUMN traceparent TEXT;
+   ALTER TABLE events ADD COLUMN tracestate TEXT;`,
 ];
 
 interface EventRow {
   seq: number; id: string; kind: EventKind; mapping: string; operation: string; ordering_key: string; input: string | null;
   request_id: string; accepted_at: number; blocks_key_when_dead: number; status: EventStatus; attempts: number;
   next_attempt_at: number; last: string | null; settled_at: number | null; drop_reason: string | null;
+  traceparent: string | null; tracestate: string | null;
 }
 
 function toEvent(row: EventRow): StoredEvent {
@@ -89,6 +93,7 @@ function toEvent(row: EventRow): StoredEvent {
     ...(row.last === null ? {} : { last: JSON.parse(row.last) as AttemptOutcome }),
     ...(row.settled_at === null ? {} : { settledAt: row.settled_at }),
     ...(row.drop_reason === null ? {} : { dropReason: row.drop_reason }),
+    ...traceOf(row),
   };
 }
 
@@ -112,7 +117,7 @@ function migrate(db: Database.Database, file: string): void {
 }
 
 const COLUMNS = `seq, id, kind, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
-  status, attempts, next_attempt_at, last, settled_at, drop_reason`;
+  status, attempts, next_attempt_at, last, settled_at, drop_reason, traceparent, tracestate`;
 
 /** The connection settings a SQLite store actually runs with, read back from its connection (for tests, diagnostics). */
 export interface SqliteSettings {
@@ -140,7 +145,7 @@ export function readSqliteSettings(store: OutboxStore): SqliteSettings | undefin
 /** The store's statements, prepared once per opened file. */
 function prepareStatements(db: Database.Database) {
   const insert = db.prepare(`INSERT INTO events (id, kind, mapping, operation, ordering_key, input, request_id, accepted_at,
-    blocks_key_when_dead, status, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)`);
+    blocks_key_when_dead, status, attempts, next_attempt_at, traceparent, tracestate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`);
   const receiptOf = db.prepare<[string, string, string], { event_ids: string }>(`SELECT event_ids FROM push_receipts
     WHERE mapping = ? AND push = ? AND idempotency_key = ?`);
   const insertReceipt = db.prepare(`INSERT INTO push_receipts (mapping, push, idempotency_key, event_ids, accepted_at) VALUES (?, ?, ?, ?, ?)`);
@@ -205,7 +210,7 @@ export function openSqliteStore(dir: string): OutboxStore {
   const insertOne = (event: NewEvent) => {
     const input = event.input === undefined ? null : JSON.stringify(event.input);
     insert.run(event.id, event.kind ?? 'event', event.mapping, event.operation, event.orderingKey, input, event.requestId,
-      event.acceptedAt, event.blocksKeyWhenDead ? 1 : 0, event.acceptedAt);
+      event.acceptedAt, event.blocksKeyWhenDead ? 1 : 0, event.acceptedAt, event.trace?.traceparent ?? null, event.trace?.tracestate ?? null);
   };
   const insertAll = db.transaction((events: readonly NewEvent[]) => {
     for (const event of events) insertOne(event);

@@ -32,6 +32,8 @@ export interface NewEvent {
   readonly acceptedAt: number;
   /** Whether this event, once dead, holds back the later events of its key (onDeadLetter: block). */
   readonly blocksKeyWhenDead: boolean;
+  /** The W3C trace context of the request that stored it: its delivery continues that trace. */
+  readonly trace?: { readonly traceparent: string; readonly tracestate?: string };
 }
 
 /** What the ERP last answered (status and the start of the body), or why no answer came. */
@@ -89,6 +91,12 @@ export interface KindStats {
 /** Over all events, and apart for the platform's events (to the ERP) and the ERP's pushes (to the platform). */
 export interface OutboxStats extends KindStats {
   readonly byKind: Readonly<Record<EventKind, KindStats>>;
+}
+
+/** An event's trace context from a store's two columns (both stores keep it so). */
+export function traceOf(row: { readonly traceparent: string | null; readonly tracestate: string | null }): Pick<NewEvent, 'trace'> {
+  if (row.traceparent === null) return {};
+  return { trace: row.tracestate === null ? { traceparent: row.traceparent } : { traceparent: row.traceparent, tracestate: row.tracestate } };
 }
 
 export const EVENT_KINDS: readonly EventKind[] = ['event', 'push'];

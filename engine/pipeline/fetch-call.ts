@@ -15,6 +15,7 @@ import { parseXml } from '../xml/read';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { fetchPages, type PageState } from './paginate';
+import { childOf, traceHeadersOf, type TraceContext } from '../trace/context';
 import type { TraceObserver } from '../trace/observer';
 
 /** One call to the ERP as metrics see it; statusClass is "none" when no answer came. */
@@ -37,6 +38,8 @@ export interface CallEnv {
   readonly requestId?: string;
   /** An outbox event's id, sent on every delivery attempt in system.idempotencyHeader. */
   readonly idempotencyKey?: string;
+  /** The span the calls are made under (the request's, a delivery's): each request carries a child of it as its traceparent. */
+  readonly trace?: TraceContext;
   readonly onCall?: (report: CallReport) => void;
 }
 
@@ -69,8 +72,10 @@ function withoutEmptyValues(body: unknown, empty: readonly unknown[]): unknown {
 
 /** `keeps` collects each page's cache offer, made once the whole answer is judged a success. */
 function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)[]): SendPage {
-  return async (request) => {
-    env.observer?.request?.(request);
+  return async (built) => {
+    // A new span id per request (per page, per fan-out element); retries of it send the same one.
+    const request = env.trace ? { ...built, trace: traceHeadersOf(childOf(env.trace)) } : built;
+    env.observer?.request?.(request, label);
     const started = performance.now();
     let attempts = 0;
     const onAttempt = (name: string, report: AttemptReport) => {

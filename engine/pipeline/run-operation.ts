@@ -11,6 +11,7 @@ import { runCall, type CallRules } from './run-call';
 import { withSession } from './session';
 import { withoutInvalidRecords, type SkippedRecord } from './skip-invalid';
 import type { CallEnv, CallReport } from './fetch-call';
+import type { TraceContext } from '../trace/context';
 import type { TraceObserver } from '../trace/observer';
 
 /**
@@ -30,6 +31,8 @@ export interface PipelineDeps {
   readonly log?: Logger;
   readonly requestId?: string;
   readonly idempotencyKey?: string;
+  /** The span the ERP calls are made under; see CallEnv. */
+  readonly trace?: TraceContext;
   /** Overrides the operation's deadlineMs (an outbox delivery must end within its lease). */
   readonly deadlineMs?: number;
   /** Aborted when the platform has gone: no further call is made for it. */
@@ -55,7 +58,7 @@ export async function runFlow(
   const { route } = operation;
   const calls: Record<string, CallRecord | readonly CallRecord[]> = {};
   const rules: CallRules = { outcomes: operation.outcomes, successResult: route.successResult, emptyAnswerOk: route.kind === 'event' };
-  const env: CallEnv = { connection: deps.connection, deadline: new Deadline(deps.deadlineMs ?? operation.deadlineMs, undefined, deps.abandoned), observer: deps.observer, log: deps.log, requestId: deps.requestId, idempotencyKey: deps.idempotencyKey, onCall: deps.onCall };
+  const env: CallEnv = { connection: deps.connection, deadline: new Deadline(deps.deadlineMs ?? operation.deadlineMs, undefined, deps.abandoned), observer: deps.observer, log: deps.log, requestId: deps.requestId, idempotencyKey: deps.idempotencyKey, trace: deps.trace, onCall: deps.onCall };
   let successMessage: string | null = null;
 
   for (const call of operation.calls) {

@@ -16,7 +16,7 @@ const PUSH_RULES: CallRules = { outcomes: [], successResult: 'Delivered', emptyA
 export async function deliverPush(push: PushSpec, input: unknown, deps: PipelineDeps): Promise<void> {
   const env: CallEnv = {
     connection: deps.connection, deadline: new Deadline(deps.deadlineMs ?? push.deadlineMs, undefined, deps.abandoned), observer: deps.observer, log: deps.log,
-    requestId: deps.requestId, idempotencyKey: deps.idempotencyKey, onCall: deps.onCall,
+    requestId: deps.requestId, idempotencyKey: deps.idempotencyKey, trace: deps.trace, onCall: deps.onCall,
   };
   const calls: Record<string, CallRecord | readonly CallRecord[]> = {};
   for (const call of push.calls) {

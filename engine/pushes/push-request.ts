@@ -5,6 +5,7 @@ import type { Mapping, PushSpec, SystemSpec } from '../mapping/model';
 import type { OutboxStore } from '../outbox/store';
 import type { CallReport } from '../pipeline/fetch-call';
 import { deliverPush } from '../pipeline/run-push';
+import type { TraceContext } from '../trace/context';
 import type { TraceObserver } from '../trace/observer';
 import { verdictOf, type Verdict } from '../delivery/delivery';
 import type { Meter } from '../metrics/meter';
@@ -47,7 +48,7 @@ export interface PushServerDeps {
 }
 
 export interface PushServer {
-  serve(mapping: Mapping, name: string, request: PushRequest, requestId: string, seconds: () => number, observer?: TraceObserver): Promise<PushServed>;
+  serve(mapping: Mapping, name: string, request: PushRequest, requestId: string, seconds: () => number, observer?: TraceObserver, trace?: TraceContext): Promise<PushServed>;
   /**
    * The 401 of a push whose headers already show it is not allowed in (an API key or Basic not accepted, a
    * signature missing or stale), before its body is read; undefined when it may go on (a signature is
@@ -59,11 +60,11 @@ export interface PushServer {
 export function createPushServer(deps: PushServerDeps): PushServer {
   const onCall = (mapping: Mapping) => (report: CallReport) => deps.meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds });
 
-  async function deliverNow(mapping: Mapping, push: PushSpec, inputs: readonly unknown[], requestId: string, observer?: TraceObserver): Promise<PushServed['delivery']> {
+  async function deliverNow(mapping: Mapping, push: PushSpec, inputs: readonly unknown[], requestId: string, observer?: TraceObserver, trace?: TraceContext): Promise<PushServed['delivery']> {
     observer?.note?.(`push: stored as ${inputs.length} event${inputs.length === 1 ? '' : 's'}, the ERP is answered 202 at once, and the calls below run in the background (retried while the platform cannot take them)`);
     try {
       for (const input of inputs) {
-        await deliverPush(push, input, { connection: deps.connection(mapping.platform as SystemSpec), observer, log: deps.log, requestId, onCall: onCall(mapping) });
+        await deliverPush(push, input, { connection: deps.connection(mapping.platform as SystemSpec), observer, log: deps.log, requestId, trace, onCall: onCall(mapping) });
       }
       return { verdict: 'delivered' };
     } catch (error) {
@@ -88,7 +89,7 @@ export function createPushServer(deps: PushServerDeps): PushServer {
     return verdict.ok ? undefined : refused(mapping, push, requestId, verdict, answerer(mapping, name, requestId, seconds));
   }
 
-  async function serve(mapping: Mapping, name: string, request: PushRequest, requestId: string, seconds: () => number, observer?: TraceObserver): Promise<PushServed> {
+  async function serve(mapping: Mapping, name: string, request: PushRequest, requestId: string, seconds: () => number, observer?: TraceObserver, trace?: TraceContext): Promise<PushServed> {
     const answer = answerer(mapping, name, requestId, seconds);
     const push = mapping.pushes.get(name);
     if (!push) return answer(404, 'NotFound', { error: `no push endpoint "${name}"; this mapping has ${[...mapping.pushes.keys()].join(', ') || 'none'}` });
@@ -96,7 +97,7 @@ export function createPushServer(deps: PushServerDeps): PushServer {
     const pushLog = deps.log.child({ requestId, mapping: mapping.name, push: name });
     let outcome;
     try {
-      outcome = await acceptPush(mapping, push, request, requestId, deps);
+      outcome = await acceptPush(mapping, push, request, requestId, deps, trace);
     } catch (error) {
       if (!(error instanceof OperationFailure)) throw error;
       pushLog.error({ store: deps.store?.location }, error.message);
@@ -124,7 +125,7 @@ export function createPushServer(deps: PushServerDeps): PushServer {
           deps.stored();
           return served;
         }
-        return { ...served, delivery: await deliverNow(mapping, push, events.map((event) => event.input), requestId, observer) };
+        return { ...served, delivery: await deliverNow(mapping, push, events.map((event) => event.input), requestId, observer, trace) };
       }
     }
   }

@@ -4,6 +4,7 @@ import { describeEvaluationError } from '../expressions/compile';
 import { evaluateAt } from '../mapping/evaluate';
 import type { Mapping, PushSpec, Template } from '../mapping/model';
 import type { NewEvent, OutboxStore, PushReceipt } from '../outbox/store';
+import { traceHeadersOf, type TraceContext } from '../trace/context';
 import { checkPush, type InboundVerdict } from '../access/inbound-auth';
 import { tooDeep } from '../contract/body-depth';
 
@@ -126,7 +127,7 @@ function keyText(value: unknown): string | undefined {
 }
 
 /** The events of one accepted push: one per record, or per batch of records, transformed, in order. */
-async function eventsOf(mapping: Mapping, push: PushSpec, input: unknown, requestId: string, acceptedAt: number): Promise<NewEvent[]> {
+async function eventsOf(mapping: Mapping, push: PushSpec, input: unknown, requestId: string, acceptedAt: number, trace: TraceContext | undefined): Promise<NewEvent[]> {
   const listed = push.records ? await evaluateAt(push.records, { input }, `push.${push.name}.records`, 'INPUT_INVALID') : [input];
   const records = listed === undefined || listed === null ? [] : Array.isArray(listed) ? listed : [listed];
   const bodies: unknown[] = [];
@@ -137,12 +138,12 @@ async function eventsOf(mapping: Mapping, push: PushSpec, input: unknown, reques
   const key = push.outbox.orderingKey ? keyText(await evaluateAt(push.outbox.orderingKey, { input }, `push.${push.name}.outbox.orderingKey`, 'INPUT_INVALID')) : undefined;
   return units.map((unit) => ({
     id: randomUUID(), kind: 'push', mapping: mapping.name, operation: push.name, orderingKey: key ?? `push:${push.name}`, input: unit, requestId, acceptedAt,
-    blocksKeyWhenDead: push.outbox.onDeadLetter === 'block',
+    blocksKeyWhenDead: push.outbox.onDeadLetter === 'block', ...(trace ? { trace: traceHeadersOf(trace) } : {}),
   }));
 }
 
 /** Throws OperationFailure EVENT_NOT_STORED when the store cannot take the push (the ERP sends it again). */
-export async function acceptPush(mapping: Mapping, push: PushSpec, request: PushRequest, requestId: string, deps: PushAcceptance): Promise<PushOutcome> {
+export async function acceptPush(mapping: Mapping, push: PushSpec, request: PushRequest, requestId: string, deps: PushAcceptance, trace?: TraceContext): Promise<PushOutcome> {
   const raw = rawOf(request);
   // Another content type than JSON: the server did not read the body (app.ts), so there are no bytes a
   // signature could be checked over; header credentials are still checked first.
@@ -163,7 +164,7 @@ export async function acceptPush(mapping: Mapping, push: PushSpec, request: Push
     const problems = await problemsOf(push, input);
     if (problems.length > 0) return { kind: 'invalid', message: `the push is not valid: ${problems.length} problem${problems.length === 1 ? '' : 's'}`, problems, input };
     idempotencyKey = keyText(await evaluateAt(push.idempotencyKey, { input }, `push.${push.name}.idempotencyKey`, 'INPUT_INVALID'));
-    events = await eventsOf(mapping, push, input, requestId, acceptedAt);
+    events = await eventsOf(mapping, push, input, requestId, acceptedAt, trace);
   } catch (error) {
     if (!(error instanceof OperationFailure)) throw error;
     // A busy engine, not a wrong push: a 400 would tell the ERP never to send it again.

@@ -12,6 +12,7 @@ import { listeningLines, type ServeSettings } from './settings';
 import { onSignals } from './signals';
 import { watchMappings } from './watch';
 import type { Readiness } from './readiness';
+import { tracingFromEnv } from '../trace/from-env';
 
 /**
  * `serve --workers N`: N processes share the platform's port (node:cluster hands connections out). The
@@ -158,7 +159,8 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   new AggregatorRegistry();
   AggregatorRegistry.setRegistries([metrics.registry]);
   const { outbox, journal } = await openState(settings, log);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets });
+  const tracing = await tracingFromEnv(process.env, log);
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, tracing });
   const removeGuards = installProcessGuards(instance.engine, log);
   const signals = onSignals(() => instance.reload({ force: true }));
   const toPrimary = (message: ToPrimary) => process.send?.(message);

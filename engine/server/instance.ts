@@ -14,6 +14,7 @@ import type { OutboxStore } from '../outbox/store';
 import type { LoadReport, MappingSource } from './mapping-source';
 import type { EngineMetrics } from './metrics';
 import { readiness, type Readiness } from './readiness';
+import type { Tracing } from '../trace/spans';
 
 /**
  * One serving process: the engine, the platform's listener in front of it, and the mapping source it
@@ -32,6 +33,8 @@ export interface InstanceSettings {
   readonly outbox?: OutboxStore;
   readonly journal?: Journal;
   readonly secrets?: SecretRegistry;
+  /** Span export, when OTEL_* asks for it; the engine shuts it down when it closes. */
+  readonly tracing?: Tracing;
 }
 
 export interface Instance {
@@ -77,7 +80,7 @@ function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetrics): vo
 export function startInstance(settings: InstanceSettings): Instance {
   const { source, log, metrics } = settings;
   const { outbox } = settings;
-  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets });
+  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, tracing: settings.tracing });
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
   for (const state of settings.initial.states) if (state.mapping) metrics.loaded(state.mapping.name);

@@ -6,6 +6,7 @@ import { installProcessGuards } from './process-guards';
 import { listeningLines, type ServeSettings } from './settings';
 import { onSignals } from './signals';
 import { watchMappings } from './watch';
+import { tracingFromEnv } from '../trace/from-env';
 
 /**
  * `serve` in one process: the platform's listener, the admin listener, reloads on SIGHUP and --watch,
@@ -15,7 +16,8 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   const { log } = settings;
   const metrics = createMetrics();
   const { outbox, journal } = await openState(settings, log);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets });
+  const tracing = await tracingFromEnv(process.env, log);
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, tracing });
   const removeGuards = installProcessGuards(instance.engine, log);
   // Before the first "listening" line (see onSignals); they stay installed while draining: a second Ctrl-C must not kill the requests in flight.
   const signals = onSignals(() => instance.reload({ force: true }));

@@ -8,8 +8,11 @@ import type { OutcomeRule } from '../mapping/model';
  * request per page; each page's URL shows its page parameters.
  */
 export interface TraceObserver {
-  /** Before a request is sent; credentials are not on it (they are added on the way out). */
-  request?(request: OutboundRequest): void;
+  /**
+   * Before a request is sent; credentials and the trace headers are not on it (they are added on the way
+   * out). `label` names the call as the other hooks do (absent from callers that send no fan-out).
+   */
+  request?(request: OutboundRequest, label?: string): void;
   /** Each attempt of a request: status or transport error, and the wait before the next one. */
   attempt?(label: string, report: AttemptReport): void;
   /** The answer used: `attempts` requests reached the ERP for it (0 when `cached`). */
@@ -32,7 +35,7 @@ export function allOf(...given: readonly (TraceObserver | undefined)[]): TraceOb
   const list = given.filter((observer): observer is TraceObserver => observer !== undefined);
   if (list.length <= 1) return list[0];
   return {
-    request: (request) => list.forEach((o) => o.request?.(request)),
+    request: (request, label) => list.forEach((o) => o.request?.(request, label)),
     attempt: (label, report) => list.forEach((o) => o.attempt?.(label, report)),
     response: (label, response, info) => list.forEach((o) => o.response?.(label, response, info)),
     rule: (label, rule) => list.forEach((o) => o.rule?.(label, rule)),
