@@ -131,7 +131,8 @@ async function migrate(pool: pg.Pool, schema: string, S: string, location: strin
     // has the kind column and lacks the claim's index, which is all it needs.
     const pushedEarly = version === 2 && ((await client.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'outbox_events' AND column_name = 'kind'`, [schema])).rowCount ?? 0) > 0;
     if (pushedEarly) await client.query(MIGRATIONS[1].replaceAll('$S', S));
-    else for (let v = version; v < SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v].replaceAll('$S', S));
+    // Such a schema then stands at version 3 and takes the steps after it.
+    for (let v = pushedEarly ? 3 : version; v < SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v].replaceAll('$S', S));
     if (got.rowCount === 0) await client.query(`INSERT INTO ${S}.outbox_schema_version VALUES ($1)`, [SCHEMA_VERSION]);
     else if (version !== SCHEMA_VERSION) await client.query(`UPDATE ${S}.outbox_schema_version SET version = $1`, [SCHEMA_VERSION]);
     await client.query('COMMIT');

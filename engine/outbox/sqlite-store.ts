@@ -111,7 +111,8 @@ function migrate(db: Database.Database, file: string): void {
     // (from `npm start` of that branch) has the kind column and lacks the claim's index, which is all it needs.
     const pushedEarly = version === 2 && (db.pragma('table_info(events)') as { name: string }[]).some((column) => column.name === 'kind');
     if (pushedEarly) db.exec(MIGRATIONS[1]);
-    else for (let v = version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    // Such a file then stands at version 3 and takes the steps after it.
+    for (let v = pushedEarly ? 3 : version; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
     if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

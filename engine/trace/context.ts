@@ -51,7 +51,7 @@ export function childOf(parent: TraceContext): TraceContext {
 }
 
 /** A new trace's first span: not sampled unless an exporter's sampler says so. */
-export function newTrace(): TraceContext {
+function newTrace(): TraceContext {
   return { traceId: newId(16), spanId: newId(8), sampled: false };
 }
 

@@ -23,7 +23,7 @@ export interface SpanStart {
   readonly links?: readonly TraceContext[];
 }
 
-export interface OpenSpan {
+interface OpenSpan {
   /** The sampler's decision: recorded spans are flagged sampled on the calls under them. */
   readonly sampled: boolean;
   /** Ends the span with these attributes (and a new name); with `errorType`, as failed. */

@@ -49,6 +49,7 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
         input: { text: 'Grüße, 東京, 🚚', nested: { list: [1, 2.5, null, true, { deep: 'é' }] }, empty: {} },
         blocksKeyWhenDead: false,
         acceptedAt: T0 + 123,
+        trace: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'platform=abc' },
       });
       const stored = await store.enqueue(event);
       expect(stored).toMatchObject({ ...event, status: 'pending', attempts: 0, nextAttemptAt: T0 + 123 });
@@ -59,6 +60,12 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
       expect(got).toEqual(stored);
       expect(got?.input).toEqual(event.input);
       expect(await store.get(randomUUID())).toBeUndefined();
+    });
+
+    it('keeps an event without a trace context without one (stored before the engine kept them)', async () => {
+      const stored = await store.enqueue(newEvent());
+      expect(stored.trace).toBeUndefined();
+      expect((await store.get(stored.id))?.trace).toBeUndefined();
     });
 
     it('assigns increasing seq', async () => {
