@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_SERVICE_NAME, ATTR_URL_FULL } from '@opentelemetry/semantic-conventions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, eventually, startServe, stoppedAfterEach, tempDir, writeFile } from '../cli/cli-process';
-import { json, paginated, startMisbehavingErp, type MisbehavingErp } from '../support/misbehaving-erp';
+import { json, paginated, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';
 import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 
 /**
@@ -42,6 +42,24 @@ operations:
         method: POST
         path: /placements
         body: '{ "docNo": input.workOrderNumber }'
+  GetItem:
+    calls:
+      - name: item
+        method: GET
+        path: /items/{input.number}
+    output: '{ "number": calls.item.body.no }'
+platform:
+  baseUrl: \${PLATFORM_URL}
+push:
+  NewOrder:
+    auth: { type: apiKey, header: X-Api-Key, keys: ["\${ERP_PUSH_KEY}"] }
+    schema: { type: object, required: [orderNo] }
+    idempotencyKey: input.orderNo
+    calls:
+      - name: create
+        method: POST
+        path: /work-orders
+        body: input
 `;
 const COLUMNS = Array.from({ length: 7 }, (_, i) => ({ key: `k${i}`, header: `Column ${i}` }));
 const PLACEMENT = { workOrderNumber: 'SO-31', itemNumber: 'A-1', completedAmount: 1, confirmedLocationName: 'B1', userEmail: 'u@example.com' };
@@ -55,18 +73,26 @@ async function erpStandIn(): Promise<MisbehavingErp> {
   erp.on('GET /orders/4711', () => json({ no: '4711' }));
   erp.on('GET /columns', paginated(COLUMNS, 'page', 3, '/api/columns'));
   erp.on('POST /placements', () => json({ ok: true }));
+  erp.on('GET /items/X-500', () => status(500));
   return erp;
 }
+
+const PUSH_KEY = 'otel-push-key-31';
 
 async function serveWith(erp: MisbehavingErp, env: Record<string, string>) {
   const dir = tempDir();
   const mapping = writeFile(dir, 'acme.yaml', MAPPING);
-  const serving = await startServe(['--admin-port', '0', '--state-dir', path.join(dir, 'state'), mapping], { ERP_URL: erp.url, ERP_API_KEY: API_KEY, ERP_CLIENT_SECRET: CLIENT_SECRET, ...env });
+  const platform = await startMisbehavingErp();
+  cleanups.push(() => platform.close());
+  platform.on('POST /work-orders', () => json({ ok: true }));
+  const serving = await startServe(['--admin-port', '0', '--state-dir', path.join(dir, 'state'), mapping], {
+    ERP_URL: erp.url, ERP_API_KEY: API_KEY, ERP_CLIENT_SECRET: CLIENT_SECRET, PLATFORM_URL: platform.url, ERP_PUSH_KEY: PUSH_KEY, ...env,
+  });
   running.push(serving);
-  return serving;
+  return { serving, platform };
 }
 
-/** The trace and span id the ERP got on its requests to `route` (METHOD /path), in order. */
+/** The trace and span id the ERP (or the platform) got on its requests to `route` (METHOD /path), in order. */
 function traceparentsAt(erp: MisbehavingErp, route: string): { traceId: string; spanId: string; flags: string }[] {
   return erp.requests.filter((request) => `${request.method} ${request.path}` === route).map((request) => {
     const found = TRACEPARENT.exec(String(request.headers.traceparent));
@@ -78,23 +104,26 @@ function traceparentsAt(erp: MisbehavingErp, route: string): { traceId: string; 
 const platformTrace = (traceId: string, spanId: string) => ({ traceparent: `00-${traceId}-${spanId}-01`, tracestate: 'platform=abc' });
 
 describe('OpenTelemetry export over OTLP/HTTP', () => {
-  it('exports a server span per request, a client span per ERP request and page, and the outbox delivery linked to its request', async () => {
+  it('exports a server span per request and push, a client span per ERP request and page, failures with error.type, and each outbox delivery linked to the request that stored it', async () => {
     const collector = await startOtlpReceiver();
     cleanups.push(() => collector.close());
     const erp = await erpStandIn();
-    const serving = await serveWith(erp, {
+    const { serving, platform } = await serveWith(erp, {
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer collector-token',
       OTEL_SERVICE_NAME: 'adapter-acme', OTEL_BSP_SCHEDULE_DELAY: '100',
     });
     const base = serving.urls[0] as string;
-    const [lookupTrace, listTrace, eventTrace] = ['4bf92f3577b34da6a3ce929d0e0e4736', '5bf92f3577b34da6a3ce929d0e0e4737', '6bf92f3577b34da6a3ce929d0e0e4738'];
+    const [lookupTrace, listTrace, eventTrace, failedTrace, pushTrace] = ['4bf92f3577b34da6a3ce929d0e0e4736', '5bf92f3577b34da6a3ce929d0e0e4737', '6bf92f3577b34da6a3ce929d0e0e4738', '7bf92f3577b34da6a3ce929d0e0e4739', '8bf92f3577b34da6a3ce929d0e0e473a'];
     const platformSpan = '00f067aa0ba902b7';
 
     expect(await (await fetch(`${base}/WorkOrders/Code?Code=4711`, { headers: platformTrace(lookupTrace, platformSpan) })).json()).toMatchObject({ isResultSuccess: true });
     expect(await (await fetch(`${base}/WorkOrders/WorkOrderExportColumns`, { headers: platformTrace(listTrace, platformSpan) })).json()).toMatchObject({ isResultSuccess: true, data: COLUMNS });
     const stored = await fetch(`${base}/WorkOrders/ForPutWall`, { method: 'POST', headers: { 'content-type': 'application/json', ...platformTrace(eventTrace, platformSpan) }, body: JSON.stringify(PLACEMENT) });
     expect(await stored.json()).toMatchObject({ isResultSuccess: true });
-    await eventually(() => collector.spans.some((span) => span.kind === 5 && span.traceId === eventTrace) && collector.spans.filter((span) => span.kind === 3).length >= 5, 'the spans of three requests and one delivery exported');
+    expect(await (await fetch(`${base}/Items/X-500`, { headers: platformTrace(failedTrace, platformSpan) })).json()).toMatchObject({ isResultSuccess: false });
+    const pushed = await fetch(`${base}/push/NewOrder`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': PUSH_KEY, ...platformTrace(pushTrace, platformSpan) }, body: JSON.stringify({ orderNo: 'SO-77' }) });
+    expect(pushed.status).toBe(202);
+    await eventually(() => [eventTrace, pushTrace].every((traceId) => collector.spans.some((span) => span.kind === 5 && span.traceId === traceId)) && collector.spans.filter((span) => span.kind === 3).length >= 7, 'the spans of five requests and two deliveries exported');
 
     const spanOf = (id: string): ReceivedSpan => collector.spans.find((span) => span.spanId === id) ?? expect.fail(`no span ${id}`);
     const serverOf = (traceId: string): ReceivedSpan => collector.spans.find((span) => span.kind === 2 && span.traceId === traceId) ?? expect.fail(`no server span in ${traceId}`);
@@ -131,6 +160,19 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     const [delivered] = traceparentsAt(erp, 'POST /placements');
     expect(delivered?.traceId).toBe(eventTrace);
     expect(spanOf(delivered!.spanId)).toMatchObject({ kind: 3, parentSpanId: delivery.spanId });
+
+    // A failed ERP answer: the client span has the status as error.type, the server span the engine's failure.
+    const failedCall = spanOf(traceparentsAt(erp, 'GET /items/X-500')[0]!.spanId);
+    expect(failedCall).toMatchObject({ statusCode: 2, attributes: expect.objectContaining({ [ATTR_ERROR_TYPE]: '500', [ATTR_HTTP_RESPONSE_STATUS_CODE]: 500 }) });
+    expect(serverOf(failedTrace)).toMatchObject({ statusCode: 2, attributes: expect.objectContaining({ [ATTR_ERROR_TYPE]: 'ERP_ERROR_STATUS', 'adapter.result': 'AdapterApiCallFailed' }) });
+
+    // The ERP's push: its server span continues the ERP's trace; the delivery to the platform is linked to it and carries the trace on.
+    const push = serverOf(pushTrace);
+    expect(push).toMatchObject({ name: 'POST /push/NewOrder', parentSpanId: platformSpan, attributes: expect.objectContaining({ 'adapter.result': 'Accepted' }) });
+    const pushDelivery = collector.spans.find((span) => span.kind === 5 && span.traceId === pushTrace) as ReceivedSpan;
+    expect(pushDelivery).toMatchObject({ name: 'deliver push/NewOrder', parentSpanId: push.spanId, links: [{ traceId: pushTrace, spanId: push.spanId }] });
+    const [forwarded] = traceparentsAt(platform, 'POST /work-orders');
+    expect(spanOf(forwarded!.spanId)).toMatchObject({ kind: 3, traceId: pushTrace, parentSpanId: pushDelivery.spanId });
     expect(collector.headers[0]?.authorization).toBe('Bearer collector-token');
   }, 60_000);
 });
@@ -138,7 +180,7 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
 describe('trace context without an exporter', () => {
   it('sends every ERP call a traceparent that continues the platform trace, or a new one, and the journal keeps the trace id', async () => {
     const erp = await erpStandIn();
-    const serving = await serveWith(erp, {});
+    const { serving } = await serveWith(erp, {});
     const base = serving.urls[0] as string;
     const platformTraceId = '0af7651916cd43dd8448eb211c80319c';
     const platformSpan = 'b7ad6b7169203331';
