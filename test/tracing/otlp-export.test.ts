@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_SERVICE_NAME, ATTR_URL_FULL } from '@opentelemetry/semantic-conventions';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_AUTH, eventually, startServe, stoppedAfterEach, tempDir, writeFile } from '../cli/cli-process';
+import { ADMIN_AUTH, eventually, runCli, startServe, stoppedAfterEach, tempDir, writeFile } from '../cli/cli-process';
+import { blocksOf, commandOf } from '../docs/markdown';
 import { json, paginated, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';
 import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 
@@ -101,6 +102,22 @@ function traceparentsAt(erp: MisbehavingErp, route: string): { traceId: string; 
   });
 }
 
+/** docs/operations.md's examples, run here: the tracing environment (its collector replaced by the stand-in) and the journal search. */
+const GUIDE = 'docs/operations.md';
+function documentedEnvironment(): Record<string, string> {
+  const block = blocksOf(GUIDE).find((candidate) => candidate.text.startsWith('# tracing environment'));
+  if (!block) throw new Error(`${GUIDE} has no "# tracing environment" block`);
+  return Object.fromEntries(block.text.split('\n').filter((line) => line.startsWith('export ')).map((line) => {
+    const [name, ...value] = line.slice('export '.length).split('=');
+    return [name as string, value.join('=').replace(/^"(.*)"$/, '$1')];
+  }));
+}
+function documentedSearch(adminUrl: string, traceId: string): string[] {
+  const line = blocksOf(GUIDE).flatMap((block) => block.text.split('\n')).find((text) => text.includes('requests --admin') && /--contains [0-9a-f]{32}/.test(text));
+  if (!line) throw new Error(`${GUIDE} shows no search by trace id`);
+  return commandOf(line).args.map((arg) => (arg.startsWith('http://') ? adminUrl : /^[0-9a-f]{32}$/.test(arg) ? traceId : arg));
+}
+
 const platformTrace = (traceId: string, spanId: string) => ({ traceparent: `00-${traceId}-${spanId}-01`, tracestate: 'platform=abc' });
 
 describe('OpenTelemetry export over OTLP/HTTP', () => {
@@ -108,10 +125,10 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     const collector = await startOtlpReceiver();
     cleanups.push(() => collector.close());
     const erp = await erpStandIn();
-    const { serving, platform } = await serveWith(erp, {
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer collector-token',
-      OTEL_SERVICE_NAME: 'adapter-acme', OTEL_BSP_SCHEDULE_DELAY: '100',
-    });
+    const documented = documentedEnvironment();
+    expect(documented.OTEL_TRACES_SAMPLER).toBe('parentbased_traceidratio');
+    // The platform's traces are sampled (flag 01), so the ratio, which applies to new traces only, drops none here.
+    const { serving, platform } = await serveWith(erp, { ...documented, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' });
     const base = serving.urls[0] as string;
     const [lookupTrace, listTrace, eventTrace, failedTrace, pushTrace] = ['4bf92f3577b34da6a3ce929d0e0e4736', '5bf92f3577b34da6a3ce929d0e0e4737', '6bf92f3577b34da6a3ce929d0e0e4738', '7bf92f3577b34da6a3ce929d0e0e4739', '8bf92f3577b34da6a3ce929d0e0e473a'];
     const platformSpan = '00f067aa0ba902b7';
@@ -177,6 +194,21 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
   }, 60_000);
 });
 
+describe('span export at shutdown', () => {
+  it('sends the spans still waiting for their batch when serve stops on SIGTERM', async () => {
+    const collector = await startOtlpReceiver();
+    cleanups.push(() => collector.close());
+    const erp = await erpStandIn();
+    const { serving } = await serveWith(erp, { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '600000' });
+    await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=4711`);
+    expect(collector.spans).toEqual([]);
+    serving.child.kill('SIGTERM');
+    expect((await serving.exited).code).toBe(0);
+    expect(collector.spans.map((span) => span.name).sort()).toEqual(['GET /WorkOrders/Code', 'GET order']);
+    expect(collector.spans[0]?.resource['service.name']).toBe('adapter-engine');
+  }, 60_000);
+});
+
 describe('trace context without an exporter', () => {
   it('sends every ERP call a traceparent that continues the platform trace, or a new one, and the journal keeps the trace id', async () => {
     const erp = await erpStandIn();
@@ -203,10 +235,12 @@ describe('trace context without an exporter', () => {
     // The delivery, later and in the background, still carries the trace of the request that stored it.
     expect(traceparentsAt(erp, 'POST /placements')[0]).toMatchObject({ traceId: platformTraceId, flags: '00' });
 
-    // Support finds the request from the trace id in an ERP's log line.
-    const found = await (await fetch(`${serving.adminUrl}/requests?contains=${platformTraceId}`, { headers: ADMIN_AUTH })).json() as { requests: { id: string; operation: string }[] };
-    expect(found.requests.map((request) => request.operation).sort()).toEqual(['ConfirmPutWallPlacement', 'GetWorkOrderByCode']);
-    const entry = await (await fetch(`${serving.adminUrl}/requests/${found.requests[0]?.id}`, { headers: ADMIN_AUTH })).json() as { request: { traceId: string } };
+    // Support finds the requests from the trace id in an ERP's log line, with the guide's command.
+    const searched = await runCli([...documentedSearch(serving.adminUrl as string, platformTraceId), '--json']);
+    expect(searched.code, searched.stderr).toBe(0);
+    const found = JSON.parse(searched.stdout) as { id: string; operation: string }[];
+    expect(found.map((request) => request.operation).sort()).toEqual(['ConfirmPutWallPlacement', 'GetWorkOrderByCode']);
+    const entry = await (await fetch(`${serving.adminUrl}/requests/${found[0]?.id}`, { headers: ADMIN_AUTH })).json() as { request: { traceId: string } };
     expect(entry.request.traceId).toBe(platformTraceId);
   }, 60_000);
 });
