@@ -9,7 +9,7 @@ export const JOURNAL_QUERY = {
   operation: 'operation id, e.g. GetWorkOrderByCode',
   result: 'result name, e.g. WorkOrderDoesNotExist',
   outcome: '"success" or "failure"',
-  contains: 'text the request contains (path, query or body): a work order or item number',
+  contains: 'text the request contains (path, query, body or trace id): a work order or item number, a trace id from an ERP log',
   from: 'earliest time (ISO 8601, e.g. 2026-11-23T10:30:00Z)',
   to: 'latest time (ISO 8601)',
   limit: 'how many, newest first (default 50, at most 1000)',
