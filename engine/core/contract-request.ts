@@ -14,7 +14,8 @@ export function serveContractRoute(parts: EngineParts, served: Served, mapping: 
   const scope: RequestContext = { requestId, mapping: mapping.name, operation: route.operationId, method: request.method, path: request.path };
   const steps = stepsFor(parts, served);
   return parts.context.run(scope, async () => {
-    const requestLog = parts.log.child({ requestId, mapping: mapping.name });
+    // The trace id on every line of the request: an ERP's log line (its traceparent) finds ours.
+    const requestLog = parts.log.child({ requestId, mapping: mapping.name, traceId: served.trace.traceId });
     const { outcome, failure, fault, delivery, skipped } = await runRoute(parts, served, mapping, route, params, steps, requestLog, deps);
     const envelope = toEnvelope(route, outcome);
     const durationMs = parts.clock.now() - started;

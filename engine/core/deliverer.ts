@@ -22,15 +22,17 @@ export function startDeliverer(deps: { store: OutboxStore; mappings: () => reado
     mask: deps.mask,
     now: deps.now,
     deliver: async (mapping, target, event, deadlineMs) => {
-      const eventLog = log.child({ requestId: event.requestId, mapping: mapping.name, event: event.id });
       const onCall = (report: CallReport) => meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds });
       // The delivery continues the trace of the request that stored the event: the ERP sees that trace id.
       const stored = event.trace && parseTraceparent(event.trace.traceparent, event.trace.tracestate);
+      const own = continueTrace(stored);
       const span = deps.tracing && startScopeSpan(deps.tracing, {
-        name: `deliver ${event.kind === 'push' ? `push/${event.operation}` : event.operation}`, kind: 'consumer', context: continueTrace(stored), parent: stored, links: stored ? [stored] : [],
+        name: `deliver ${event.kind === 'push' ? `push/${event.operation}` : event.operation}`, kind: 'consumer', context: own, parent: stored, links: stored ? [stored] : [],
         attributes: { 'adapter.mapping': mapping.name, 'adapter.event_id': event.id, 'adapter.request_id': event.requestId, 'adapter.attempt': event.attempts },
       }, deps.mask);
-      const common = { log: eventLog, requestId: event.requestId, idempotencyKey: event.id, onCall, trace: span?.context ?? continueTrace(stored), observer: span?.observer };
+      const trace = span?.context ?? own;
+      const eventLog = log.child({ requestId: event.requestId, mapping: mapping.name, event: event.id, traceId: trace.traceId });
+      const common = { log: eventLog, requestId: event.requestId, idempotencyKey: event.id, onCall, trace, observer: span?.observer };
       try {
         if (target.kind === 'push') {
           await deliverPush(target.push, event.input, { ...common, connection: pool.connectionFor(mapping.platform as SystemSpec), deadlineMs: Math.min(deadlineMs, target.push.deadlineMs ?? deadlineMs) });

@@ -212,7 +212,7 @@ describe('span export at shutdown', () => {
 describe('trace context without an exporter', () => {
   it('sends every ERP call a traceparent that continues the platform trace, or a new one, and the journal keeps the trace id', async () => {
     const erp = await erpStandIn();
-    const { serving } = await serveWith(erp, {});
+    const { serving } = await serveWith(erp, { LOG_LEVEL: 'info' });
     const base = serving.urls[0] as string;
     const platformTraceId = '0af7651916cd43dd8448eb211c80319c';
     const platformSpan = 'b7ad6b7169203331';
@@ -234,6 +234,11 @@ describe('trace context without an exporter', () => {
     expect(new Set(pages.map((page) => page.spanId)).size).toBe(3);
     // The delivery, later and in the background, still carries the trace of the request that stored it.
     expect(traceparentsAt(erp, 'POST /placements')[0]).toMatchObject({ traceId: platformTraceId, flags: '00' });
+
+    // The engine's log lines of the request and of the delivery carry the trace id.
+    const logged = `${serving.output().stdout}${serving.output().stderr}`.split('\n').filter((line) => line.includes(`"traceId":"${platformTraceId}"`));
+    expect(logged.some((line) => line.includes('"msg":"request"'))).toBe(true);
+    expect(logged.some((line) => line.includes('"msg":"erp call"') && line.includes('/placements'))).toBe(true);
 
     // Support finds the requests from the trace id in an ERP's log line, with the guide's command.
     const searched = await runCli([...documentedSearch(serving.adminUrl as string, platformTraceId), '--json']);
