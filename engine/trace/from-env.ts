@@ -21,10 +21,12 @@ export async function tracingFromEnv(env: NodeJS.ProcessEnv, log: Logger): Promi
   const { asked, unsupported } = exportAsked(env);
   if (unsupported.length > 0) log.warn({ exporters: unsupported }, 'OTEL_TRACES_EXPORTER names exporters this engine does not have; it exports over otlp only');
   if (!asked) return undefined;
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/json').trim();
-  if (protocol !== 'http/json') log.warn({ protocol }, 'the engine exports spans as OTLP http/json; a collector\'s OTLP/HTTP receiver takes it (port 4318)');
+  // http/protobuf is the specification's default; grpc would need another transport and is not offered.
+  const askedProtocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf').trim();
+  const protocol = askedProtocol === 'http/json' ? 'http/json' : 'http/protobuf';
+  if (askedProtocol !== protocol) log.warn({ protocol: askedProtocol }, 'the engine exports spans over OTLP/HTTP only; sending http/protobuf (a collector takes it on port 4318)');
   const { createOtelTracing } = await import('./otel');
-  const tracing = createOtelTracing(env, log);
-  log.info({ endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318/v1/traces' }, 'exporting spans over OTLP');
+  const tracing = createOtelTracing(env, log, protocol);
+  log.info({ endpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318/v1/traces', protocol }, 'exporting spans over OTLP');
   return tracing;
 }

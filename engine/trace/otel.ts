@@ -1,5 +1,6 @@
 import { createTraceState, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, RandomIdGenerator, TraceIdRatioBasedSampler, TracerProvider, type IdGenerator, type Sampler } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
@@ -9,7 +10,7 @@ import type { TraceContext } from './context';
 import type { SpanAttributes, SpanKind as Kind, SpanStart, Tracing } from './spans';
 
 /**
- * Spans exported over OTLP/HTTP (JSON) with the official SDK. Loaded only when the OTEL_* variables ask
+ * Spans exported over OTLP/HTTP (protobuf or JSON) with the official SDK. Loaded only when the OTEL_* variables ask
  * for export (from-env.ts); the exporter reads OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _HEADERS, _TIMEOUT
  * and _COMPRESSION itself, the resource detector OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES; the
  * sampler and the batch's delay are read here, as this SDK version leaves them to its callers.
@@ -50,7 +51,7 @@ function cleaned(attributes: SpanAttributes | undefined): Attributes {
   return kept;
 }
 
-export function createOtelTracing(env: NodeJS.ProcessEnv, log: Logger): Tracing {
+export function createOtelTracing(env: NodeJS.ProcessEnv, log: Logger, protocol: 'http/protobuf' | 'http/json'): Tracing {
   // The engine chose the ids and sent them to the ERP before the span exists: the SDK's id generator
   // hands over the chosen ones (startSpan asks it synchronously, once for the span, once for a root's trace).
   let chosen: { traceId: string; spanId: string } | undefined;
@@ -63,7 +64,7 @@ export function createOtelTracing(env: NodeJS.ProcessEnv, log: Logger): Tracing 
     .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'adapter-engine', [ATTR_SERVICE_VERSION]: engineVersion() }))
     .merge(detectResources({ detectors: [envDetector] }));
   const processor = new BatchSpanProcessor({
-    exporter: new OTLPTraceExporter(),
+    exporter: protocol === 'http/json' ? new JsonExporter() : new ProtobufExporter(),
     scheduledDelayMillis: millis(env.OTEL_BSP_SCHEDULE_DELAY, 5000),
     exportTimeoutMillis: millis(env.OTEL_BSP_EXPORT_TIMEOUT, 30_000),
   });

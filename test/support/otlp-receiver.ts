@@ -2,9 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A stand-in OpenTelemetry collector on 127.0.0.1: takes OTLP/HTTP exports in the JSON encoding
- * (POST /v1/traces) as a collector's receiver does, answers 200, and keeps every span with its
- * resource's attributes, so a test reads what a real exporter sent.
+ * A stand-in OpenTelemetry collector on 127.0.0.1: takes OTLP/HTTP exports (POST /v1/traces) as a
+ * collector's receiver does and answers 200. JSON exports are decoded into spans with their resource's
+ * attributes; protobuf ones are kept as their bytes.
  */
 
 type AnyValue = { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
@@ -40,21 +40,30 @@ export interface OtlpReceiver {
   readonly spans: ReceivedSpan[];
   /** The headers of each export request (OTEL_EXPORTER_OTLP_HEADERS arrive here). */
   readonly headers: http.IncomingHttpHeaders[];
+  /** The bodies of the protobuf exports (http/protobuf), undecoded. */
+  readonly protobuf: Buffer[];
   close(): Promise<void>;
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const headers: http.IncomingHttpHeaders[] = [];
+  const protobuf: Buffer[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).startsWith('application/json')) {
+      const type = String(req.headers['content-type']);
+      if (req.method !== 'POST' || req.url !== '/v1/traces' || !/^application\/(json|x-protobuf)/.test(type)) {
         res.writeHead(415).end();
         return;
       }
       headers.push(req.headers);
+      if (type.startsWith('application/x-protobuf')) {
+        protobuf.push(Buffer.concat(chunks));
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        return;
+      }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest;
       for (const resourceSpans of body.resourceSpans ?? []) {
         const resource = plain(resourceSpans.resource?.attributes);
@@ -76,6 +85,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
     headers,
+    protobuf,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();

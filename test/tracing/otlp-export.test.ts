@@ -128,7 +128,7 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
     const documented = documentedEnvironment();
     expect(documented.OTEL_TRACES_SAMPLER).toBe('parentbased_traceidratio');
     // The platform's traces are sampled (flag 01), so the ratio, which applies to new traces only, drops none here.
-    const { serving, platform } = await serveWith(erp, { ...documented, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' });
+    const { serving, platform } = await serveWith(erp, { ...documented, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' });
     const base = serving.urls[0] as string;
     const [lookupTrace, listTrace, eventTrace, failedTrace, pushTrace] = ['4bf92f3577b34da6a3ce929d0e0e4736', '5bf92f3577b34da6a3ce929d0e0e4737', '6bf92f3577b34da6a3ce929d0e0e4738', '7bf92f3577b34da6a3ce929d0e0e4739', '8bf92f3577b34da6a3ce929d0e0e473a'];
     const platformSpan = '00f067aa0ba902b7';
@@ -195,17 +195,22 @@ describe('OpenTelemetry export over OTLP/HTTP', () => {
 });
 
 describe('span export at shutdown', () => {
-  it('sends the spans still waiting for their batch when serve stops on SIGTERM', async () => {
+  it('sends the spans still waiting for their batch when serve stops on SIGTERM, as http/protobuf by default', async () => {
     const collector = await startOtlpReceiver();
     cleanups.push(() => collector.close());
     const erp = await erpStandIn();
     const { serving } = await serveWith(erp, { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '600000' });
-    await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=4711`);
-    expect(collector.spans).toEqual([]);
+    const traceId = '9bf92f3577b34da6a3ce929d0e0e473b';
+    await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=4711`, { headers: platformTrace(traceId, '00f067aa0ba902b7') });
+    expect(collector.protobuf).toEqual([]);
     serving.child.kill('SIGTERM');
     expect((await serving.exited).code).toBe(0);
-    expect(collector.spans.map((span) => span.name).sort()).toEqual(['GET /WorkOrders/Code', 'GET order']);
-    expect(collector.spans[0]?.resource['service.name']).toBe('adapter-engine');
+    // Protobuf is not decoded here: the ids are its bytes fields, the names and the resource its strings.
+    const body = Buffer.concat(collector.protobuf);
+    expect(collector.headers.map((headers) => headers['content-type'])).toEqual(['application/x-protobuf']);
+    expect(body.includes(Buffer.from(traceId, 'hex'))).toBe(true);
+    for (const text of ['GET /WorkOrders/Code', 'GET order', 'adapter-engine']) expect(body.includes(Buffer.from(text)), text).toBe(true);
+    expect(collector.spans).toEqual([]);
   }, 60_000);
 });
 
