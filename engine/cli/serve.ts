@@ -146,7 +146,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
       'Serve every contract route from the given mapping(s). One mapping file is served at the root; several files, or a directory (every *.yaml / *.yml in it), are each served under /<mapping name>/... on the same port.',
       '',
       'The mappings are checked first and every error is printed as file:line:col  message.',
-      'SIGHUP reloads the mappings (--watch also on every change): a file that loads is swapped in between requests; one that does not keeps the last good mapping serving and logs every problem.',
+      'SIGHUP reloads the mappings (--watch also on every change): a file that loads is swapped in between requests; one that does not keeps the last good mapping serving and logs every problem. SIGHUP also reads the --tls-* files again for new connections (files that cannot be used keep the current certificate).',
       'SIGTERM or SIGINT: stop accepting, answer the requests in flight (up to --shutdown-timeout), exit 0.',
       'Events of operations with delivery: outbox are stored in PostgreSQL when DATABASE_URL is set, else in SQLite under --state-dir, before the platform is answered.',
       'Exit code 1 when a mapping has errors at start, 2 for usage errors (including a port in use).',

@@ -22,7 +22,7 @@ import type { Readiness } from './readiness';
 
 /** What the primary asks every worker, each question with its id; a worker answers `adapter:answer` with that id. */
 type Question = { readonly type: 'adapter:ready?' } | { readonly type: 'adapter:requests?'; readonly filter: JournalFilter } | { readonly type: 'adapter:request?'; readonly entryId: string };
-type ToWorker = { readonly type: 'adapter:reload'; readonly force: boolean } | { readonly type: 'adapter:stop' } | { readonly type: 'adapter:ask'; readonly id: number; readonly question: Question };
+type ToWorker = { readonly type: 'adapter:reload'; readonly force: boolean; readonly certificates: boolean } | { readonly type: 'adapter:stop' } | { readonly type: 'adapter:ask'; readonly id: number; readonly question: Question };
 type ToPrimary = { readonly type: 'adapter:listening'; readonly port: number } | { readonly type: 'adapter:answer'; readonly id: number; readonly answer: unknown };
 
 /** A worker's answer to a question. */
@@ -87,6 +87,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     fork();
   });
   let served = { mappings: settings.initial.mappings, prefixed: settings.prefixed };
+  /** `force`: SIGHUP (every file read again, and the workers' TLS files); else a --watch change. */
   const reload = (force: boolean) => {
     try {
       // The primary reads the files too, only to describe what is served (/openapi.json); the workers serve.
@@ -94,7 +95,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     } catch (error) {
       log.error({ err: error }, 'reading the mapping files failed; the workers keep serving what they loaded before');
     }
-    send({ type: 'adapter:reload', force });
+    send({ type: 'adapter:reload', force, certificates: force });
   };
   // Before the first "listening" line (see onSignals). A reload while workers start reaches the ones forked; the others read the files as they start.
   const signals = onSignals(() => reload(true));
@@ -160,12 +161,12 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   const { outbox, journal } = await openState(settings, log);
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets });
   const removeGuards = installProcessGuards(instance.engine, log);
-  const signals = onSignals(() => instance.reload({ force: true }));
+  const signals = onSignals(() => instance.reload({ force: true, certificates: true }));
   const toPrimary = (message: ToPrimary) => process.send?.(message);
   // Listening for the primary before the port is: a reload or a stop sent while this worker starts is not lost.
   const stopped = new Promise<void>((resolve) => {
     process.on('message', (message: ToWorker) => {
-      if (isMessage(message, 'adapter:reload') && message.type === 'adapter:reload') instance.reload({ force: message.force });
+      if (isMessage(message, 'adapter:reload') && message.type === 'adapter:reload') instance.reload({ force: message.force, certificates: message.certificates });
       if (isMessage(message, 'adapter:stop')) resolve();
       if (isMessage(message, 'adapter:ask') && message.type === 'adapter:ask') {
         const { id } = message;
