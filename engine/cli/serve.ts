@@ -10,7 +10,7 @@ import { createSecretRegistry } from '../mapping/secret-registry';
 import { servePrimary, serveWorker } from '../server/cluster';
 import { adminTokensFrom, type AdminTokens } from '../server/admin-tokens';
 import { ListenError } from '../server/instance';
-import { createMappingSource } from '../server/mapping-source';
+import { createMappingSource, type MappingSource } from '../server/mapping-source';
 import { isExposed, unauthenticatedWarning } from '../server/readiness';
 import { serveOne } from '../server/serve-one';
 import type { ServeSettings } from '../server/settings';
@@ -82,11 +82,13 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
 
   // A worker is this same command, started again by the primary: it serves, and prints nothing.
   const worker = cluster.isWorker;
+  // The example ERP pushes to the engine's port as bound (--port 0) and to the mapping that has each push endpoint, under its prefix when there are several.
+  let boundPort = port;
+  let served: { readonly source: MappingSource; readonly prefixed: boolean } | undefined;
+  const pushTo = (push: string) => served && pushUrl(served, ownBaseUrl(options.host, boundPort, tls !== undefined), push);
   const erp = worker ? { url: undefined, env: envWith(options.env), close: async () => undefined } : await withExampleErp(options.exampleErp, envWith(options.env), {
-    erp: Number(process.env.ERP_PORT ?? 8081), platform: Number(process.env.PLATFORM_PORT ?? 8082), pushUrl: ownPushUrl(options.host, port, tls !== undefined),
+    erp: Number(process.env.ERP_PORT ?? 8081), platform: Number(process.env.PLATFORM_PORT ?? 8082), pushTo,
   });
-  if (erp.url) out.line(`example ERP listening on ${erp.url} (it pushes to ${ownPushUrl(options.host, port, tls !== undefined)})`);
-  if (erp.platformUrl) out.line(`platform stand-in listening on ${erp.platformUrl} (what arrived: GET ${erp.platformUrl}/received)`);
   try {
     let source;
     try {
@@ -94,6 +96,9 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
     } catch (error) {
       usageError((error as Error).message);
     }
+    // A directory serves each mapping under /<name> even while it holds one file: adding a second must not move the first.
+    const prefixed = source.isDirectory || paths.length > 1;
+    served = { source, prefixed };
     const initial = source.load();
     if (initial.states.length === 0) usageError(`no mapping files (*.yaml, *.yml) in ${paths[0]}`);
     const failed = initial.states.filter((state) => !state.last.ok);
@@ -102,8 +107,6 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
       for (const state of failed) err.line(`${state.file}: not loaded; run "adapter-engine validate ${state.file}" after fixing it`);
       return EXIT_CODES.FAILED;
     }
-    // A directory serves each mapping under /<name> even while it holds one file: adding a second must not move the first.
-    const prefixed = source.isDirectory || paths.length > 1;
     if (!worker) {
       for (const mapping of initial.mappings) {
         const unmapped = ROUTES.length - mapping.operations.size;
@@ -117,7 +120,12 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
     const log = createLogger({ level: options.logLevel, secrets });
     const stateDir = stateDirOf(options.stateDir);
     const outbox = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
-    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, secrets, print: (line) => out.line(line) };
+    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, secrets, print: (line) => out.line(line), listening: (bound) => {
+      boundPort = bound;
+      const pushes = `${ownBaseUrl(options.host, bound, tls !== undefined)}${prefixed ? '/<mapping>/push, to the mapping that has the push endpoint' : '/push'}`;
+      if (erp.url) out.line(`example ERP listening on ${erp.url} (it pushes to ${pushes})`);
+      if (erp.platformUrl) out.line(`platform stand-in listening on ${erp.platformUrl} (what arrived: GET ${erp.platformUrl}/received)`);
+    } };
     try {
       if (worker) await serveWorker(settings);
       else if (workers > 1) await servePrimary(settings, workers, erp.url || erp.platformUrl ? { ERP_URL: erp.env.ERP_URL, PLATFORM_URL: erp.env.PLATFORM_URL, ERP_PUSH_SECRET: erp.env.ERP_PUSH_SECRET } : {});
@@ -132,10 +140,17 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   }
 }
 
-/** Where this server's push endpoints are, for the example ERP started beside it. */
-function ownPushUrl(host: string | undefined, port: number, tls: boolean): string {
+/** This server's base URL, for the example ERP started beside it. */
+function ownBaseUrl(host: string | undefined, port: number, tls: boolean): string {
   const name = !host || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `${tls ? 'https' : 'http'}://${name}:${port}/push`;
+  return `${tls ? 'https' : 'http'}://${name}:${port}`;
+}
+
+/** The push endpoint of this name: of the first mapping served (in file order) that has one, under its prefix when each mapping has one. */
+function pushUrl({ source, prefixed }: { readonly source: MappingSource; readonly prefixed: boolean }, base: string, push: string): string | undefined {
+  const mapping = source.states().map((state) => state.mapping).find((candidate) => candidate?.pushes.has(push));
+  if (!mapping) return undefined;
+  return `${base}${prefixed ? `/${encodeURIComponent(mapping.name)}` : ''}/push/${encodeURIComponent(push)}`;
 }
 
 export function registerServe(program: Command, run: (work: Promise<number>) => Promise<void>): void {

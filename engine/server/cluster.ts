@@ -101,6 +101,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   const signals = onSignals(() => reload(true));
   for (let index = 0; index < workerCount; index += 1) fork();
   const port = await listening;
+  settings.listening?.(port);
   for (const line of listeningLines(settings, port, settings.initial.mappings.map((mapping) => mapping.name))) settings.print(line);
 
   /** Every worker's answer (by pid) that came within two seconds. */

@@ -22,6 +22,7 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   let admin: AdminListener;
   try {
     const address = await listenOn(instance.server, settings.port, settings.host);
+    settings.listening?.(address.port);
     for (const line of listeningLines(settings, address.port, instance.engine.mappings.map((mapping) => mapping.name))) settings.print(line);
     admin = await startAdminListener(settings, {
       ready: () => instance.readiness(),

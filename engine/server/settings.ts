@@ -26,6 +26,8 @@ export interface ServeSettings {
   readonly secrets: SecretRegistry;
   /** Lines for the operator's terminal (the listening addresses). */
   readonly print: (line: string) => void;
+  /** Told the port actually bound (--port 0 picks one), once the platform's listener listens. */
+  readonly listening?: (port: number) => void;
 }
 
 /** The address in a URL people can click: all interfaces shown as localhost, IPv6 in brackets. */
