@@ -13,9 +13,10 @@ import { ListenError } from '../server/instance';
 import { createMappingSource, type MappingSource } from '../server/mapping-source';
 import { isExposed, unauthenticatedWarning } from '../server/readiness';
 import { serveOne } from '../server/serve-one';
+import { boundUrl, createAnnounce, type Announce } from '../server/startup-lines';
 import type { ServeSettings } from '../server/settings';
 import { withExampleErp } from './example-erp';
-import { err, out } from './output';
+import { err } from './output';
 import { collectEnv, DEFAULT_STATE_DIR, envWith, stateDirOf, usageError } from './usage';
 
 interface ServeOptions {
@@ -83,9 +84,9 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   // A worker is this same command, started again by the primary: it serves, and prints nothing.
   const worker = cluster.isWorker;
   // The example ERP pushes to the engine's port as bound (--port 0) and to the mapping that has each push endpoint, under its prefix when there are several.
-  let boundPort = port;
+  let engineUrl: string | undefined;
   let served: { readonly source: MappingSource; readonly prefixed: boolean } | undefined;
-  const pushTo = (push: string) => served && pushUrl(served, ownBaseUrl(options.host, boundPort, tls !== undefined), push);
+  const pushTo = (push: string) => (served && engineUrl ? pushUrl(served, engineUrl, push) : undefined);
   const erp = worker ? { url: undefined, env: envWith(options.env), close: async () => undefined } : await withExampleErp(options.exampleErp, envWith(options.env), {
     erp: Number(process.env.ERP_PORT ?? 8081), platform: Number(process.env.PLATFORM_PORT ?? 8082), pushTo,
   });
@@ -107,24 +108,24 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
       for (const state of failed) err.line(`${state.file}: not loaded; run "adapter-engine validate ${state.file}" after fixing it`);
       return EXIT_CODES.FAILED;
     }
-    if (!worker) {
-      for (const mapping of initial.mappings) {
-        const unmapped = ROUTES.length - mapping.operations.size;
-        if (unmapped > 0) err.line(`mapping "${mapping.name}": ${unmapped} of ${ROUTES.length} routes unmapped (adapter-engine routes ${mapping.file} lists them)`);
-        if (mapping.inbound.auth.type === 'none' && isExposed(options.host)) err.line(`WARNING: ${unauthenticatedWarning(mapping.name, options.host)}`);
-      }
-    }
-
     // One registry for the engine and its log: what the engine masks in the journal and the outbox, the log masks too.
     const secrets = createSecretRegistry();
     const log = createLogger({ level: options.logLevel, secrets });
+    // A worker is started by the primary, which says all of this once.
+    const announce: Announce = worker ? () => undefined : createAnnounce(log, process.stderr.isTTY ? (line) => err.line(line) : undefined);
+    announce('info', { mappings: initial.mappings.map((mapping) => ({ name: mapping.name, file: mapping.file })) }, `${initial.mappings.length} mapping${initial.mappings.length === 1 ? '' : 's'} loaded: ${initial.mappings.map((mapping) => mapping.name).join(', ')}`);
+    for (const mapping of initial.mappings) {
+      const unmapped = ROUTES.length - mapping.operations.size;
+      if (unmapped > 0) announce('warn', { mapping: mapping.name, unmapped }, `mapping "${mapping.name}": ${unmapped} of ${ROUTES.length} routes unmapped (adapter-engine routes ${mapping.file} lists them)`);
+      if (mapping.inbound.auth.type === 'none' && isExposed(options.host)) announce('warn', { mapping: mapping.name }, unauthenticatedWarning(mapping.name, options.host));
+    }
     const stateDir = stateDirOf(options.stateDir);
     const outbox = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
-    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, secrets, print: (line) => out.line(line), listening: (bound) => {
-      boundPort = bound;
-      const pushes = `${ownBaseUrl(options.host, bound, tls !== undefined)}${prefixed ? '/<mapping>/push, to the mapping that has the push endpoint' : '/push'}`;
-      if (erp.url) out.line(`example ERP listening on ${erp.url} (it pushes to ${pushes})`);
-      if (erp.platformUrl) out.line(`platform stand-in listening on ${erp.platformUrl} (what arrived: GET ${erp.platformUrl}/received)`);
+    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, secrets, announce, listening: (bound) => {
+      engineUrl = boundUrl(bound, tls !== undefined);
+      const pushesTo = `${engineUrl}${prefixed ? '/<mapping>/push' : '/push'}`;
+      if (erp.url) announce('info', { url: erp.url, pushesTo }, `example ERP listening on ${erp.url} (it pushes to ${pushesTo}${prefixed ? ', to the mapping that has the push endpoint' : ''})`);
+      if (erp.platformUrl) announce('info', { url: erp.platformUrl }, `platform stand-in listening on ${erp.platformUrl} (what arrived: GET ${erp.platformUrl}/received)`);
     } };
     try {
       if (worker) await serveWorker(settings);
@@ -138,12 +139,6 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   } finally {
     await erp.close();
   }
-}
-
-/** This server's base URL, for the example ERP started beside it. */
-function ownBaseUrl(host: string | undefined, port: number, tls: boolean): string {
-  const name = !host || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `${tls ? 'https' : 'http'}://${name}:${port}`;
 }
 
 /** The push endpoint of this name: of the first mapping served (in file order) that has one, under its prefix when each mapping has one. */

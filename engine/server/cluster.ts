@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { startAdminListener } from './admin-listener';
 import { listenOn, servedOpenApi, startInstance, type Instance } from './instance';
@@ -8,7 +9,8 @@ import { createMetrics } from './metrics';
 import { openState } from '../state/state-store';
 import { installProcessGuards } from './process-guards';
 import { engineVersion } from '../paths';
-import { listeningLines, type ServeSettings } from './settings';
+import type { ServeSettings } from './settings';
+import { announceListening } from './startup-lines';
 import { onSignals } from './signals';
 import { watchMappings } from './watch';
 import type { Readiness } from './readiness';
@@ -23,7 +25,7 @@ import type { Readiness } from './readiness';
 /** What the primary asks every worker, each question with its id; a worker answers `adapter:answer` with that id. */
 type Question = { readonly type: 'adapter:ready?' } | { readonly type: 'adapter:requests?'; readonly filter: JournalFilter } | { readonly type: 'adapter:request?'; readonly entryId: string };
 type ToWorker = { readonly type: 'adapter:reload'; readonly force: boolean; readonly certificates: boolean } | { readonly type: 'adapter:stop' } | { readonly type: 'adapter:ask'; readonly id: number; readonly question: Question };
-type ToPrimary = { readonly type: 'adapter:listening'; readonly port: number } | { readonly type: 'adapter:answer'; readonly id: number; readonly answer: unknown };
+type ToPrimary = { readonly type: 'adapter:listening'; readonly address: AddressInfo } | { readonly type: 'adapter:answer'; readonly id: number; readonly answer: unknown };
 
 /** A worker's answer to a question. */
 async function answerOf(instance: Instance, question: Question): Promise<unknown> {
@@ -75,9 +77,9 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     }
   };
 
-  const listening = new Promise<number>((resolve) => {
+  const listening = new Promise<AddressInfo>((resolve) => {
     cluster.on('message', (_worker, message: ToPrimary) => {
-      if (message.type === 'adapter:listening') resolve(message.port);
+      if (message.type === 'adapter:listening') resolve(message.address);
     });
   });
   cluster.on('exit', (worker, code, signal) => {
@@ -100,9 +102,9 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   // Before the first "listening" line (see onSignals). A reload while workers start reaches the ones forked; the others read the files as they start.
   const signals = onSignals(() => reload(true));
   for (let index = 0; index < workerCount; index += 1) fork();
-  const port = await listening;
-  settings.listening?.(port);
-  for (const line of listeningLines(settings, port, settings.initial.mappings.map((mapping) => mapping.name))) settings.print(line);
+  const address = await listening;
+  settings.listening?.(address);
+  announceListening(settings.announce, address, { tls: settings.tls !== undefined, prefixed: settings.prefixed, mappings: settings.initial.mappings.map((mapping) => mapping.name) });
 
   /** Every worker's answer (by pid) that came within two seconds. */
   const ask = async (question: Question): Promise<Map<number, unknown>> => {
@@ -180,7 +182,7 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   });
   const address = await listenOn(instance.server, settings.port, settings.host);
   instance.engine.deliverer?.start();
-  toPrimary({ type: 'adapter:listening', port: address.port });
+  toPrimary({ type: 'adapter:listening', address });
   await stopped;
   const result = await instance.stop(settings.shutdownTimeoutMs);
   if (!result.finished) log.warn({ forcedConnections: result.forcedConnections }, 'shutdown timeout passed; connections with requests still in flight were closed');

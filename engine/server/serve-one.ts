@@ -3,7 +3,8 @@ import { listenOn, startInstance } from './instance';
 import { createMetrics } from './metrics';
 import { openState } from '../state/state-store';
 import { installProcessGuards } from './process-guards';
-import { listeningLines, type ServeSettings } from './settings';
+import type { ServeSettings } from './settings';
+import { announceListening } from './startup-lines';
 import { onSignals } from './signals';
 import { watchMappings } from './watch';
 
@@ -22,8 +23,8 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   let admin: AdminListener;
   try {
     const address = await listenOn(instance.server, settings.port, settings.host);
-    settings.listening?.(address.port);
-    for (const line of listeningLines(settings, address.port, instance.engine.mappings.map((mapping) => mapping.name))) settings.print(line);
+    settings.listening?.(address);
+    announceListening(settings.announce, address, { tls: settings.tls !== undefined, prefixed: settings.prefixed, mappings: instance.engine.mappings.map((mapping) => mapping.name) });
     admin = await startAdminListener(settings, {
       ready: () => instance.readiness(),
       metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.text() }),

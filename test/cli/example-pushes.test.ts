@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXAMPLE, ROOT, startServe, stoppedAfterEach, tempDir, writeFile } from './cli-process';
+import { EXAMPLE, ROOT, startServe, startupLines, stoppedAfterEach, tempDir, writeFile } from './cli-process';
 
 /**
  * `npm start`'s pushes, as the README tour runs them: `serve --example-erp` starts the example ERP, the
@@ -40,8 +40,9 @@ describe('npm start: the example ERP pushes through the engine to the platform s
     const ports = { engine: await freePort(), erp: await freePort(), platform: await freePort() };
     const serving = await startServe(['--example-erp', '--port', String(ports.engine), 'mappings/example.yaml'], { ERP_PORT: String(ports.erp), PLATFORM_PORT: String(ports.platform) });
     running.push(serving);
-    expect(serving.output().stdout).toContain(`example ERP listening on http://127.0.0.1:${ports.erp}/api/v1 (it pushes to http://127.0.0.1:${ports.engine}/push)`);
-    expect(serving.output().stdout).toContain(`platform stand-in listening on http://127.0.0.1:${ports.platform}/integration`);
+    const messages = startupLines(serving.output().stdout).map((line) => line.msg);
+    expect(messages).toContain(`example ERP listening on http://127.0.0.1:${ports.erp}/api/v1 (it pushes to http://127.0.0.1:${ports.engine}/push)`);
+    expect(messages).toContain(`platform stand-in listening on http://127.0.0.1:${ports.platform}/integration (what arrived: GET http://127.0.0.1:${ports.platform}/integration/received)`);
 
     await run('sh', ['-ec', readmePushCommands(ports)], { cwd: ROOT });
 
@@ -71,9 +72,12 @@ describe('npm start: the example ERP pushes through the engine to the platform s
     running.push(serving);
     const engine = new URL(serving.urls[0]).port;
     expect(serving.urls).toEqual([`http://127.0.0.1:${engine}/alpha`, `http://127.0.0.1:${engine}/beta`]);
-    expect(serving.output().stdout).toContain(`(it pushes to http://127.0.0.1:${engine}/<mapping>/push, to the mapping that has the push endpoint)`);
-    const erpUrl = /example ERP listening on (\S+)/.exec(serving.output().stdout)?.[1];
-    const platformUrl = /platform stand-in listening on (\S+)/.exec(serving.output().stdout)?.[1];
+    const lines = startupLines(serving.output().stdout);
+    const erpLine = lines.find((line) => line.msg.startsWith('example ERP listening on '));
+    expect(erpLine).toMatchObject({ level: 30, pushesTo: `http://127.0.0.1:${engine}/<mapping>/push` });
+    expect(erpLine?.msg).toContain(`(it pushes to http://127.0.0.1:${engine}/<mapping>/push, to the mapping that has the push endpoint)`);
+    const erpUrl = String(erpLine?.url);
+    const platformUrl = String(lines.find((line) => line.msg.startsWith('platform stand-in listening on '))?.url);
     const post = (path: string, body: unknown) => fetch(`${erpUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await post('/sales-orders', { docNo: 'SO-2001', deliveryDate: '2026-12-15', positions: [{ article: 'A-100', quantity: 5 }] })).status).toBe(201);
     expect((await post('/articles/A-300/stock', { available: 7 })).status).toBe(201);
