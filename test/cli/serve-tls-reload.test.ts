@@ -62,11 +62,14 @@ function statusLineOn(socket: tls.TLSSocket): Promise<string> {
 const fingerprintOf = (pem: Buffer) => new X509Certificate(pem).fingerprint256;
 
 describe('serve: TLS certificates reload on SIGHUP', () => {
-  it('new connections get the replaced certificate, an open one keeps working, a broken file keeps the current one and logs why', async () => {
+  const times = (text: string, what: string) => text.split('\n').filter((line) => line.includes(what)).length;
+
+  // --workers 2: the primary passes SIGHUP on, and every worker (each holds its own listener's certificate) reloads.
+  it.each([[1], [2]])('%i process(es): new connections get the replaced certificate, an open one keeps working, a broken file keeps the current one and logs why', { timeout: 60_000 }, async (processes) => {
     const dir = tempDir();
     const cert = writeFile(dir, 'cert.pem', fixture('server.pem').toString());
     const key = writeFile(dir, 'key.pem', fixture('server.key').toString());
-    const serving = await startServe(['--tls-cert', cert, '--tls-key', key, writeFile(dir, 'label.yaml', MAPPING)], { LOG_LEVEL: 'info' });
+    const serving = await startServe([...(processes > 1 ? ['--workers', String(processes)] : []), '--tls-cert', cert, '--tls-key', key, writeFile(dir, 'label.yaml', MAPPING)], { LOG_LEVEL: 'info' });
     running.push(serving);
     const [url] = serving.urls;
     const before = fingerprintOf(fixture('server.pem'));
@@ -79,18 +82,18 @@ describe('serve: TLS certificates reload on SIGHUP', () => {
     fs.writeFileSync(cert, fixture('self-signed.pem'));
     fs.writeFileSync(key, fixture('self-signed.key'));
     serving.child.kill('SIGHUP');
-    await eventually(() => serving.output().stdout.includes('TLS certificate reloaded'), 'the reload is logged');
-    expect(await presented(url)).toBe(renewed);
+    await eventually(() => times(serving.output().stdout, 'TLS certificate reloaded') === processes, 'every process logs the reload');
+    for (let connection = 0; connection < 4; connection += 1) expect(await presented(url)).toBe(renewed);
     expect(await statusLineOn(open)).toBe('HTTP/1.1 200 OK');
     expect(open.getPeerCertificate().fingerprint256).toBe(before);
 
     // A renewal half done: the new certificate without its key. The one serving stays.
     fs.writeFileSync(cert, fixture('server.pem'));
     serving.child.kill('SIGHUP');
-    await eventually(() => serving.output().stdout.includes('TLS files not reloaded'), 'the refused reload is logged');
+    await eventually(() => times(serving.output().stdout, 'TLS files not reloaded') === processes, 'every process logs the refused reload');
     const refused = serving.output().stdout.split('\n').find((line) => line.includes('TLS files not reloaded'));
     expect(JSON.parse(refused ?? '{}')).toMatchObject({ level: 50, msg: `TLS files not reloaded; the certificate loaded before keeps serving: --tls-key ${key} is not the private key of --tls-cert ${cert}` });
-    expect(await presented(url)).toBe(renewed);
+    for (let connection = 0; connection < 4; connection += 1) expect(await presented(url)).toBe(renewed);
     expect(await statusLineOn(open)).toBe('HTTP/1.1 200 OK');
   });
 });
