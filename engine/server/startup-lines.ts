@@ -19,7 +19,7 @@ export function createAnnounce(log: Logger, human?: (line: string) => void): Ann
 }
 
 /** The host of a URL people can click, from the address actually bound: all interfaces as localhost, IPv6 in brackets. */
-export function urlHost(address: string): string {
+function urlHost(address: string): string {
   if (address === '0.0.0.0' || address === '::') return 'localhost';
   return address.includes(':') ? `[${address}]` : address;
 }
