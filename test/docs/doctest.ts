@@ -14,9 +14,8 @@ import { blocksOf, ROOT } from './markdown';
  *   <duration>  a duration: a number, maybe with decimals and a unit (17, 1.2 s, 340ms)
  *   …           alone on a line (indented or not): any lines, or none; inside a line: any text on that line
  *
- * A block opts out only with a marker a reader sees and that says why: its first line
- * `# long-running` (a server that does not end), or an HTML comment on the line before its fence,
- * `<!-- doctest: skip, <reason> -->`.
+ * A block opts out only with a marker a reader sees and that says why, a comment line in the block:
+ * `# long-running` first (a server that does not end), or `# not checked here: <reason>`.
  */
 export interface Doctest {
   readonly file: string;
@@ -30,7 +29,7 @@ export interface Doctest {
   readonly skip?: string;
 }
 
-const SKIP_MARKER = /^<!-- doctest: skip, (.+) -->$/;
+const SKIP_MARKER = /^# not checked here: (.+)$/m;
 
 export function doctestsOf(file: string): Doctest[] {
   const lines = fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n');
@@ -41,7 +40,7 @@ export function doctestsOf(file: string): Doctest[] {
     if (block.lang !== 'sh' || next?.lang !== 'text') return;
     const closing = block.line + block.text.split('\n').length; // 1-based line of the closing fence
     if (lines.slice(closing, next.line - 1).some((line) => line.trim() !== '')) return;
-    const marker = SKIP_MARKER.exec(lines[block.line - 2] ?? '')?.[1];
+    const marker = SKIP_MARKER.exec(block.text)?.[1];
     const longRunning = /^# long-running/.test(block.text) ? 'long-running: a server that does not end' : undefined;
     doctests.push({ file, line: block.line, script: block.text, shown: next.text, needsEngine: /^# needs a running engine/.test(block.text), skip: marker ?? longRunning });
   });
