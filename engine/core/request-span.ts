@@ -6,7 +6,7 @@ import type { EngineAnswer, Served } from './stage';
 
 /**
  * The request's place in its trace: the caller's `traceparent` continued (a new trace without one), and,
- * when spans are exported, its server span. Costs two ids and no allocation of spans without export.
+ * when spans are exported, its server span. Without export it costs one or two random ids (bench/trace-cost.bench.ts).
  */
 export function traceRequest(request: EngineRequest, tracing: Tracing | undefined, mask: Masker): Pick<Served, 'trace' | 'span'> {
   const parent = traceOfHeaders(request.headers);
