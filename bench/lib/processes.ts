@@ -196,12 +196,14 @@ export interface ServeProcess {
   readonly url: string;
   /** The admin listener (/metrics), when serve was given --admin-port. */
   readonly adminUrl?: string;
+  /** The process id, for signals (SIGHUP reloads the mappings). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
 /** `adapter-engine serve` as users start it, on a free port, until it prints where it listens. */
-export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const wantsAdmin = args.includes('--admin-port');
   const [url, adminUrl] = await withTimeout(new Promise<[string, string | undefined]>((resolve, reject) => {
     let output = '';
@@ -220,6 +222,7 @@ export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv
   return {
     url,
     adminUrl,
+    pid: child.pid ?? 0,
     stop: async () => {
       child.kill('SIGTERM');
       await withTimeout(exited(child), 30_000, `stopping serve ${child.pid}`).catch(() => child.kill('SIGKILL'));

@@ -94,7 +94,7 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
     } catch (error) {
       usageError((error as Error).message);
     }
-    const initial = source.load();
+    const initial = await source.load();
     if (initial.states.length === 0) usageError(`no mapping files (*.yaml, *.yml) in ${paths[0]}`);
     const failed = initial.states.filter((state) => !state.last.ok);
     if (failed.length > 0) {

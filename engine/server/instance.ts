@@ -37,8 +37,8 @@ export interface InstanceSettings {
 export interface Instance {
   readonly engine: Engine;
   readonly server: http.Server | https.Server;
-  /** Reads the mapping files again and swaps in what loaded; logs and counts every outcome. */
-  reload(options?: { readonly force?: boolean }): LoadReport;
+  /** Reads the mapping files again and swaps in what loaded; logs and counts every outcome. Never rejects. */
+  reload(options?: { readonly force?: boolean }): Promise<LoadReport>;
   readiness(): Promise<Readiness>;
   openapi(): Record<string, unknown>;
   /** Stops accepting, lets requests in flight answer (up to timeoutMs), closes the engine. */
@@ -89,10 +89,10 @@ export function startInstance(settings: InstanceSettings): Instance {
   return {
     engine,
     server,
-    reload(options = {}) {
+    async reload(options = {}) {
       let report: LoadReport;
       try {
-        report = source.load(options);
+        report = await source.load(options);
       } catch (error) {
         // The directory itself went away or became unreadable: keep serving what was loaded.
         log.error({ err: error }, 'reading the mapping files failed; the mappings loaded before keep serving');
