@@ -17,7 +17,9 @@ import { EXAMPLE_MAPPING, type CaseContext, type CaseResult } from './context';
 
 const CONNECTIONS = 8;
 const ADMIN_TOKEN = 'bench-admin-token';
-const RELOAD_TIMEOUT_MS = 60_000;
+const RELOAD_TIMEOUT_MS = 120_000;
+/** 200 files on a machine whose 2 cores other jobs share took 5 to 20 s. */
+const START_TIMEOUT_MS = 120_000;
 const GOALS = { upMs: 3000, mbPerMapping: 1.5, cpuRatio: 1.05, stallMs: 100 };
 
 interface Served { readonly server: ServeProcess; readonly copies: MappingCopies; readonly root: string; readonly spawnedAt: number }
@@ -50,7 +52,7 @@ async function expectSuccess(url: string, what: string): Promise<void> {
 async function serveCopies(count: number, context: CaseContext): Promise<Served & { readonly upMs: number }> {
   const copies = writeMappingCopies(EXAMPLE_MAPPING, count);
   const spawnedAt = performance.now();
-  const server = await startServe(['--admin-port', '0', copies.dir], { ...exampleEnv(context.erpUrl), ADMIN_TOKENS: ADMIN_TOKEN }, context.engineNodeArgs)
+  const server = await startServe(['--admin-port', '0', copies.dir], { ...exampleEnv(context.erpUrl), ADMIN_TOKENS: ADMIN_TOKEN }, { nodeArgs: context.engineNodeArgs, startTimeoutMs: START_TIMEOUT_MS })
     .catch((error: unknown) => {
       fs.rmSync(copies.dir, { recursive: true, force: true });
       throw error;

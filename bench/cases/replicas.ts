@@ -89,7 +89,7 @@ async function measure(database: string, dir: string, context: CaseContext): Pro
   const env = { ERP_URL: erp.url, ...EXAMPLE_PUSH_ENV, DATABASE_URL: database, ADMIN_TOKENS: ADMIN_TOKEN };
   const replicas: ServeProcess[] = [];
   try {
-    for (let i = 0; i < 2; i++) replicas.push(await startServe(['--admin-port', '0', '--state-dir', fs.mkdtempSync(path.join(dir, 'state-')), EXAMPLE_MAPPING], env, context.engineNodeArgs));
+    for (let i = 0; i < 2; i++) replicas.push(await startServe(['--admin-port', '0', '--state-dir', fs.mkdtempSync(path.join(dir, 'state-')), EXAMPLE_MAPPING], env, { nodeArgs: context.engineNodeArgs }));
     const [front] = replicas;
     // A run of its own: events an earlier run left in a shared database are not counted.
     const run = `R${Date.now()}`;
