@@ -74,7 +74,7 @@ describe('the mapping source of serve DIR', () => {
     expect(refused.last).toMatchObject({ ok: false, problems: [expect.stringContaining('the mapping name "same" is already served from')] });
   });
 
-  it('reads only changed files unless forced, and forgets removed ones', async () => {
+  it('reads only changed files, forced or not, and forgets removed ones', async () => {
     const dir = tempDir();
     writeFile(dir, 'a.yaml', mapping('a', 'http://127.0.0.1:9'));
     writeFile(dir, 'b.yml', mapping('b', 'http://127.0.0.1:9'));
@@ -82,11 +82,28 @@ describe('the mapping source of serve DIR', () => {
     const source = createMappingSource([dir], {});
     expect((await source.load()).attempts).toHaveLength(2);
     expect((await source.load()).attempts).toHaveLength(0);
-    expect((await source.load({ force: true })).attempts).toHaveLength(2);
+    // SIGHUP with 200 files compiled all 200 for one change (issue 28).
+    expect((await source.load({ force: true })).attempts).toHaveLength(0);
+    writeFile(dir, 'a.yaml', mapping('a', 'http://127.0.0.1:10'));
+    expect((await source.load({ force: true })).attempts.map((state) => state.mapping?.system.baseUrl.port)).toEqual(['10']);
     fs.rmSync(path.join(dir, 'b.yml'));
     const report = await source.load();
     expect(report.removed.map((file) => path.basename(file))).toEqual(['b.yml']);
     expect(report.mappings.map((m) => m.name)).toEqual(['a']);
+  });
+
+  it('a changed TLS file reloads the mapping that names it; forced, a file that did not load is tried again', async () => {
+    const dir = tempDir();
+    const ca = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'tls', 'ca.pem'), 'utf8');
+    writeFile(dir, 'ca.pem', ca);
+    writeFile(dir, 'a.yaml', mapping('a', 'https://127.0.0.1:9', 'tls: { caFile: ca.pem }'));
+    writeFile(dir, 'b.yaml', mapping('b', 'http://127.0.0.1:9').replace('static:', 'statik:'));
+    const source = createMappingSource([dir], {});
+    expect((await source.load()).attempts.map((state) => state.last.ok)).toEqual([true, false]);
+    expect((await source.load()).attempts).toHaveLength(0);
+    writeFile(dir, 'ca.pem', `${ca}\n`);
+    expect((await source.load()).attempts.map((state) => path.basename(state.file))).toEqual(['a.yaml']);
+    expect((await source.load({ force: true })).attempts.map((state) => [path.basename(state.file), state.last.ok])).toEqual([['b.yaml', false]]);
   });
 
   it('a directory and files together are refused', () => {
