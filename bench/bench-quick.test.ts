@@ -91,8 +91,8 @@ describe('npm run bench -- --quick', () => {
       expect(ids).toContain(id);
     }
     for (const row of report.rows) {
-      // The RSS of 3 mappings less that of 1, two processes apart, can come out below zero at this size.
-      if (row.id !== 'many.rssPerMapping') expect(row.engine).toBeGreaterThan(0);
+      // Per-mapping figures are differences of two processes (3 mappings less 1): below zero is possible at this size.
+      if (!['many.rssPerMapping', 'many.startup.cpuPerMapping'].includes(row.id)) expect(row.engine).toBeGreaterThan(0);
       // Rows without a hand-written counterpart (20 mapping files, the outbox's lag and backlog) have no ratio.
       if (row.baseline !== undefined) expect(row.ratio).toBeCloseTo(row.engine / row.baseline, 6);
       else expect(row.ratio).toBeUndefined();

@@ -104,7 +104,8 @@ async function measure(database: string, dir: string, context: CaseContext): Pro
     const expected = load.requests + answered.size;
     const ours = () => erp.arrivals.filter((arrival) => arrival.key.startsWith(`${run}-`));
     const waitStarted = performance.now();
-    while (ours().length < expected && performance.now() - waitStarted < ARRIVAL_TIMEOUT_MS) await sleep(50);
+    const taggedArrived = () => new Set(erp.arrivals.filter((arrival) => answered.has(arrival.key)).map((arrival) => arrival.key)).size;
+    while ((ours().length < expected || taggedArrived() < answered.size) && performance.now() - waitStarted < ARRIVAL_TIMEOUT_MS) await sleep(50);
     const arrived = ours();
     const firstAt = new Map<string, number>();
     for (const { key, at } of arrived) if (!firstAt.has(key)) firstAt.set(key, at);
