@@ -42,9 +42,10 @@ export interface LoadReport {
 export interface MappingSource {
   /**
    * Compiles the files that changed since they were loaded, with the TLS files they name; `force`
-   * (SIGHUP) also tries again the files that did not load. Each file is compiled in a turn of the event loop of its own, so that requests to the mappings
-   * served meanwhile wait for one file's compilation at most, not for all of them (issue 28: 200 files
-   * took seconds). Loads run one after another; what they report is taken over when one is complete.
+   * (SIGHUP) also tries again the files that did not load. Each file is read and compiled in a turn of
+   * the event loop of its own, so that requests to the mappings served meanwhile wait for one file at
+   * most, not for all of them (issue 28: 200 files took seconds). Loads run one after another; what
+   * they report is taken over when one is complete.
    */
   load(options?: { readonly force?: boolean }): Promise<LoadReport>;
   states(): readonly MappingFileState[];
@@ -61,30 +62,37 @@ function shown(filePath: string): string {
   return relative && !relative.startsWith('..') ? relative : filePath;
 }
 
-/**
- * What a mapping was made from: its file and the TLS files it names (read at load). A reload compiles
- * a file again only when this changed, so SIGHUP after one customer's change compiles that one, not
- * every file of the server (issue 28: 200 files took seconds of CPU at each SIGHUP). Undefined when the
- * mapping file cannot be read.
- */
-function digestOf(filePath: string, mapping: Mapping | undefined): string | undefined {
-  const hash = createHash('sha256');
+interface TlsInput { readonly file: string; readonly content?: string }
+
+/** The TLS files a mapping names, with what was read from each when it was compiled (only ever hashed). */
+function tlsInputs(mapping: Mapping | undefined): TlsInput[] {
+  return [mapping?.system.tls, mapping?.platform?.tls].flatMap((spec) => (spec ? [
+    { file: spec.caFile, content: spec.ca }, { file: spec.certFile, content: spec.cert }, { file: spec.keyFile, content: spec.key?.reveal() },
+  ] : [])).flatMap(({ file, content }) => (file === undefined ? [] : [{ file, content }]));
+}
+
+function readText(file: string): string | undefined {
   try {
-    hash.update(fs.readFileSync(filePath));
+    return fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
-  const tls = [mapping?.system.tls, mapping?.platform?.tls];
-  const named = tls.flatMap((spec) => [spec?.caFile, spec?.certFile, spec?.keyFile]).filter((file): file is string => file !== undefined);
-  for (const file of named) {
-    hash.update(`\0${file}\0`);
-    try {
-      hash.update(fs.readFileSync(path.resolve(path.dirname(filePath), file)));
-    } catch (error) {
-      hash.update((error as NodeJS.ErrnoException).code ?? 'unreadable');
-    }
-  }
+}
+
+/**
+ * What a mapping is made from: its file's text and the TLS files it names. A reload compiles a file
+ * again only when this changed, so SIGHUP after one customer's change compiles that one, not every file
+ * of the server (issue 28: 200 files took seconds of CPU at each SIGHUP).
+ */
+function digestOf(text: string, tls: readonly TlsInput[]): string {
+  const hash = createHash('sha256').update(text);
+  for (const { file, content } of tls) hash.update(`\0${file}\0${content ?? '\0unreadable'}`);
   return hash.digest('hex');
+}
+
+/** The digest of what is on disk now for the files a mapping was made from (paths relative to the mapping file). */
+function digestOnDisk(filePath: string, text: string, mapping: Mapping | undefined): string {
+  return digestOf(text, tlsInputs(mapping).map(({ file }) => ({ file, content: readText(path.resolve(path.dirname(filePath), file)) })));
 }
 
 /**
@@ -106,11 +114,14 @@ export function createMappingSource(paths: readonly string[], env: NodeJS.Proces
     return fs.readdirSync(directory).filter((name) => MAPPING_EXTENSIONS.test(name) && !name.startsWith('.')).sort().map((name) => path.join(directory, name));
   };
 
-  function loadOne(filePath: string, previous: (MappingFileState & { readonly digest?: string }) | undefined, digest: string | undefined) {
+  /** `text`: the file as read just before (a change in between only makes the next reload compile it again). */
+  function loadOne(filePath: string, previous: (MappingFileState & { readonly digest?: string }) | undefined, text: string | undefined, digest: string | undefined) {
     const file = shown(filePath);
     const at = new Date().toISOString();
     const result = checkMappingFile(filePath, { env, displayName: file });
-    if (result.mapping) return { file, mapping: result.mapping, loadedAt: at, last: { at, ok: true, problems: [] }, digest: digestOf(filePath, result.mapping) };
+    // The TLS files as the new mapping read them: a renewed certificate is seen at the next reload.
+    const made = text === undefined ? undefined : digestOf(text, tlsInputs(result.mapping));
+    if (result.mapping) return { file, mapping: result.mapping, loadedAt: at, last: { at, ok: true, problems: [] }, digest: made };
     const problems = result.issues.filter((issue) => issue.severity === 'error').map(formatIssue);
     return { file, mapping: previous?.mapping, loadedAt: previous?.loadedAt, last: { at, ok: false, problems }, digest };
   }
@@ -125,10 +136,11 @@ export function createMappingSource(paths: readonly string[], env: NodeJS.Proces
       // Reading and hashing 200 files in one turn was itself a wait of a few hundred milliseconds on a busy machine.
       await nextTurn();
       const previous = next.get(filePath);
-      const digest = digestOf(filePath, previous?.mapping);
+      const text = readText(filePath);
+      const digest = text === undefined ? undefined : digestOnDisk(filePath, text, previous?.mapping);
       // Unchanged: skipped; forced, a file that did not load is tried again all the same.
       if (previous && digest !== undefined && previous.digest === digest && (!options.force || previous.last.ok)) continue;
-      const state = loadOne(filePath, previous, digest);
+      const state = loadOne(filePath, previous, text, digest);
       next.set(filePath, state);
       attempts.push(state);
     }
