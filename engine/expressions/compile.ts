@@ -62,6 +62,11 @@ export interface CompiledExpression {
 export interface CompileOptions {
   /** false: always the interpreter (the fast path's differential tests compare against it). */
   readonly fastPath?: boolean;
+  /**
+   * false: the fast path runs its closures (compile-node.ts) instead of one function generated from the
+   * tree (fast-path/codegen/): `serve --no-codegen`, and the differential tests. Same answers either way.
+   */
+  readonly codegen?: boolean;
 }
 
 /** JSONata's error object: code (S0xxx syntax, T type, D dynamic, U undefined), position, token. */
@@ -248,7 +253,7 @@ function prepareExpression(
   expression.assign(Symbol.for('jsonata.__evaluate_exit') as unknown as string, evaluationGuard({ maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH, maxSequence: limits.maxSequence }));
   // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
   // subset that is evaluated synchronously with the same results, falling back to it for everything else.
-  const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES);
+  const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES, compileOptions.codegen !== false);
   // Read before the rewrites below, which add calls the analysis does not know; the subset is the fast path's.
   const fieldsRead = fast ? inputFieldsRead(expression.ast() as AstNode) : undefined;
   // Long lists mapped element by element are evaluated in slices, letting other requests in (list-slices.ts); read before the rewrites below.
