@@ -17,6 +17,11 @@ export interface FastPath {
   readonly generated?: { readonly source: string; readonly delegated: readonly string[] };
 }
 
+/** Why a tree is not run by the fast path (checkSubset's reason), for `dry-run --explain`. */
+export interface OutsideFastPath {
+  readonly outside: string;
+}
+
 export interface FastPathLimits {
   readonly timeoutMs: number;
   readonly maxDepth: number;
@@ -41,10 +46,10 @@ export function buildFastPath(
   limits: FastPathLimits,
   reserved: ReadonlySet<string>,
   codegen: boolean,
-): FastPath | undefined {
+): FastPath | OutsideFastPath {
   const root = ast as AstNode;
   const verdict = checkSubset(root, limits.maxDepth, reserved);
-  if (!verdict.supported) return undefined;
+  if (!verdict.supported) return { outside: verdict.reason ?? 'outside the subset' };
   // One function generated from the tree (codegen/), or the closures where code cannot be generated or is turned off.
   const generated = codegen ? generateEvaluator(root, verdict.lambdaNames) : undefined;
   const evaluate = generated?.evaluate ?? compileNode(root, verdict.lambdaNames);
