@@ -11,7 +11,7 @@ import { whenFastFunctionsReady } from './fast-path/runtime';
 import { createPrelude } from './prelude';
 
 /**
- * Differential tests: the fast path must give exactly what the interpreter gives (value, undefined-ness,
+ * Differential tests: the fast path, compiled (fast-path/codegen/) and as closures, must give exactly what the interpreter gives (value, undefined-ness,
  * the hidden sequence flags, null-prototype objects, error or success) for every expression of the
  * example mapping and a corpus of edge cases, on the example ERP's data and on generated shapes.
  */
@@ -151,11 +151,14 @@ function erpContexts(): unknown[] {
   return contexts;
 }
 
+/** `fast` (compiled to one generated function, the default) against the closure fast path and the interpreter. */
 async function compare(source: string, prelude: string, fast: CompiledExpression, inputs: readonly unknown[]): Promise<number> {
   const interpreter = compileExpression(source, DEFAULT_EXPRESSION_LIMITS, prelude, { fastPath: false });
+  const closures = compileExpression(source, DEFAULT_EXPRESSION_LIMITS, prelude, { codegen: false });
   for (const input of inputs) {
-    const [fastAnswer, slowAnswer] = [await outcome(fast, structuredClone(input)), await outcome(interpreter, structuredClone(input))];
+    const [fastAnswer, closureAnswer, slowAnswer] = [await outcome(fast, structuredClone(input)), await outcome(closures, structuredClone(input)), await outcome(interpreter, structuredClone(input))];
     expect({ source, input, answer: fastAnswer }).toEqual({ source, input, answer: slowAnswer });
+    expect({ source, input, answer: closureAnswer }).toEqual({ source, input, answer: slowAnswer });
   }
   return inputs.length;
 }
