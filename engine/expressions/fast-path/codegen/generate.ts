@@ -49,10 +49,31 @@ function functionOf(node: AstNode, unit: Unit): string | undefined {
       if (node.value === '[') return arrayFunction(node, unit);
       if (node.value === '{') return objectFunction(node, unit);
       return undefined;
-    // A tail call inside a lambda body: the caller's trampoline runs it (runtime.ts's Thunk), left to the closure.
-    case 'lambda': return unit.closure(node, 'tail call');
+    case 'lambda': return tailCallFunction(node, unit);
     default: return undefined;
   }
+}
+
+/**
+ * A tail call inside a lambda body (the parser's thunk): it gives a Thunk that the caller's trampoline
+ * runs (runtime.ts's apply), with the callee and each argument as functions, as compileNode's.
+ */
+function tailCallFunction(node: AstNode, unit: Unit): string {
+  return unit.memo(node, (name) => {
+    const call = node.body as AstNode;
+    const callee = (call.procedure as AstNode).value as string;
+    const isLambda = unit.lambdaNames.has(callee);
+    const procedure = unit.name('p');
+    const site = isLambda ? 'undefined' : unit.name('s');
+    const args = unit.name('a');
+    const argFunctions = (call.arguments as AstNode[]).map((arg) => functionFor(arg, unit));
+    return [
+      isLambda ? `function ${procedure}(input, frame) { return frame.lookup(${textLiteral(callee)}); }` : `function ${procedure}() { return fastFunction(${textLiteral(callee)}); }`,
+      isLambda ? '' : `const ${site} = new CallSiteSignature();`,
+      `const ${args} = [${argFunctions.join(', ')}];`,
+      `function ${name}(input, frame, run) { return new Thunk(${procedure}, ${args}, input, frame, ${site}); }`,
+    ].filter(Boolean).join('\n');
+  });
 }
 
 function binaryExpression(node: AstNode, unit: Unit, input: string): string {

@@ -1,7 +1,7 @@
 import { binary, boolize } from '../operators';
 import { evaluateStep, lastStepArray, type Evaluator } from '../compile-node';
 import {
-  ASYNC_FALLBACK, FALLBACK, FastLambda, Frame, apply, applyBuiltin, checkClock, checkText, createSequence, fastFunction, fieldOf, finish, isAsyncImplementation, lookup,
+  ASYNC_FALLBACK, FALLBACK, FastLambda, Frame, Thunk, apply, applyBuiltin, checkClock, checkText, createSequence, fastFunction, fieldOf, finish, isAsyncImplementation, lookup,
   toBoolean, type JsonataFunction, type Run, type Sequence,
 } from '../runtime';
 import { CallSiteSignature } from '../signature-plan';
@@ -77,8 +77,8 @@ function emptyObject(): Record<string, unknown> {
 }
 
 export const HELPERS = Object.freeze({
-  FALLBACK, Frame, FastLambda, CallSiteSignature, apply, applyBuiltin, appendItem, binary, boolize, checkClock, checkText, createSequence,
-  emptyObject, fieldOf, finish, lastStepArray, lookup, markCons, needProcedure, negate, pathRest, resolveBuiltin, stepItems, toBoolean,
+  FALLBACK, Frame, FastLambda, Thunk, CallSiteSignature, apply, applyBuiltin, appendItem, binary, boolize, checkClock, checkText, createSequence,
+  emptyObject, fastFunction, fieldOf, finish, lastStepArray, lookup, markCons, needProcedure, negate, pathRest, resolveBuiltin, stepItems, toBoolean,
 });
 
 export type Helpers = typeof HELPERS;

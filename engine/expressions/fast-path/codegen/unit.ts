@@ -27,9 +27,10 @@ export class Unit {
     return `K[${this.constants.length - 1}]`;
   }
 
-  /** A call into the closure fast path for a subtree the generator leaves to it. */
+  /** A call into the closure fast path for a subtree the generator leaves to it, built when it first runs. */
   closure(node: AstNode, why: string): string {
-    this.closures.push(compileNode(node, this.lambdaNames));
+    let built: Evaluator | undefined;
+    this.closures.push((input, frame, run) => (built ??= compileNode(node, this.lambdaNames))(input, frame, run));
     this.delegated.push(why);
     return `C[${this.closures.length - 1}]`;
   }
