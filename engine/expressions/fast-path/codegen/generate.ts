@@ -1,7 +1,7 @@
 import type { AstNode } from '../subset';
 import { numberLiteral, plainLiteral, textLiteral } from './literals';
 import { arrayFunction, blockFunction, objectFunction, pathFunction } from './structures';
-import type { Unit } from './unit';
+import type { Unit, Writer } from './unit';
 
 /**
  * JavaScript for one node of a tree that passed checkSubset, as an expression over the names `input`
@@ -9,7 +9,7 @@ import type { Unit } from './unit';
  * object constructors) become functions of their own, called here. Each case does what compileNode
  * (compile-node.ts) does for the node, with the same helpers.
  */
-export function expression(node: AstNode, unit: Unit, input = 'input'): string {
+function expression(node: AstNode, unit: Unit, input = 'input'): string {
   const nodeFunction = functionOf(node, unit);
   if (nodeFunction !== undefined) return `${nodeFunction}(${input}, frame, run)`;
   switch (node.type) {
@@ -40,14 +40,16 @@ export function functionFor(node: AstNode, unit: Unit): string {
   return functionOf(node, unit) ?? unit.memo(node, (name) => `function ${name}(input, frame, run) { return ${expression(node, unit)}; }`);
 }
 
+const WRITER: Writer = { expression, functionFor };
+
 /** The nodes written as functions of their own; undefined for those written as expressions. */
 function functionOf(node: AstNode, unit: Unit): string | undefined {
   switch (node.type) {
-    case 'path': return pathFunction(node, unit);
-    case 'block': return blockFunction(node, unit);
+    case 'path': return pathFunction(node, unit, WRITER);
+    case 'block': return blockFunction(node, unit, WRITER);
     case 'unary':
-      if (node.value === '[') return arrayFunction(node, unit);
-      if (node.value === '{') return objectFunction(node, unit);
+      if (node.value === '[') return arrayFunction(node, unit, WRITER);
+      if (node.value === '{') return objectFunction(node, unit, WRITER);
       return undefined;
     case 'lambda': return tailCallFunction(node, unit);
     default: return undefined;

@@ -21,7 +21,7 @@ export interface GeneratedExpression {
 type Factory = (h: Helpers, K: readonly unknown[], C: readonly Evaluator[]) => Evaluator;
 
 /** The generated source: unpack the helpers, the node functions, then the evaluator. */
-export function generateSource(root: AstNode, lambdaNames: ReadonlySet<string>): { readonly source: string; readonly unit: Unit } {
+function generateSource(root: AstNode, lambdaNames: ReadonlySet<string>): { readonly source: string; readonly unit: Unit } {
   const unit = new Unit(lambdaNames);
   const rootFunction = functionFor(root, unit);
   const source = ["'use strict';", `const { ${HELPER_NAMES.join(', ')} } = h;`, ...unit.lines, `return ${rootFunction};`].join('\n');

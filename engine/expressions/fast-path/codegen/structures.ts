@@ -1,7 +1,6 @@
 import type { AstNode } from '../subset';
-import { expression, functionFor } from './generate';
 import { textLiteral } from './literals';
-import { TICK, type Unit } from './unit';
+import { TICK, type Unit, type Writer } from './unit';
 
 /**
  * The nodes written as functions of their own, each the generated form of compile-node.ts's closure for
@@ -9,7 +8,7 @@ import { TICK, type Unit } from './unit';
  * as property stores, an array constructor's items one after the other.
  */
 
-export function pathFunction(node: AstNode, unit: Unit): string {
+export function pathFunction(node: AstNode, unit: Unit, { expression, functionFor }: Writer): string {
   return unit.memo(node, (name) => {
     const steps = node.steps as AstNode[];
     const stepFunctions = unit.name('S');
@@ -41,7 +40,7 @@ export function pathFunction(node: AstNode, unit: Unit): string {
   });
 }
 
-export function blockFunction(node: AstNode, unit: Unit): string {
+export function blockFunction(node: AstNode, unit: Unit, { expression }: Writer): string {
   return unit.memo(node, (name) => {
     const expressions = (node.expressions as AstNode[]).map((child) => expression(child, unit));
     const result = expressions.pop() ?? 'undefined';
@@ -49,7 +48,7 @@ export function blockFunction(node: AstNode, unit: Unit): string {
   });
 }
 
-export function arrayFunction(node: AstNode, unit: Unit): string {
+export function arrayFunction(node: AstNode, unit: Unit, { expression }: Writer): string {
   return unit.memo(node, (name) => {
     const body = [`function ${name}(input, frame, run) {`, 'const r = []; let x;'];
     for (const item of node.expressions as AstNode[]) {
@@ -63,7 +62,7 @@ export function arrayFunction(node: AstNode, unit: Unit): string {
 }
 
 /** Literal, distinct keys over one object (the usual `{ "number": docNo }`): written out; grouping is the closure's. */
-export function objectFunction(node: AstNode, unit: Unit): string {
+export function objectFunction(node: AstNode, unit: Unit, { expression }: Writer): string {
   const pairs = node.lhs as AstNode[][];
   const keys = pairs.map(([key]) => (key.type === 'string' ? (key.value as string) : undefined));
   const direct = keys.every((key) => key !== undefined && key !== '_jsonata_lambda' && key !== '_jsonata_function') && new Set(keys).size === keys.length;

@@ -46,5 +46,11 @@ export class Unit {
   }
 }
 
+/** What the structures (structures.ts) write their parts with: generate.ts's two writers. */
+export interface Writer {
+  expression(node: AstNode, unit: Unit, input?: string): string;
+  functionFor(node: AstNode, unit: Unit): string;
+}
+
 /** The clock check of a loop, as compile-node.ts's tick(): every 1024th item. */
 export const TICK = 'if ((++run.ticks & 1023) === 0) checkClock(run);';
