@@ -40,7 +40,7 @@ export type CallChange =
   | { readonly call: string; readonly change: 'request line'; readonly old: string; readonly new: string }
   | { readonly call: string; readonly change: 'body'; readonly fields: readonly FieldChange[] };
 
-export interface SideRun {
+interface SideRun {
   readonly result: string;
   readonly success: boolean;
   /** Calls the mapping made that have no recorded answer (the run failed on them). */
@@ -71,7 +71,7 @@ function pathText(path: readonly (string | number)[]): string {
 }
 
 /** Field-level differences of two JSON values; a value that is not an object or list differs as a whole. */
-export function fieldChanges(old: unknown, now: unknown, prefix: readonly (string | number)[] = []): FieldChange[] {
+function fieldChanges(old: unknown, now: unknown, prefix: readonly (string | number)[] = []): FieldChange[] {
   const bothContainers = typeof old === 'object' && old !== null && typeof now === 'object' && now !== null && Array.isArray(old) === Array.isArray(now);
   if (!bothContainers) return Object.is(old, now) ? [] : [{ path: pathText(prefix) || '(whole)', old, new: now }];
   return diff(old as Record<string, unknown>, now as Record<string, unknown>).map((change) => {
@@ -91,7 +91,7 @@ function requestLine(step: RequestStep): string {
 }
 
 /** The calls each run made, paired by name and order: a new call, a dropped one, a changed line or body. */
-export function callChanges(oldSteps: readonly TraceStep[], newSteps: readonly TraceStep[]): CallChange[] {
+function callChanges(oldSteps: readonly TraceStep[], newSteps: readonly TraceStep[]): CallChange[] {
   const byCall = (steps: readonly TraceStep[]) => {
     const calls = new Map<string, RequestStep[]>();
     for (const step of steps) if (step.step === 'request') calls.set(step.call, [...(calls.get(step.call) ?? []), step]);

@@ -105,4 +105,22 @@ describe('adapter-engine diff', () => {
     expect(unrecorded.stdout).toMatch(new RegExp(`^GetWorkOrders +${lists} +0 +0 +0 +0 +${lists}$`, 'm'));
     expect(unrecorded.stdout).toContain('the new mapping calls priorities, which has no recorded answer');
   }, 240_000); // one server, 200 requests, and six command runs on a busy machine
+
+  it('exits 2 when nothing can be compared: a mapping that does not load, no requests, a file that is no journal', async () => {
+    const dir = tempDir();
+    const broken = changed(dir, 'broken.yaml', 'result: WorkOrderDoesNotExist', 'result: WorkOrderNotFound');
+    const notLoading = await runCli(['diff', EXAMPLE, broken], { env: OFFLINE });
+    expect(notLoading.code).toBe(2);
+    expect(notLoading.stderr).toContain('"WorkOrderNotFound" is not a result of GET /WorkOrders/Code');
+    expect(notLoading.stderr).toContain('broken.yaml does not load; nothing was compared');
+
+    const alone = writeFile(dir, 'alone.yaml', EXAMPLE_TEXT);
+    const noTests = await runCli(['diff', alone, alone], { env: OFFLINE });
+    expect(noTests.code).toBe(2);
+    expect(noTests.stderr).toMatch(/no requests to replay: give --requests <file> .* or write the mapping's tests in .*alone\.test\.yaml/);
+
+    const notJournal = await runCli(['diff', EXAMPLE, EXAMPLE, '--requests', writeFile(dir, 'x.jsonl', '{"a":1}\n')], { env: OFFLINE });
+    expect(notJournal.code).toBe(2);
+    expect(notJournal.stderr).toContain('x.jsonl:1 is not a journal entry');
+  }, 60_000);
 });
