@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { findRoute, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry } from '../contract/schema-registry';
 import { mappingFromText } from '../../test/support/engine';
+import { noMasking } from '../mapping/mask';
+import { createAnsweringClient, type RecordedAnswers } from './answers';
 import { replay, type ReplayCase } from './replay';
-import type { RecordedAnswers } from './answers';
+import { casesFromEntries } from './replay-sources';
+import { runCase } from './run-case';
 
 /**
  * One recorded request through two mappings on the real engine: what each kind of change is reported as.
@@ -90,5 +93,17 @@ describe('replay through two mappings', () => {
     const unmapped = outbox.replace(/ {2}AttachWorkOrder:[\s\S]*$/, '');
     const dropped = await replay(mappingFromText(outbox), mappingFromText(unmapped), stored, schemas);
     expect(dropped.calls).toEqual([{ call: 'attach', change: 'dropped call', request: 'POST /attachments' }]);
+  });
+
+  it('a request the ERP failed on every attempt replays that failure on every retry, not as unrecorded', async () => {
+    const mapping = mappingFromText(BASE.replace('system: { baseUrl: "http://erp.test/api" }', 'system: { baseUrl: "http://erp.test/api", retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }'));
+    for (const failure of [{ error: 'TIMEOUT' }, { status: 503, body: null }] as const) {
+      // The journal entry of a run as the server makes it: two attempts, one step that says so.
+      const live = await runCase(mapping, route('GetWorkOrderByCode'), { Code: 'SO-1' }, createAnsweringClient({ answers: { order: [failure, failure] } }), noMasking, { schemas });
+      const { cases } = casesFromEntries([live.entry as NonNullable<typeof live.entry>]);
+      expect(cases[0].answers).toEqual({ order: [failure, failure] });
+      const result = await replay(mapping, mapping, cases[0], schemas);
+      expect(result, JSON.stringify(failure)).toMatchObject({ verdict: 'same', old: { success: false, unrecorded: [] } });
+    }
   });
 });
