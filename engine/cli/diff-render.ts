@@ -32,8 +32,11 @@ export function summarise(replayed: readonly Replayed[]): DiffReport {
   return { operations, totals, changed: totals.requests - totals.same };
 }
 
-function value(item: unknown): string {
-  return item === undefined ? '(none)' : JSON.stringify(item);
+/** A value on one line; a long one (a whole list that appeared) cut, as --json has it whole. */
+function value(item: unknown, most = 160): string {
+  if (item === undefined) return '(none)';
+  const text = JSON.stringify(item);
+  return text.length > most ? `${text.slice(0, most)}… (${text.length} characters; --json has it whole)` : text;
 }
 
 function fieldLine(change: FieldChange, c: Colors): string {
