@@ -133,7 +133,7 @@ async function runDiff(oldFile: string, newFile: string, options: DiffOptions): 
   const oldMapping = oldOf(gathered.env);
   const newMapping = load(newFile, { ...process.env, ...gathered.env, ...options.env });
   const cases = gathered.cases.filter((one) => options.operation === undefined || one.route.operationId === options.operation);
-  if (cases.length === 0) usageError(`no requests to replay from ${gathered.from}${options.operation ? ` for ${options.operation}` : ''}${gathered.leftOut.length > 0 ? ` (left out: ${gathered.leftOut.map((left) => left.reason).join('; ')})` : ''}`);
+  if (cases.length === 0) usageError(`no requests to replay from ${gathered.from}${options.operation ? ` for ${options.operation}` : ''}${gathered.leftOut.length > 0 ? ` (left out: ${[...new Set(gathered.leftOut.map((left) => left.reason))].join('; ')})` : ''}`);
   const schemas = createSchemaRegistry();
   const replayed: Replayed[] = [];
   for (const one of cases) replayed.push(await replay(oldMapping, newMapping, one, schemas));
