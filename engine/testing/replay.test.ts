@@ -85,6 +85,11 @@ describe('replay through two mappings', () => {
     expect(result.calls).toEqual([{ call: 'lines', change: 'new call', request: 'GET /orders/SO-1/lines' }]);
   });
 
+  it('a changed baseUrl moves every call: shown whole', async () => {
+    const result = await compare(BASE.replace('http://erp.test/api', 'http://erp.test/api/v2'), lookup(open));
+    expect(result.calls).toEqual([{ call: 'order', change: 'request line', old: 'GET http://erp.test/api/orders/SO-1', new: 'GET http://erp.test/api/v2/orders/SO-1' }]);
+  });
+
   it('an event stored in the outbox replays its delivery on the stand-in answer: a dropped call is named', async () => {
     const outbox = BASE.replace('  AttachWorkOrder:\n', '  AttachWorkOrder:\n    delivery: outbox\n    outbox: { orderingKey: input.workOrderNumber }\n');
     const stored: ReplayCase = { source: 'request r-3', route: route('AttachWorkOrder'), input: { workOrderNumber: 'SO-1', containerName: 'C-7' }, answers: {}, storedEvent: true };

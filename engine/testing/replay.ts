@@ -109,7 +109,11 @@ function callChanges(oldSteps: readonly TraceStep[], newSteps: readonly TraceSte
       if (!was) changes.push({ call: label, change: 'new call', request: requestLine(is) });
       else if (!is) changes.push({ call: label, change: 'dropped call', request: requestLine(was) });
       else {
-        if (requestLine(was) !== requestLine(is)) changes.push({ call: label, change: 'request line', old: requestLine(was), new: requestLine(is) });
+        // Compared whole (a changed baseUrl moves every call); shown under the base when that is what changed.
+        if (was.method !== is.method || was.url !== is.url) {
+          const [before, after] = requestLine(was) === requestLine(is) ? [`${was.method} ${was.url}`, `${is.method} ${is.url}`] : [requestLine(was), requestLine(is)];
+          changes.push({ call: label, change: 'request line', old: before, new: after });
+        }
         const fields = fieldChanges(was.body, is.body);
         if (fields.length > 0) changes.push({ call: label, change: 'body', fields });
       }
