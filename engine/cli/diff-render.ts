@@ -58,7 +58,7 @@ function detailLines(one: Replayed, c: Colors): string[] {
     return unrecorded.map(([side, call]) => `the ${side} mapping calls ${c.yellow(call)}, which has no recorded answer: not replayed further (never guessed)`);
   }
   const results = one.old.result === one.new.result ? [] : [`result: ${c.red(one.old.result)} → ${c.green(one.new.result)}`];
-  return [...results, ...one.fields.filter((field) => field.path !== 'result').map((field) => fieldLine(field, c)), ...one.calls.flatMap((call) => callLines(call, c))];
+  return [...results, ...one.fields.filter((field) => field.path !== '$.result').map((field) => fieldLine(field, c)), ...one.calls.flatMap((call) => callLines(call, c))];
 }
 
 /** What was not replayed, one line per reason: how many, and where (the first few). */

@@ -55,14 +55,14 @@ describe('replay through two mappings', () => {
   it('a changed output names each changed field, old and new', async () => {
     const result = await compare(BASE.replace('"description": calls.order.body.text', '"description": $uppercase(calls.order.body.text)'), lookup(open));
     expect(result.verdict).toBe('different');
-    expect(result.fields).toEqual([{ path: 'data.description', old: 'Weekly restock', new: 'WEEKLY RESTOCK' }]);
+    expect(result.fields).toEqual([{ path: '$.data.description', old: 'Weekly restock', new: 'WEEKLY RESTOCK' }]);
   });
 
   it('an outcome rule that now refuses the order is newly failing; the reverse newly succeeding', async () => {
     const refuses = BASE.replace("response.body.state = 'BLOCKED'", "response.body.state = 'OPEN'");
     const failing = await compare(refuses, lookup(open));
     expect(failing).toMatchObject({ verdict: 'newly failing', old: { result: 'Succeed', success: true }, new: { result: 'WorkOrderDoesNotExist', success: false } });
-    expect(failing.fields).toEqual(expect.arrayContaining([{ path: 'result', old: 1, new: 2 }, { path: 'externalMessage', old: null, new: 'blocked' }]));
+    expect(failing.fields).toEqual(expect.arrayContaining([{ path: '$.result', old: 1, new: 2 }, { path: '$.externalMessage', old: null, new: 'blocked' }]));
     const blocked = { order: { body: { no: 'SO-1', text: 'x', state: 'BLOCKED' } } };
     expect((await compare(BASE.replace("response.body.state = 'BLOCKED'", "response.body.state = 'NEVER'"), lookup(blocked))).verdict).toBe('newly succeeding');
   });
@@ -74,7 +74,7 @@ describe('replay through two mappings', () => {
     expect(result.fields).toEqual([]);
     expect(result.calls).toEqual([
       { call: 'attach', change: 'request line', old: 'POST /attachments', new: 'POST /v2/attachments' },
-      { call: 'attach', change: 'body', fields: [{ path: 'container', old: 'C-7' }, { path: 'box', new: 'C-7' }] },
+      { call: 'attach', change: 'body', fields: [{ path: '$.container', old: 'C-7' }, { path: '$.box', new: 'C-7' }] },
     ]);
   });
 

@@ -61,19 +61,18 @@ export interface Replayed {
   readonly calls: readonly CallChange[];
 }
 
-/** A path as people and jq write it: data.requests[0].itemName. */
+/** A JSON path: `$` for the whole value, `$.data.requests[0].itemName` for a field inside. */
 function pathText(path: readonly (string | number)[]): string {
-  return path.map((key, index) => {
+  return `$${path.map((key) => {
     if (typeof key === 'number') return `[${key}]`;
-    if (/^[A-Za-z_$][\w$]*$/.test(key)) return index === 0 ? key : `.${key}`;
-    return `[${JSON.stringify(key)}]`;
-  }).join('');
+    return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+  }).join('')}`;
 }
 
 /** Field-level differences of two JSON values; a value that is not an object or list differs as a whole. */
 function fieldChanges(old: unknown, now: unknown, prefix: readonly (string | number)[] = []): FieldChange[] {
   const bothContainers = typeof old === 'object' && old !== null && typeof now === 'object' && now !== null && Array.isArray(old) === Array.isArray(now);
-  if (!bothContainers) return Object.is(old, now) ? [] : [{ path: pathText(prefix) || '(whole)', old, new: now }];
+  if (!bothContainers) return Object.is(old, now) ? [] : [{ path: pathText(prefix), old, new: now }];
   return diff(old as Record<string, unknown>, now as Record<string, unknown>).map((change) => {
     const path = pathText([...prefix, ...change.path]);
     if (change.type === 'CREATE') return { path, new: change.value };

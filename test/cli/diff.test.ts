@@ -87,7 +87,7 @@ describe('adapter-engine diff', () => {
     expect(report.operations.GetItem).toMatchObject({ requests: itemLookups.length, different: found.length });
     expect(report.changes.map((change) => change.request)).toEqual(found.map((one) => `GET ${one.path}`));
     for (const change of report.changes) {
-      expect(change.fields.map((field) => field.path)).toEqual(['data.name']);
+      expect(change.fields.map((field) => field.path)).toEqual(['$.data.name']);
       expect(change.fields[0].new).toBe(String(change.fields[0].old).toUpperCase());
       expect(change.calls).toEqual([]);
     }
