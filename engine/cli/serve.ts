@@ -35,6 +35,7 @@ interface ServeOptions {
   exampleErp?: boolean;
   env?: Record<string, string>;
   logLevel?: string;
+  codegen: boolean;
 }
 
 function parsePort(text: string, flag: string): number {
@@ -93,7 +94,7 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   try {
     let source;
     try {
-      source = createMappingSource(paths, erp.env);
+      source = createMappingSource(paths, erp.env, { codegen: options.codegen });
     } catch (error) {
       usageError((error as Error).message);
     }
@@ -173,6 +174,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, longest wait for requests in flight, in milliseconds', '25000')
     .option('--state-dir <dir>', 'where outbox events are kept (SQLite) when DATABASE_URL is not set (default: env ADAPTER_STATE_DIR, else .adapter-state)')
     .option('--journal-size <n>', `requests the journal keeps per mapping (admin /requests, adapter-engine requests); 0 keeps none. Kept in memory, and in the state store when the server has one (default: env JOURNAL_SIZE, else ${DEFAULT_JOURNAL_SIZE})`)
+    .option('--no-codegen', 'run expressions on the closure fast path instead of compiling each to a JavaScript function (same answers; see docs/expressions-compiled.md)')
     .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
     .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set; and the platform stand-in (PLATFORM_PORT, default 8082) as PLATFORM_URL, unless that is set')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)
