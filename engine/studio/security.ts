@@ -1,0 +1,38 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type Koa from 'koa';
+
+/**
+ * The studio's guards. The page gets a per-session token in its HTML (a meta tag) and sends it in
+ * `x-studio-token` with every request that changes something; such a request must also come from the
+ * page's own origin (`Origin`), so another site open in the same browser can neither read nor change
+ * anything. The Content-Security-Policy lets the page run only its own script: no inline script, no CDN.
+ */
+export const TOKEN_HEADER = 'x-studio-token';
+
+export const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export function newSessionToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function same(given: string, token: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Why a changing request is refused (403), or undefined when its token and origin are the page's. */
+export function refusal(ctx: Koa.Context, token: string): string | undefined {
+  const origin = ctx.get('origin');
+  if (origin === '' || origin !== ctx.origin) return `a request that changes something must come from the studio's page (Origin ${ctx.origin}), not ${origin || 'without an Origin'}`;
+  if (!same(ctx.get(TOKEN_HEADER), token)) return `a request that changes something needs the session's token in ${TOKEN_HEADER} (reload the page)`;
+  return undefined;
+}
+
+/** Headers of every studio answer: the policy, no sniffing, no framing, nothing cached. */
+export function guardHeaders(ctx: Koa.Context): void {
+  ctx.set('content-security-policy', CONTENT_SECURITY_POLICY);
+  ctx.set('x-content-type-options', 'nosniff');
+  ctx.set('referrer-policy', 'no-referrer');
+  ctx.set('cache-control', 'no-store');
+}
