@@ -6,7 +6,7 @@ import bodyParser from 'koa-bodyparser';
 import type { Logger } from '../log';
 import { PROJECT_ROOT } from '../paths';
 import { ENDPOINTS, type Endpoint } from './endpoints';
-import { guardHeaders, newSessionToken, refusal } from './security';
+import { contentSecurityPolicy, guardHeaders, loopbackHost, newSessionToken, refusal } from './security';
 import { StudioError } from './studio-error';
 import type { Workspace } from './workspace';
 
@@ -20,12 +20,14 @@ export interface StudioOptions {
   readonly log: Logger;
   /** The session token of the page; a new one per studio by default. */
   readonly token?: string;
+  /** Answer only requests whose Host is the loopback interface (the local studio; see loopbackHost). */
+  readonly loopbackOnly?: boolean;
 }
 
 const ASSETS = path.join(PROJECT_ROOT, 'dist', 'studio');
 const TYPES: Readonly<Record<string, string>> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
-function page(token: string, write: boolean): string {
+function page(token: string, write: boolean, styleNonce: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -33,6 +35,7 @@ function page(token: string, write: boolean): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="studio-token" content="${token}">
 <meta name="studio-write" content="${write}">
+<meta name="studio-style-nonce" content="${styleNonce}">
 <title>adapter-engine studio</title>
 <link rel="stylesheet" href="/studio/assets/app.css">
 <script type="module" src="/studio/assets/app.js"></script>
@@ -83,7 +86,8 @@ async function api(ctx: Koa.Context, workspace: Workspace, options: StudioOption
   const found = match(ctx.method, rest);
   if (!found) throw new StudioError(404, `no studio endpoint ${ctx.method} /studio/api${rest}`);
   if (found.endpoint.write && !options.write) throw new StudioError(403, 'this studio is read-only: editing, trying, testing and retrying need serve --studio-write (or adapter-engine studio)');
-  if (ctx.method !== 'GET' || found.endpoint.write) {
+  // A GET changes nothing, and another site's page cannot read its answer (same-origin policy).
+  if (ctx.method !== 'GET') {
     const why = refusal(ctx, token);
     if (why) throw new StudioError(403, why);
   }
@@ -97,6 +101,7 @@ export function studioMiddleware(workspace: Workspace, options: StudioOptions): 
     if (ctx.path !== '/studio' && !ctx.path.startsWith('/studio/')) return next();
     guardHeaders(ctx);
     try {
+      if (options.loopbackOnly && !loopbackHost(ctx)) throw new StudioError(421, `the studio answers only at 127.0.0.1 or localhost, not ${ctx.host}`);
       if (ctx.path.startsWith('/studio/api/')) {
         await parse(ctx, async () => undefined);
         await api(ctx, workspace, options, token, ctx.path.slice('/studio/api'.length));
@@ -104,8 +109,10 @@ export function studioMiddleware(workspace: Workspace, options: StudioOptions): 
       }
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new StudioError(405, 'the studio\'s page answers only GET');
       if (ctx.path === '/studio' || ctx.path === '/studio/') {
+        const styleNonce = newSessionToken();
+        ctx.set('content-security-policy', contentSecurityPolicy(styleNonce));
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = page(token, options.write);
+        ctx.body = page(token, options.write, styleNonce);
         return;
       }
       const asset = /^\/studio\/assets\/(app\.(?:js|css))$/.exec(ctx.path)?.[1];

@@ -73,7 +73,10 @@ export function openWorkspace(options: WorkspaceOptions): Workspace {
     const mappings = serving();
     if (mappings.length === 0) return;
     if (engine) engine.replaceMappings(mappings);
-    else engine = createEngine({ mappings, log: options.log, outbox: options.outbox, journal, checkInboundAuth: false, prefixed: files.length > 1 });
+    else {
+      engine = createEngine({ mappings, log: options.log, outbox: options.outbox, journal, checkInboundAuth: false, prefixed: files.length > 1 });
+      engine.deliverer?.start();
+    }
   };
   refresh();
   return {

@@ -3,6 +3,8 @@
  * session token the server put in the page (meta studio-token); the browser adds the Origin.
  */
 const token = document.querySelector<HTMLMetaElement>('meta[name="studio-token"]')?.content ?? '';
+/** The nonce the page's Content-Security-Policy allows for <style> elements (CodeMirror's theme). */
+export const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="studio-style-nonce"]')?.content ?? '';
 export const canWrite = document.querySelector<HTMLMetaElement>('meta[name="studio-write"]')?.content === 'true';
 
 export class ApiError extends Error {}
@@ -79,7 +81,8 @@ export interface TryAnswer {
 export interface RequestSummary {
   id: string;
   requestId: string;
-  at: string;
+  /** Milliseconds since the epoch in a summary, ISO 8601 in an entry. */
+  at: number | string;
   mapping: string;
   operation: string;
   method: string;

@@ -1,12 +1,12 @@
 import { autocompletion, type CompletionContext } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { yaml } from '@codemirror/lang-yaml';
-import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
+import { linter, lintGutter, lintKeymap, type Diagnostic } from '@codemirror/lint';
 import { EditorState } from '@codemirror/state';
 import { EditorView, hoverTooltip, keymap, lineNumbers } from '@codemirror/view';
 import { syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type Issue } from './api';
+import { api, styleNonce, type Issue } from './api';
 import { errorText, FilePicker, Notice, useMappings } from './common';
 import { docOf, SETTINGS } from './schema-docs';
 
@@ -43,25 +43,36 @@ const hoverDocs = hoverTooltip((view, pos) => {
   } };
 });
 
-function createEditor(parent: HTMLElement, text: string, file: () => string): EditorView {
+function createEditor(parent: HTMLElement, text: string, file: () => string, onIssues: (issues: Issue[]) => void): EditorView {
   // The engine checks the text as it is typed: the same messages as validate, at their line.
   const engineLint = linter(async (view) => {
     const answer = await api<{ issues: Issue[] }>('POST', '/check', { file: file(), text: view.state.doc.toString() });
-    return diagnosticsOf(view, answer.issues.filter((issue) => issue.code !== 'UNMAPPED_ROUTE'));
+    const issues = answer.issues.filter((issue) => issue.code !== 'UNMAPPED_ROUTE');
+    onIssues(issues);
+    return diagnosticsOf(view, issues);
   }, { delay: 400 });
   return new EditorView({
     parent,
     state: EditorState.create({
       doc: text,
-      extensions: [lineNumbers(), history(), keymap.of([...defaultKeymap, ...historyKeymap]), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeSetting] }), hoverDocs, EditorView.contentAttributes.of({ 'aria-label': 'Mapping YAML' })],
+      extensions: [lineNumbers(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap]), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeSetting] }), hoverDocs, EditorView.contentAttributes.of({ 'aria-label': 'Mapping YAML' }), EditorView.cspNonce.of(styleNonce)],
     }),
   });
+}
+
+/** Puts the cursor at the problem, scrolled into view, and the focus in the editor. */
+function goTo(view: EditorView, issue: Issue): void {
+  const line = view.state.doc.line(Math.min(Math.max(issue.line, 1), view.state.doc.lines));
+  const pos = Math.min(line.from + Math.max(issue.col - 1, 0), line.to);
+  view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
+  view.focus();
 }
 
 export function EditorPage() {
   const [mappings] = useMappings();
   const [file, setFile] = useState('');
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
+  const [issues, setIssues] = useState<Issue[]>([]);
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | undefined>(undefined);
   const chosen = file || mappings[0]?.file || '';
@@ -71,7 +82,7 @@ export function EditorPage() {
     void api<{ text: string }>('GET', `/source?file=${encodeURIComponent(chosen)}`).then((answer) => {
       if (gone || !host.current) return;
       view.current?.destroy();
-      view.current = createEditor(host.current, answer.text, () => chosen);
+      view.current = createEditor(host.current, answer.text, () => chosen, setIssues);
     });
     return () => {
       gone = true;
@@ -94,6 +105,13 @@ export function EditorPage() {
       </div>
       <Notice text={notice?.text} error={notice?.error} />
       <div class="editor" ref={host} />
+      <ul class="issues" aria-label="Problems">
+        {issues.map((issue, index) => (
+          <li key={index} class={issue.severity}>
+            <button type="button" class="link" onClick={() => view.current && goTo(view.current, issue)}>{issue.text}</button>
+          </li>
+        ))}
+      </ul>
     </>
   );
 }

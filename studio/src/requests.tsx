@@ -59,7 +59,7 @@ export function RequestsPage() {
         <tbody>
           {rows.map((row) => (
             <tr key={row.id} class={row.success ? 'pass' : 'fail'}>
-              <td><button type="button" class="link" onClick={() => void open(row.id)}>{row.at}</button></td>
+              <td><button type="button" class="link" onClick={() => void open(row.id)}>{new Date(row.at).toISOString()}</button></td>
               <td>{row.mapping}</td><td>{row.operation}</td><td><code>{row.method} {row.path}</code></td><td>{row.result}</td><td>{row.durationMs}</td>
             </tr>
           ))}
