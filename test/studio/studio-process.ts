@@ -19,8 +19,8 @@ export interface Studio {
 }
 
 /** Starts the real `adapter-engine studio` (in `cwd`, which names the files) and resolves with the URL it printed. */
-export function startStudio(args: readonly string[], cwd = ROOT): Promise<Studio> {
-  const child = spawn(process.execPath, ['--', BINARY, 'studio', ...args], { cwd, env: cliEnv() });
+export function startStudio(args: readonly string[], cwd = ROOT, env: Record<string, string> = {}): Promise<Studio> {
+  const child = spawn(process.execPath, ['--', BINARY, 'studio', ...args], { cwd, env: cliEnv(env) });
   let output = '';
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   return new Promise((resolve, reject) => {
