@@ -53,7 +53,7 @@ async function studio(given: string[], options: StudioCliOptions): Promise<numbe
   const erp = await withExampleErp(options.exampleErp, envWith(options.env), { erp: 0, platform: 0 });
   const workspace = openWorkspace({ paths: files, env: erp.env, log, outbox: openSqliteStore(path.resolve(stateDir)) });
   const app = new Koa();
-  app.use(studioMiddleware(workspace, { write: true, log, loopbackOnly: true }));
+  app.use(studioMiddleware({ sources: workspace, workspace, settle: true, log, loopbackOnly: true }));
   app.use(async (ctx) => {
     ctx.redirect('/studio/');
   });

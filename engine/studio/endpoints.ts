@@ -9,13 +9,14 @@ import { runTestFile } from '../testing/test-runner';
 import { outboxView, settleEvent } from './outbox-view';
 import { StudioError } from './studio-error';
 import { tryRoute, type TrySource } from './try-route';
-import { mappingView, testFileOf } from './views';
+import { testFileOf } from './views';
+import type { StudioSources } from './sources';
 import type { StudioFile, Workspace } from './workspace';
 
 /**
  * The studio's JSON API under /studio/api, as one table: the page uses these and nothing else, the
- * OpenAPI document lists them, and `write` marks what changes files or the outbox (refused on serve's
- * admin port unless --studio-write; always behind the session token and the Origin check).
+ * OpenAPI document lists them. Whatever changes something (POST, PUT) is behind the session token and
+ * the Origin check.
  */
 export interface Call {
   readonly params: readonly string[];
@@ -23,14 +24,21 @@ export interface Call {
   readonly body: unknown;
 }
 
-export interface Endpoint {
+interface Common {
   readonly method: 'GET' | 'POST' | 'PUT';
   /** Under /studio/api; `{name}` is a parameter. */
   readonly path: string;
   readonly summary: string;
-  readonly write: boolean;
-  readonly run: (workspace: Workspace, call: Call, log: Logger) => Promise<unknown>;
 }
+
+/**
+ * `read`: anywhere the studio is served; `settle`: retry or drop a dead letter (serve needs --studio-write);
+ * `edit`: files, runs and tests, only in `adapter-engine studio` (its workspace).
+ */
+export type Endpoint = Common & (
+  | { readonly kind: 'read' | 'settle'; readonly run: (sources: StudioSources, call: Call, log: Logger) => Promise<unknown> }
+  | { readonly kind: 'edit'; readonly run: (workspace: Workspace, call: Call, log: Logger) => Promise<unknown> }
+);
 
 function text(value: unknown, name: string): string {
   if (typeof value !== 'string' || value === '') throw new StudioError(400, `give ${name} as text`);
@@ -54,7 +62,7 @@ function fileOf(workspace: Workspace, name: unknown): StudioFile {
 }
 
 async function exportAsTest(workspace: Workspace, id: string): Promise<{ testFile: string; name: string }> {
-  const entry = await workspace.engine()?.describeRequest(id);
+  const entry = await workspace.request(id);
   if (!entry) throw new StudioError(404, `no request ${id} in the journal`);
   const file = workspace.files.find((each) => each.serving?.name === entry.mapping);
   const route = resolveOperation(entry.operation)?.route;
@@ -67,55 +75,55 @@ async function exportAsTest(workspace: Workspace, id: string): Promise<{ testFil
 }
 
 export const ENDPOINTS: readonly Endpoint[] = [
-  { method: 'GET', path: '/mappings', summary: 'The mapping files: routes, pushes, base URL and auth kind (masked), load problems with the lines around them', write: false,
-    run: async (workspace) => ({ mappings: workspace.files.map(mappingView) }) },
-  { method: 'GET', path: '/requests', summary: 'The request journal, newest first (filters: mapping, operation, result, outcome, contains, from, to, limit)', write: false,
-    run: async (workspace, call) => {
+  { method: 'GET', path: '/mappings', summary: 'The mapping files: routes, pushes, base URL and auth kind (masked), load problems with the lines around them', kind: 'read',
+    run: async (sources) => ({ mappings: sources.mappings() }) },
+  { method: 'GET', path: '/requests', summary: 'The request journal, newest first (filters: mapping, operation, result, outcome, contains, from, to, limit)', kind: 'read',
+    run: async (sources, call) => {
       const asked = filterFromQuery(call.query);
       if ('error' in asked) throw new StudioError(400, asked.error);
-      return { requests: (await workspace.engine()?.journal.list(asked.filter)) ?? [] };
+      return { requests: await sources.requests(asked.filter) };
     } },
-  { method: 'GET', path: '/requests/{id}', summary: 'One request in full (masked): its trace and envelope', write: false,
-    run: async (workspace, call) => {
-      const entry = await workspace.engine()?.describeRequest(call.params[0]);
+  { method: 'GET', path: '/requests/{id}', summary: 'One request in full (masked): its trace and envelope', kind: 'read',
+    run: async (sources, call) => {
+      const entry = await sources.request(call.params[0]);
       if (!entry) throw new StudioError(404, `no request ${call.params[0]} in the journal`);
       return entry;
     } },
-  { method: 'GET', path: '/outbox', summary: 'Pending, retrying and dead events and pushes per mapping and kind', write: false,
-    run: (workspace) => outboxView(workspace, Date.now()) },
-  { method: 'GET', path: '/source', summary: 'A mapping file\'s text (query: file)', write: true,
+  { method: 'GET', path: '/outbox', summary: 'Pending, retrying and dead events and pushes per mapping and kind', kind: 'read',
+    run: (sources) => outboxView(sources, Date.now()) },
+  { method: 'GET', path: '/source', summary: 'A mapping file\'s text (query: file)', kind: 'edit',
     run: async (workspace, call) => {
       const file = fileOf(workspace, call.query.file);
       return { file: file.name, text: fs.readFileSync(file.path, 'utf8') };
     } },
-  { method: 'POST', path: '/check', summary: 'Problems of an unsaved text, as validate prints them', write: true,
+  { method: 'POST', path: '/check', summary: 'Problems of an unsaved text, as validate prints them', kind: 'edit',
     run: async (workspace, call) => {
       const body = fields(call.body);
       return { issues: withText(workspace.check(fileOf(workspace, body.file), typeof body.text === 'string' ? body.text : '')) };
     } },
-  { method: 'PUT', path: '/source', summary: 'Save a mapping file (atomically); a text that does not load keeps the last good mapping serving', write: true,
+  { method: 'PUT', path: '/source', summary: 'Save a mapping file (atomically); a text that does not load keeps the last good mapping serving', kind: 'edit',
     run: async (workspace, call) => {
       const body = fields(call.body);
       const file = fileOf(workspace, body.file);
       workspace.save(file, text(body.text, 'text'));
       return { saved: path.basename(file.path), loads: file.loads, issues: withText(file.issues) };
     } },
-  { method: 'POST', path: '/try', summary: 'Run one operation (source: erp or recorded) and answer its trace and envelope', write: true,
+  { method: 'POST', path: '/try', summary: 'Run one operation (source: erp or recorded) and answer its trace and envelope', kind: 'edit',
     run: (workspace, call) => {
       const body = fields(call.body);
       const source: TrySource = body.source === 'recorded' ? 'recorded' : 'erp';
       return tryRoute(workspace, { file: text(body.file, 'file'), operation: text(body.operation, 'operation'), input: body.input, source });
     } },
-  { method: 'POST', path: '/requests/{id}/test-case', summary: 'Append a journaled request to its mapping\'s test file as a test case', write: true,
+  { method: 'POST', path: '/requests/{id}/test-case', summary: 'Append a journaled request to its mapping\'s test file as a test case', kind: 'edit',
     run: (workspace, call) => exportAsTest(workspace, call.params[0]) },
-  { method: 'POST', path: '/tests', summary: 'Run a mapping\'s test file: each case, its differences, the coverage', write: true,
+  { method: 'POST', path: '/tests', summary: 'Run a mapping\'s test file: each case, its differences, the coverage', kind: 'edit',
     run: async (workspace, call) => {
       const file = fileOf(workspace, fields(call.body).file);
       if (!fs.existsSync(testFileOf(file))) throw new StudioError(404, `${file.name} has no test file ${testFileOf(file)}`);
       return runTestFile(testFileOf(file), {});
     } },
-  { method: 'POST', path: '/outbox/{id}/retry', summary: 'Make a dead event pending again', write: true,
-    run: async (workspace, call, log) => ({ message: await settleEvent(workspace, log, call.params[0], 'retry', undefined) }) },
-  { method: 'POST', path: '/outbox/{id}/drop', summary: 'Give an event up, with a reason (body: reason)', write: true,
-    run: async (workspace, call, log) => ({ message: await settleEvent(workspace, log, call.params[0], 'drop', fields(call.body).reason as string | undefined) }) },
+  { method: 'POST', path: '/outbox/{id}/retry', summary: 'Make a dead event pending again', kind: 'settle',
+    run: async (sources, call, log) => ({ message: await settleEvent(sources, log, call.params[0], 'retry', undefined) }) },
+  { method: 'POST', path: '/outbox/{id}/drop', summary: 'Give an event up, with a reason (body: reason)', kind: 'settle',
+    run: async (sources, call, log) => ({ message: await settleEvent(sources, log, call.params[0], 'drop', fields(call.body).reason as string | undefined) }) },
 ];

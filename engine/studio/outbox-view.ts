@@ -1,8 +1,7 @@
 import type { Logger } from '../log';
 import type { StoredEvent } from '../outbox/store';
-import { maskerOf } from '../testing/run-case';
 import { StudioError } from './studio-error';
-import type { Workspace } from './workspace';
+import type { StudioSources } from './sources';
 
 /**
  * The Outbox page: events and pushes waiting (pending, retrying: pending after a failed attempt) or dead,
@@ -23,8 +22,8 @@ export interface OutboxView {
   readonly events: readonly StoredEvent[];
 }
 
-export async function outboxView(workspace: Workspace, now: number): Promise<OutboxView> {
-  const store = workspace.outbox;
+export async function outboxView(sources: StudioSources, now: number): Promise<OutboxView> {
+  const store = sources.outbox;
   if (!store) return { groups: [], events: [] };
   const listed = await store.list({ status: ['pending', 'dead'], limit: 500 });
   const groups = new Map<string, Group>();
@@ -36,19 +35,18 @@ export async function outboxView(workspace: Workspace, now: number): Promise<Out
     else if (event.attempts > 0) group.retrying += 1;
     else group.pending += 1;
     if (event.status === 'pending') group.oldestPendingMs = Math.max(group.oldestPendingMs ?? 0, now - event.acceptedAt);
-    const mapping = workspace.files.find((file) => file.serving?.name === event.mapping)?.serving;
-    return mapping ? (maskerOf(mapping).deep(event) as StoredEvent) : event;
+    return sources.maskEvent(event.mapping, event);
   });
   return { groups: [...groups.values()], events };
 }
 
 /** Retry (dead → pending, delivered next) or drop (with the reason kept) one event; logged for the record. */
-export async function settleEvent(workspace: Workspace, log: Logger, id: string, action: 'retry' | 'drop', reason: string | undefined): Promise<string> {
-  const store = workspace.outbox;
+export async function settleEvent(sources: StudioSources, log: Logger, id: string, action: 'retry' | 'drop', reason: string | undefined): Promise<string> {
+  const store = sources.outbox;
   if (!store) throw new StudioError(404, 'this studio keeps no outbox');
   if (action === 'retry') {
     if (!(await store.retry(id, Date.now()))) throw new StudioError(409, `${id} is not retried: only a dead event can be`);
-    workspace.engine()?.deliverer?.wake();
+    sources.wake();
     log.info({ event: id, by: 'studio' }, 'outbox event retried from the studio');
     return `${id}: pending again; the engine delivers it next`;
   }

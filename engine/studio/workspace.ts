@@ -8,6 +8,9 @@ import { checkMappingText } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
 import { displayName } from '../mapping/yaml-file';
 import type { OutboxStore } from '../outbox/store';
+import { maskerOf } from '../testing/run-case';
+import type { StudioSources } from './sources';
+import { issueViewOf, mappingView } from './views';
 
 /**
  * The mapping files the studio edits and the one Engine that serves them while it runs: the same
@@ -27,12 +30,11 @@ export interface StudioFile {
   loads: boolean;
 }
 
-export interface Workspace {
+export interface Workspace extends StudioSources {
   readonly files: readonly StudioFile[];
   readonly env: NodeJS.ProcessEnv;
   /** The engine serving the good mappings; undefined while no file loads. */
   engine(): Engine | undefined;
-  readonly outbox?: OutboxStore;
   file(name: string): StudioFile | undefined;
   /** Checks text as `validate` does, without writing it. */
   check(file: StudioFile, text: string): readonly MappingIssue[];
@@ -79,10 +81,19 @@ export function openWorkspace(options: WorkspaceOptions): Workspace {
     }
   };
   refresh();
+  const viewOf = (file: StudioFile) => mappingView({ ...file, issues: file.issues.map(issueViewOf) });
   return {
     files,
     env: options.env,
     outbox: options.outbox,
+    mappings: () => files.map(viewOf),
+    requests: async (filter) => (await engine?.journal.list(filter)) ?? [],
+    request: async (id) => engine?.describeRequest(id),
+    maskEvent: (name, event) => {
+      const mapping = files.find((file) => file.serving?.name === name)?.serving;
+      return mapping ? (maskerOf(mapping).deep(event) as typeof event) : event;
+    },
+    wake: () => engine?.deliverer?.wake(),
     engine: () => engine,
     file: (name) => files.find((file) => file.name === name),
     check: (file, text) => checkText(file, text, options.env).issues,

@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { canWrite } from './api';
+import { canEdit, setAdminToken } from './api';
 import { EditorPage } from './editor';
 import { MappingsPage } from './mappings';
 import { OutboxPage } from './outbox';
@@ -23,14 +23,31 @@ function current(): string {
   return location.hash.replace(/^#\/?/, '') || 'mappings';
 }
 
+/** serve's admin port: the admin token, kept for this tab only (sessionStorage), then the page again. */
+function AdminToken() {
+  const [value, setValue] = useState('');
+  return (
+    <form class="toolbar" onSubmit={(event) => { event.preventDefault(); setAdminToken(value); location.reload(); }}>
+      <label>Admin token <input type="password" value={value} onInput={(event) => setValue((event.target as HTMLInputElement).value)} /></label>
+      <button type="submit">Use</button>
+    </form>
+  );
+}
+
 function App() {
   const [id, setId] = useState(current());
+  const [asking, setAsking] = useState(false);
+  useEffect(() => {
+    const ask = () => setAsking(true);
+    addEventListener('studio-needs-admin-token', ask);
+    return () => removeEventListener('studio-needs-admin-token', ask);
+  }, []);
   useEffect(() => {
     const follow = () => setId(current());
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);
-  const pages = PAGES.filter((page) => canWrite || !page.write);
+  const pages = PAGES.filter((page) => canEdit || !page.write);
   const shown = pages.find((page) => page.id === id) ?? pages[0];
   const Page = shown.page;
   return (
@@ -43,6 +60,7 @@ function App() {
           ))}
         </nav>
       </header>
+      {asking && <AdminToken />}
       <main id="page" aria-label={shown.title}>
         <Page />
       </main>

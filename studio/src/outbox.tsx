@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, canWrite } from './api';
+import { api, canSettle } from './api';
 import { errorText, Json, Notice } from './common';
 
 interface StoredEvent {
@@ -67,8 +67,8 @@ export function OutboxPage() {
                 <td>{event.attempts}</td>
                 <td>{event.last ? <>{event.last.status ?? ''} {event.last.error}{event.last.body && <pre>{event.last.body}</pre>}</> : ''}</td>
                 <td>
-                  {canWrite && event.status === 'dead' && <button type="button" onClick={() => void settle(event, 'retry')} aria-label={`Retry ${event.id}`}>Retry</button>}
-                  {canWrite && <button type="button" onClick={() => void settle(event, 'drop')} aria-label={`Drop ${event.id}`}>Drop</button>}
+                  {canSettle && event.status === 'dead' && <button type="button" onClick={() => void settle(event, 'retry')} aria-label={`Retry ${event.id}`}>Retry</button>}
+                  {canSettle && <button type="button" onClick={() => void settle(event, 'drop')} aria-label={`Drop ${event.id}`}>Drop</button>}
                 </td>
               </tr>
             ))}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, canWrite, type RequestEntry, type RequestSummary } from './api';
+import { api, canEdit, onNewRequests, type RequestEntry, type RequestSummary } from './api';
 import { errorText, Notice } from './common';
 import { Trace } from './trace';
 
@@ -20,12 +20,8 @@ export function RequestsPage() {
   const query = new URLSearchParams(Object.entries({ ...filters, outcome }).filter(([, value]) => value !== '')).toString();
   const load = () => void api<{ requests: RequestSummary[] }>('GET', `/requests${query ? `?${query}` : ''}`).then((answer) => setRows(answer.requests), (error: unknown) => setNotice({ text: errorText(error), error: true }));
   useEffect(load, [query]);
-  useEffect(() => {
-    // New requests arrive as server-sent events; the filters are applied by asking again.
-    const source = new EventSource('/studio/api/events');
-    source.addEventListener('request', load);
-    return () => source.close();
-  }, [query]);
+  // New requests arrive as server-sent events; the filters are applied by asking again.
+  useEffect(() => onNewRequests(load), [query]);
   const open = async (id: string) => setShown(await api<RequestEntry>('GET', `/requests/${id}`));
   const exportAsTest = async () => {
     if (!shown) return;
@@ -68,7 +64,7 @@ export function RequestsPage() {
       {shown && (
         <section aria-label="Request detail">
           <h2>{shown.operation} <small>{shown.requestId}</small></h2>
-          {canWrite && <button type="button" onClick={() => void exportAsTest()}>Export as test</button>}
+          {canEdit && <button type="button" onClick={() => void exportAsTest()}>Export as test</button>}
           <Trace steps={shown.steps} envelope={shown.envelope} resultName={shown.result} failure={shown.failure} />
         </section>
       )}
