@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -76,6 +77,20 @@ describe('serve --admin-port: the read-only studio', () => {
     expect(await refused.text()).toContain('needs serve --studio-write');
     const source = await fetch(`${admin}/studio/api/source?file=shop.yaml`, { headers: ADMIN_AUTH });
     expect(source.status).toBe(403);
+  });
+
+  it('lists the studio\'s API in /openapi.json, a valid OpenAPI document', { timeout: 60_000 }, async () => {
+    const file = writeFile(tempDir(), 'shop.yaml', mapping('http://127.0.0.1:9'));
+    const serving = await startServe(['--admin-port', '0', file]);
+    running.push(serving);
+    const document = await (await fetch(`${serving.adminUrl as string}/openapi.json`, { headers: ADMIN_AUTH })).json() as { paths: Record<string, Record<string, { 'x-studio-access'?: string }>> };
+    expect(document.paths['/studio/api/mappings'].get['x-studio-access']).toBe('read');
+    expect(document.paths['/studio/api/outbox/{id}/retry'].post['x-studio-access']).toBe('settle');
+    expect(document.paths['/studio/api/source'].put['x-studio-access']).toBe('edit');
+    expect(document.paths['/WorkOrders/Code']).toBeDefined();
+    const result = await new Validator().validate(document as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
   });
 
   it('retries a dead letter with --studio-write', { timeout: 60_000 }, async () => {
