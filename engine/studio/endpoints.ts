@@ -18,7 +18,7 @@ import type { StudioFile, Workspace } from './workspace';
  * OpenAPI document lists them. Whatever changes something (POST, PUT) is behind the session token and
  * the Origin check.
  */
-export interface Call {
+interface Call {
   readonly params: readonly string[];
   readonly query: Readonly<Record<string, unknown>>;
   readonly body: unknown;

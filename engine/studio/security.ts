@@ -7,7 +7,7 @@ import type Koa from 'koa';
  * page's own origin (`Origin`), so another site open in the same browser can neither read nor change
  * anything. The Content-Security-Policy lets the page run only its own script: no inline script, no CDN.
  */
-export const TOKEN_HEADER = 'x-studio-token';
+const TOKEN_HEADER = 'x-studio-token';
 
 /**
  * The policy of every answer. The page's own answer adds a nonce for styles: CodeMirror writes its

@@ -23,9 +23,9 @@ function authorization(): Record<string, string> {
 }
 
 /** Raised on 401: the page asks for the admin token. */
-export class NeedsAdminToken extends Error {}
+class NeedsAdminToken extends Error {}
 
-export class ApiError extends Error {}
+class ApiError extends Error {}
 
 export async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...authorization() };
@@ -54,7 +54,7 @@ export interface Issue {
   around?: { line: number; text: string }[];
 }
 
-export interface RouteRow {
+interface RouteRow {
   operation: string;
   method: string;
   path: string;
