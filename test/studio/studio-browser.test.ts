@@ -3,7 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../cli/cli-process';
-import { exampleCopy, sessionToken, startStudio, type Studio } from './studio-process';
+import { documentedStudioArgs, exampleCopy, sessionToken, startStudio, type Studio } from './studio-process';
 
 /**
  * The studio in a real browser (Debian's chromium, driven by playwright-core) on a copy of the example
@@ -42,8 +42,8 @@ async function saveAndSee(text: string | RegExp): Promise<void> {
 
 beforeAll(async () => {
   dir = exampleCopy();
-  original = fs.readFileSync(path.join(dir, 'example.yaml'), 'utf8');
-  studio = await startStudio(['.', '--example-erp'], dir);
+  original = fs.readFileSync(path.join(dir, 'mappings', 'example.yaml'), 'utf8');
+  studio = await startStudio(documentedStudioArgs(), dir);
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   // A page blocked by its own Content-Security-Policy, or failing, reports it on the console.
@@ -73,13 +73,13 @@ describe('the studio in a browser, on the example mapping', () => {
     const typoLine = original.split('\n').findIndex((line) => line.includes(TYPO_FROM)) + 1;
     await setEditorText(original.replace(TYPO_FROM, TYPO_TO));
     const problems = page.getByRole('list', { name: 'Problems' });
-    await expect.poll(() => problems.textContent()).toContain(`example.yaml:${typoLine}:17  "WorkOrderNotFound" is not a result of GET /WorkOrders/Code`);
+    await expect.poll(() => problems.textContent()).toContain(`mappings/example.yaml:${typoLine}:17  "WorkOrderNotFound" is not a result of GET /WorkOrders/Code`);
     await problems.getByRole('button').first().click(); // moves the editor to the problem
     await expect.poll(() => page.locator('.cm-lintRange-error').first().locator('xpath=ancestor::div[contains(@class,"cm-line")]').textContent()).toContain(TYPO_TO);
     await shoot('editor');
     // Saved with the typo: the file is written, the last good mapping keeps serving.
     await saveAndSee(/does not load \(1 error\): the last good mapping keeps serving/);
-    expect(fs.readFileSync(path.join(dir, 'example.yaml'), 'utf8')).toContain(TYPO_TO);
+    expect(fs.readFileSync(path.join(dir, 'mappings', 'example.yaml'), 'utf8')).toContain(TYPO_TO);
     await setEditorText(original);
     await expect.poll(() => page.locator('.cm-lintRange-error').count()).toBe(0);
     await expect.poll(() => problems.textContent()).toBe('');
@@ -116,7 +116,7 @@ describe('the studio in a browser, on the example mapping', () => {
     expect(await rows.first().textContent()).toContain('GetWorkOrderByCode');
     // Another request, sent by the API as the page would: it arrives over server-sent events.
     const token = await sessionToken(studio);
-    const answer = await fetch(`${studio.origin}/studio/api/try`, { method: 'POST', headers: { 'content-type': 'application/json', origin: studio.origin, 'x-studio-token': token }, body: JSON.stringify({ file: 'example.yaml', operation: 'GetItem', input: { number: 'A-100' }, source: 'erp' }) });
+    const answer = await fetch(`${studio.origin}/studio/api/try`, { method: 'POST', headers: { 'content-type': 'application/json', origin: studio.origin, 'x-studio-token': token }, body: JSON.stringify({ file: 'mappings/example.yaml', operation: 'GetItem', input: { number: 'A-100' }, source: 'erp' }) });
     expect(answer.status).toBe(200);
     await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.first().textContent()).toContain('GetItem');

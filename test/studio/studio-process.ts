@@ -3,11 +3,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BINARY, cliEnv, ROOT, tempDir } from '../cli/cli-process';
 
-/** A copy of the example mapping and its tests in a folder of its own: the studio writes to the files. */
+/** A folder with a copy of the example mapping and its tests under mappings/: the studio writes to the files. */
 export function exampleCopy(): string {
   const dir = tempDir();
-  for (const name of ['example.yaml', 'example.test.yaml']) fs.copyFileSync(path.join(ROOT, 'mappings', name), path.join(dir, name));
+  fs.mkdirSync(path.join(dir, 'mappings'));
+  for (const name of ['example.yaml', 'example.test.yaml']) fs.copyFileSync(path.join(ROOT, 'mappings', name), path.join(dir, 'mappings', name));
   return dir;
+}
+
+/** The arguments of the studio command docs/studio.md shows first: the test runs what the guide says. */
+export function documentedStudioArgs(): string[] {
+  const guide = fs.readFileSync(path.join(ROOT, 'docs', 'studio.md'), 'utf8');
+  const line = /^npx adapter-engine studio (.*)$/m.exec(guide)?.[1];
+  if (line === undefined) throw new Error('docs/studio.md shows no "npx adapter-engine studio" command');
+  return line.trim().split(/\s+/);
 }
 
 export interface Studio {
