@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ROUTES } from '../contract/routes';
+import { minimalExample } from '../contract/schema-examples';
 import { formatIssue, type MappingIssue } from '../errors';
 import { filterFromQuery } from '../journal/query';
 import type { Logger } from '../log';
@@ -91,6 +93,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
     } },
   { method: 'GET', path: '/outbox', summary: 'Pending, retrying and dead events and pushes per mapping and kind', kind: 'read',
     run: (sources) => outboxView(sources, Date.now()) },
+  { method: 'GET', path: '/operations', summary: 'The contract\'s operations: where each reads its input (parameters by name, or a body) and the smallest input its schema accepts', kind: 'edit',
+    run: async () => ({ operations: ROUTES.map((route) => ({
+      operation: route.operationId, method: route.method, path: route.path, kind: route.kind, inputSource: route.inputSource, params: route.params,
+      example: route.inputSchema ? minimalExample(route.inputSchema) : {},
+    })) }) },
   { method: 'GET', path: '/source', summary: 'A mapping file\'s text (query: file)', kind: 'edit',
     run: async (workspace, call) => {
       const file = fileOf(workspace, call.query.file);

@@ -89,7 +89,9 @@ describe('the studio in a browser, on the example mapping', () => {
   it('runs GetWorkOrderByCode against the example ERP and shows its ERP call and envelope', async () => {
     await go('Try a route');
     await page.getByLabel('Operation').selectOption('GetWorkOrderByCode');
-    await page.getByLabel(/^Input/).fill('{ "Code": "SO-1001" }');
+    // The form has a field per parameter of the route (Code, StorageName), from the contract.
+    await page.getByLabel('StorageName').waitFor();
+    await page.getByLabel('Code', { exact: true }).fill('SO-1001');
     await page.getByRole('button', { name: 'Run' }).click();
     const trace = page.getByRole('region', { name: 'Trace' });
     await expect.poll(() => trace.textContent()).toMatch(/→ order: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/sales-orders\/SO-1001/);
@@ -133,7 +135,9 @@ describe('the studio in a browser, on the example mapping', () => {
     await saveAndSee(/it loads and serves now/);
     await go('Try a route');
     await page.getByLabel('Operation').selectOption('ConfirmPutWallPlacement');
-    await page.getByLabel(/^Input/).fill('{ "workOrderNumber": "SO-1001", "itemNumber": "A-100", "completedAmount": 4, "confirmedLocationName": "PW-01-A1", "userEmail": "ann@example.com" }');
+    // A body route: the JSON body, prefilled with the smallest body its schema accepts (here {}).
+    await expect.poll(() => page.getByLabel('Input (JSON body)').inputValue()).toBe('{}');
+    await page.getByLabel('Input (JSON body)').fill('{ "workOrderNumber": "SO-1001", "itemNumber": "A-100", "completedAmount": 4, "confirmedLocationName": "PW-01-A1", "userEmail": "ann@example.com" }');
     await page.getByRole('button', { name: 'Run' }).click();
     await expect.poll(() => page.getByRole('region', { name: 'Trace' }).textContent()).toContain('stored in the outbox as');
     await go('Outbox');
@@ -153,6 +157,15 @@ describe('the studio in a browser, on the example mapping', () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       return page.locator('main').textContent();
     }).toContain('nothing waits: every event was delivered');
+  });
+
+  it('runs an operation on the answers recorded in the test file, sending nothing', async () => {
+    const token = await sessionToken(studio);
+    const answer = await fetch(`${studio.origin}/studio/api/try`, { method: 'POST', headers: { 'content-type': 'application/json', origin: studio.origin, 'x-studio-token': token }, body: JSON.stringify({ file: 'mappings/example.yaml', operation: 'GetWorkOrderByCode', input: { Code: 'SO-1001' }, source: 'recorded' }) });
+    const run = await answer.json() as { source: string; resultName: string; steps: { step: string; source?: string }[] };
+    expect(run.source).toBe('recorded answers of mappings/example.test.yaml');
+    expect(run.steps.filter((step) => step.step === 'response').map((step) => step.source)).toEqual(['recorded']);
+    expect(run.resultName).toBe('Succeed');
   });
 
   it('ran with no script or style blocked by its Content-Security-Policy and no error in the page', () => {
