@@ -101,7 +101,7 @@ export function EditorPage() {
     <>
       <div class="toolbar">
         <FilePicker mappings={mappings} value={chosen} onChange={setFile} />
-        <button type="button" onClick={() => void save()}>Save</button>
+        <button type="button" disabled={!chosen} onClick={() => void save()}>Save</button>
       </div>
       <Notice text={notice?.text} error={notice?.error} />
       <div class="editor" ref={host} />

@@ -39,7 +39,7 @@ export function TestsPage() {
     <>
       <div class="toolbar">
         <FilePicker mappings={mappings} value={chosen} onChange={setFile} />
-        <button type="button" onClick={() => void run()}>Run tests</button>
+        <button type="button" disabled={!chosen} onClick={() => void run()}>Run tests</button>
       </div>
       <Notice text={notice} error />
       {result && (

@@ -115,7 +115,7 @@ export function TryPage() {
           </select>
         </label>
         <InputForm key={operation} spec={spec} text={input} onText={setInput} />
-        <button type="submit">Run</button>
+        <button type="submit" disabled={!chosen || !spec}>Run</button>
         <button type="button" disabled={!ran?.requestId} onClick={() => void saveAsTest()}>Save as test case</button>
       </form>
       <Notice text={notice?.text} error={notice?.error} />

@@ -13,6 +13,11 @@ const SHOTS = path.join(ROOT, 'docs', 'studio');
 const TYPO_FROM = 'result: WorkOrderDoesNotExist';
 const TYPO_TO = 'result: WorkOrderNotFound';
 
+/** The page answers at the machine's pace: a busy one (the whole suite on 2 cores) gets time. */
+function poll<T>(read: () => Promise<T> | T) {
+  return expect.poll(read, { timeout: 15_000, interval: 100 });
+}
+
 let studio: Studio;
 let browser: Browser;
 let page: Page;
@@ -37,7 +42,7 @@ async function setEditorText(text: string): Promise<void> {
 
 async function saveAndSee(text: string | RegExp): Promise<void> {
   await page.getByRole('button', { name: 'Save' }).click();
-  await expect.poll(() => page.locator('.notice').first().textContent()).toMatch(text);
+  await poll(() => page.locator('.notice').first().textContent()).toMatch(text);
 }
 
 beforeAll(async () => {
@@ -49,6 +54,7 @@ beforeAll(async () => {
   // A page blocked by its own Content-Security-Policy, or failing, reports it on the console.
   page.on('console', (message) => { if (message.type() === 'error') pageErrors.push(message.text()); });
   page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('response', (response) => { if (response.status() >= 400) pageErrors.push(`${response.status()} ${response.request().method()} ${response.url()}`); });
   page.on('dialog', (dialog) => void dialog.accept());
   fs.mkdirSync(SHOTS, { recursive: true });
 }, 60_000);
@@ -58,10 +64,10 @@ afterAll(async () => {
   await studio?.stop();
 }, 60_000);
 
-describe('the studio in a browser, on the example mapping', () => {
+describe('the studio in a browser, on the example mapping', { timeout: 90_000 }, () => {
   it('shows the mapping: its routes, base URL and auth kind', async () => {
     await page.goto(studio.url);
-    await expect.poll(() => page.locator('main').textContent()).toContain('GetWorkOrderByCode');
+    await poll(() => page.locator('main').textContent()).toContain('GetWorkOrderByCode');
     const text = await page.locator('main').textContent();
     expect(text).toMatch(/ERP http:\/\/127\.0\.0\.1:\d+\/api\/v1 · auth none · 17 mapped, 2 static, 0 acknowledged, 0 unmapped/);
     await shoot('mappings');
@@ -69,20 +75,38 @@ describe('the studio in a browser, on the example mapping', () => {
 
   it('shows the engine\'s diagnostic at the planted typo\'s line, and drops it once fixed', async () => {
     await go('Editor');
-    await expect.poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
+    await poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
     const typoLine = original.split('\n').findIndex((line) => line.includes(TYPO_FROM)) + 1;
     await setEditorText(original.replace(TYPO_FROM, TYPO_TO));
     const problems = page.getByRole('list', { name: 'Problems' });
-    await expect.poll(() => problems.textContent()).toContain(`mappings/example.yaml:${typoLine}:17  "WorkOrderNotFound" is not a result of GET /WorkOrders/Code`);
+    await poll(() => problems.textContent()).toContain(`mappings/example.yaml:${typoLine}:17  "WorkOrderNotFound" is not a result of GET /WorkOrders/Code`);
     await problems.getByRole('button').first().click(); // moves the editor to the problem
-    await expect.poll(() => page.locator('.cm-lintRange-error').first().locator('xpath=ancestor::div[contains(@class,"cm-line")]').textContent()).toContain(TYPO_TO);
+    await poll(() => page.locator('.cm-lintRange-error').first().locator('xpath=ancestor::div[contains(@class,"cm-line")]').textContent()).toContain(TYPO_TO);
     await shoot('editor');
     // Saved with the typo: the file is written, the last good mapping keeps serving.
     await saveAndSee(/does not load \(1 error\): the last good mapping keeps serving/);
     expect(fs.readFileSync(path.join(dir, 'mappings', 'example.yaml'), 'utf8')).toContain(TYPO_TO);
+    // Mappings shows why, with the lines around the problem; the last good mapping still serves.
+    await go('Mappings');
+    const problem = page.getByRole('list', { name: 'Problems' });
+    await poll(() => problem.textContent()).toContain(`mappings/example.yaml:${typoLine}:17  "WorkOrderNotFound" is not a result`);
+    expect(await problem.locator('pre').textContent()).toMatch(new RegExp(`\\b${typoLine} > +${TYPO_TO}\\n`));
+    expect(await page.locator('main').textContent()).toContain('does not load: the last good mapping is serving');
+    await go('Editor');
+    await poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
+    // Completion and hover help come from the mapping format's schema.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('End');
+    await page.keyboard.type('\ntimeo');
+    await poll(() => page.locator('.cm-tooltip-autocomplete').textContent()).toContain('timeoutMs');
+    await page.keyboard.press('Escape');
+    await page.locator('.cm-line', { hasText: /^name: example$/ }).hover();
+    await page.locator('.cm-line', { hasText: /^description: / }).getByText('description').hover();
+    await poll(() => page.locator('.hover-doc').textContent()).toMatch(/^description: ./);
     await setEditorText(original);
-    await expect.poll(() => page.locator('.cm-lintRange-error').count()).toBe(0);
-    await expect.poll(() => problems.textContent()).toBe('');
+    await poll(() => page.locator('.cm-lintRange-error').count()).toBe(0);
+    await poll(() => problems.textContent()).toBe('');
     await saveAndSee(/it loads and serves now/);
   });
 
@@ -94,18 +118,18 @@ describe('the studio in a browser, on the example mapping', () => {
     await page.getByLabel('Code', { exact: true }).fill('SO-1001');
     await page.getByRole('button', { name: 'Run' }).click();
     const trace = page.getByRole('region', { name: 'Trace' });
-    await expect.poll(() => trace.textContent()).toMatch(/→ order: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/sales-orders\/SO-1001/);
+    await poll(() => trace.textContent()).toMatch(/→ order: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/sales-orders\/SO-1001/);
     expect(await trace.textContent()).toContain('← order: 200 in');
     expect(await page.getByLabel('Envelope').textContent()).toContain('"number": "SO-1001"');
     await shoot('try');
     await page.getByRole('button', { name: 'Save as test case' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/saved as test case "GetWorkOrderByCode at .*: Succeed"/);
+    await poll(() => page.getByRole('status').textContent()).toMatch(/saved as test case "GetWorkOrderByCode at .*: Succeed"/);
   });
 
   it('runs the test file, the saved case among them, and every case passes', async () => {
     await go('Tests');
     await page.getByRole('button', { name: 'Run tests' }).click();
-    await expect.poll(() => page.getByRole('status').textContent(), { timeout: 30_000 }).toMatch(/example\.test\.yaml: (\d+) of \1 passed/);
+    await poll(() => page.getByRole('status').textContent()).toMatch(/example\.test\.yaml: (\d+) of \1 passed/);
     const saved = page.locator('tr', { hasText: 'GetWorkOrderByCode at ' });
     expect(await saved.getAttribute('class')).toBe('pass');
     await shoot('tests');
@@ -114,46 +138,46 @@ describe('the studio in a browser, on the example mapping', () => {
   it('lists the request in Requests, and a new one arrives without a reload', async () => {
     await go('Requests');
     const rows = page.locator('tbody tr');
-    await expect.poll(() => rows.count()).toBe(1);
+    await poll(() => rows.count()).toBe(1);
     expect(await rows.first().textContent()).toContain('GetWorkOrderByCode');
     // Another request, sent by the API as the page would: it arrives over server-sent events.
     const token = await sessionToken(studio);
     const answer = await fetch(`${studio.origin}/studio/api/try`, { method: 'POST', headers: { 'content-type': 'application/json', origin: studio.origin, 'x-studio-token': token }, body: JSON.stringify({ file: 'mappings/example.yaml', operation: 'GetItem', input: { number: 'A-100' }, source: 'erp' }) });
     expect(answer.status).toBe(200);
-    await expect.poll(() => rows.count()).toBe(2);
+    await poll(() => rows.count()).toBe(2);
     expect(await rows.first().textContent()).toContain('GetItem');
     await rows.nth(1).getByRole('button').click();
-    await expect.poll(() => page.getByRole('region', { name: 'Request detail' }).textContent()).toContain('← order: 200');
+    await poll(() => page.getByRole('region', { name: 'Request detail' }).textContent()).toContain('← order: 200');
     await shoot('requests');
   });
 
   it('makes an event dead-letter and retries it from the Outbox once the mapping is fixed', async () => {
     // The placement goes to a path the example ERP does not have: 404, a dead letter.
     await go('Editor');
-    await expect.poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
+    await poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
     await setEditorText(original.replace('path: /putwall/placements', 'path: /putwall/placement'));
     await saveAndSee(/it loads and serves now/);
     await go('Try a route');
     await page.getByLabel('Operation').selectOption('ConfirmPutWallPlacement');
     // A body route: the JSON body, prefilled with the smallest body its schema accepts (here {}).
-    await expect.poll(() => page.getByLabel('Input (JSON body)').inputValue()).toBe('{}');
+    await poll(() => page.getByLabel('Input (JSON body)').inputValue()).toBe('{}');
     await page.getByLabel('Input (JSON body)').fill('{ "workOrderNumber": "SO-1001", "itemNumber": "A-100", "completedAmount": 4, "confirmedLocationName": "PW-01-A1", "userEmail": "ann@example.com" }');
     await page.getByRole('button', { name: 'Run' }).click();
-    await expect.poll(() => page.getByRole('region', { name: 'Trace' }).textContent()).toContain('stored in the outbox as');
+    await poll(() => page.getByRole('region', { name: 'Trace' }).textContent()).toContain('stored in the outbox as');
     await go('Outbox');
-    await expect.poll(async () => {
+    await poll(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       return page.locator('tbody tr', { hasText: 'ConfirmPutWallPlacement' }).textContent();
     }).toMatch(/dead.*404/);
     await shoot('outbox');
     await go('Editor');
-    await expect.poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
+    await poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
     await setEditorText(original);
     await saveAndSee(/it loads and serves now/);
     await go('Outbox');
     await page.getByRole('button', { name: /^Retry / }).click(); // confirmed in the dialog
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('pending again');
-    await expect.poll(async () => {
+    await poll(() => page.getByRole('status').textContent()).toContain('pending again');
+    await poll(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       return page.locator('main').textContent();
     }).toContain('nothing waits: every event was delivered');
