@@ -126,12 +126,25 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
     await poll(() => page.getByRole('status').textContent()).toMatch(/saved as test case "GetWorkOrderByCode at .*: Succeed"/);
   });
 
-  it('runs the test file, the saved case among them, and every case passes', async () => {
+  it('runs the test file: the saved case passes with the others; a wrong expectation shows expected and actual side by side', async () => {
     await go('Tests');
     await page.getByRole('button', { name: 'Run tests' }).click();
     await poll(() => page.getByRole('status').textContent()).toMatch(/example\.test\.yaml: (\d+) of \1 passed/);
     const saved = page.locator('tr', { hasText: 'GetWorkOrderByCode at ' });
     expect(await saved.getAttribute('class')).toBe('pass');
+    // A case that expects another number fails, the expected and the actual value side by side.
+    fs.appendFileSync(path.join(dir, 'mappings', 'example.test.yaml'), [
+      '', '  - name: a case that expects the wrong number', '    operation: GetWorkOrderByCode', '    input: { Code: SO-1001 }',
+      '    answers:', '      order: { body: { docNo: SO-1001, deliveryDate: "2026-12-01", positions: [] } }',
+      '    expect:', '      result: Succeed', '      data: { number: SO-9999 }', '',
+    ].join('\n'));
+    await page.getByRole('button', { name: 'Run tests' }).click();
+    await poll(() => page.getByRole('status').textContent()).toMatch(/example\.test\.yaml: (\d+) of \d+ passed/);
+    const failed = page.locator('tr', { hasText: 'a case that expects the wrong number' });
+    await poll(() => failed.getAttribute('class')).toBe('fail');
+    const sides = failed.locator('.side-by-side');
+    expect(await sides.textContent()).toMatch(/expected"SO-9999"\s*actual"SO-1001"/);
+    await failed.scrollIntoViewIfNeeded();
     await shoot('tests');
   });
 
