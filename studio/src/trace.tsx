@@ -25,7 +25,6 @@ function detail(step: Step): unknown {
     case 'request': return { query: s.query, headers: s.headers, body: s.body };
     case 'response': return { headers: s.headers, body: s.body, ...(s.bodyError ? { bodyError: s.bodyError } : {}) };
     case 'output': return s.data;
-    case 'check': return s.problems;
     default: return undefined;
   }
 }
@@ -37,6 +36,18 @@ export function Trace(props: { steps: readonly Step[]; envelope?: Envelope; resu
       <ol>
         {props.steps.map((step, index) => {
           const more = detail(step);
+          const problems = step.step === 'check' ? (step.problems as { path: string; message: string }[]) : [];
+          if (problems.length > 0) {
+            // The contract check's problems, each by the field it concerns.
+            return (
+              <li key={index} class="step step-check">
+                <span>{title(step)}</span>
+                <ul class="problems" aria-label="Contract problems">
+                  {problems.map((problem, at) => <li key={at}><code>{problem.path}</code> {problem.message}</li>)}
+                </ul>
+              </li>
+            );
+          }
           return (
             <li key={index} class={`step step-${step.step.replace(/\s/g, '-')}`}>
               {more === undefined ? <span>{title(step)}</span> : (
