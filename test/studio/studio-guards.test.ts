@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingErp, tempDir, writeFile } from '../cli/cli-process';
 import { sessionToken, startStudio, type Studio } from './studio-process';
@@ -20,6 +21,8 @@ operations:
         method: GET
         path: /articles/{input.number}
     output: '{ "number": input.number, "name": "x", "unitOfMeasure": 1 }'
+  GetExternalIndexableValueLabel:
+    output: '{ "label": 5 }'
 `;
 const SECRET = 'erp-token-that-must-stay-on-the-server';
 
@@ -97,4 +100,18 @@ describe('the studio\'s guards', () => {
     const journal = await (await fetch(`${studio.origin}/studio/api/requests`)).json() as { requests: { id: string }[] };
     expect(await (await fetch(`${studio.origin}/studio/api/requests/${journal.requests[0].id}`)).text()).not.toContain(SECRET);
   });
+
+  it('shows a contract check\'s problems in the page, each by its field', async () => {
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(`${studio.url}#/try`);
+      await page.getByLabel('Operation').selectOption('GetExternalIndexableValueLabel');
+      await page.getByRole('button', { name: 'Run' }).click();
+      const problems = page.getByRole('list', { name: 'Contract problems' });
+      await expect.poll(() => problems.textContent(), { timeout: 15_000 }).toMatch(/label.*must be string/);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
