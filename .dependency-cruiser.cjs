@@ -1,7 +1,7 @@
 /**
  * The folders of engine/ depend one way (docs/architecture.md tells what each holds):
  *   xml ← contract ← expressions ← mapping ← {http, files} ← trace ← pipeline
- *   ← {journal, access, metrics, delivery} ← pushes ← state ← core ← testing ← {server, cli, scripts}
+ *   ← {journal, access, metrics, delivery} ← pushes ← state ← core ← testing ← studio ← {server, cli, scripts}
  * engine/outbox/ (the event stores) stands alone: it knows events, not mappings. The journal's stores
  * know rows of JSON text; the journal module around them adds entries, traces and masking.
  * Within the middle layer the pipeline may use http and files; files and http use neither the pipeline
@@ -28,8 +28,9 @@ const LAYERS = [
   ['state', ['outbox', 'journal']],
   ['core', BELOW_CORE.filter((folder) => folder !== 'state')],
   ['testing', [...BELOW_CORE, 'core']],
-  ['server', [...BELOW_CORE, 'core']],
-  ['cli', [...BELOW_CORE, 'core', 'testing', 'server']],
+  ['studio', [...BELOW_CORE, 'core', 'testing']],
+  ['server', [...BELOW_CORE, 'core', 'studio']],
+  ['cli', [...BELOW_CORE, 'core', 'testing', 'studio', 'server']],
   ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'core', 'xml']],
 ];
 const FOLDERS = LAYERS.map(([name]) => name);

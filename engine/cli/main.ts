@@ -11,6 +11,7 @@ import { registerRecord } from './record';
 import { registerRequests } from './requests';
 import { registerRoutes } from './routes';
 import { registerServe } from './serve';
+import { registerStudio } from './studio';
 import { registerTest } from './test';
 import { registerValidate } from './validate';
 import { EXIT_CODES } from '../errors';
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
   registerRequests(program, run);
   registerRecord(program, run);
   registerDiff(program, run);
+  registerStudio(program, run);
   addEnvFileOption(program);
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -20,6 +20,8 @@ export interface AdminSources {
   /** The request journal: the latest requests matching a filter, newest first, and one request in full. */
   readonly requests: (filter: JournalFilter) => Promise<readonly JournalSummary[]>;
   readonly request: (id: string) => Promise<JournalEntry | undefined>;
+  /** The read-only studio under /studio (its page opens without a token; its API needs one). */
+  readonly studio?: Koa.Middleware;
 }
 
 const ENDPOINTS = '/health/live, /health/ready, /metrics, /openapi.json, /requests and /requests/{id}';
@@ -36,7 +38,11 @@ function authorised(header: string | undefined, tokens: AdminTokens): boolean {
 export function createAdminApp(sources: AdminSources, tokens: AdminTokens): Koa {
   const started = Date.now();
   const koa = new Koa();
-  koa.use(async (ctx) => {
+  koa.use(async (ctx, next) => {
+    if (sources.studio && (ctx.path === '/studio' || ctx.path.startsWith('/studio/'))) {
+      // The page and its script hold no data; everything under /studio/api is behind the admin tokens.
+      if (!ctx.path.startsWith('/studio/api/') || authorised(ctx.get('authorization'), tokens)) return sources.studio(ctx, next);
+    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
       ctx.set('allow', 'GET, HEAD');

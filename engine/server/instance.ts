@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { openApiDocument } from '../contract/openapi';
+import { studioOpenApiPaths } from '../studio/openapi-paths';
 import { createEngine, type Engine } from '../core/engine';
 import type { Journal } from '../journal/journal';
 import type { Logger } from '../log';
@@ -61,6 +62,7 @@ export function servedOpenApi(engine: Pick<Engine, 'mappings' | 'prefixed'>, ver
       inboundAuth: mapping.inbound.auth.type === 'apiKey' ? { type: 'apiKey', header: mapping.inbound.auth.header } : { type: mapping.inbound.auth.type },
     })),
     { title: 'Warehouse adapter contract', version },
+    studioOpenApiPaths(),
   );
 }
 
