@@ -10,6 +10,7 @@ import { registerRecord } from './record';
 import { registerRequests } from './requests';
 import { registerRoutes } from './routes';
 import { registerServe } from './serve';
+import { registerShadow } from './shadow';
 import { registerTest } from './test';
 import { registerValidate } from './validate';
 import { EXIT_CODES } from '../errors';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerOutbox(program, run);
   registerRequests(program, run);
   registerRecord(program, run);
+  registerShadow(program, run);
   addEnvFileOption(program);
   for (const command of program.commands) command.exitOverride();
   return program;
