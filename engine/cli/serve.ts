@@ -158,7 +158,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .argument('<mappings...>', 'mapping files (YAML), or one directory of them')
     .option('-p, --port <port>', 'port to listen on for the platform, 0 picks a free one (default: env PORT, else 8080)')
     .option('-H, --host <host>', 'address to listen on (default: all interfaces)')
-    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json, /requests (default: env ADMIN_PORT, else none)')
+    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json, /requests, /shadow (default: env ADMIN_PORT, else none)')
     .option('--admin-host <host>', 'address of the admin listener; all but /health/live and /health/ready need Authorization: Bearer <token> with a token of env ADMIN_TOKENS (comma-separated) or the file ADMIN_TOKENS_FILE', '127.0.0.1')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')

@@ -1,0 +1,78 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { blocksOf } from '../docs/markdown';
+import { ADMIN_AUTH, ADMIN_TOKEN, BINARY, cliEnv, ROOT, runCli, tempDir } from '../cli/cli-process';
+
+/**
+ * docs/changing-a-mapping.md's walk-through on the example, run as written: its set-up commands, serve
+ * with the candidate (on free ports), the requests, `shadow report`, the metrics, the ERP's new order and
+ * `test`'s drift warnings; each line the guide shows as output is checked against what the run prints
+ * (times and journal ids aside).
+ */
+const GUIDE = 'docs/changing-a-mapping.md';
+const stops: (() => void)[] = [];
+afterEach(() => {
+  for (const stop of stops.splice(0)) stop();
+});
+
+/** The guide's output blocks, in order, as lines. */
+const shownBlocks = () => blocksOf(GUIDE).filter((block) => block.lang === 'text').map((block) => block.text.trimEnd().split('\n'));
+
+/** A shown line with its time and journal ids as patterns. */
+function pattern(line: string): RegExp {
+  const marked = line.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '\u0001').replace(/[0-9a-f]{8}-\d+/g, '\u0002');
+  const escaped = marked.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ {2,}/g, ' +');
+  return new RegExp(`^${escaped.replace(/\u0001/g, '\\S+').replace(/\u0002/g, '[0-9a-f]{8}-\\d+')}$`, 'm');
+}
+
+async function served(dir: string): Promise<{ base: string; admin: string; erp: string }> {
+  const env = { ...cliEnv({ ADMIN_TOKENS: ADMIN_TOKEN }), ADAPTER_STATE_DIR: path.join(dir, '.adapter-state') };
+  const child = spawn(process.execPath, ['--', BINARY, 'serve', '--example-erp', '--host', '127.0.0.1', '--port', '0', '--admin-port', '0', 'served'], { cwd: dir, env });
+  stops.push(() => child.kill('SIGTERM'));
+  let stdout = '';
+  return new Promise((resolve, reject) => {
+    child.on('close', (code) => reject(new Error(`serve exited ${code}: ${stdout}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const base = /listening on (http:\/\/\S+\/example)/.exec(stdout)?.[1];
+      const admin = /admin endpoints on (\S+)/.exec(stdout)?.[1];
+      const erp = /example ERP listening on (\S+)/.exec(stdout)?.[1];
+      if (base && admin && erp) resolve({ base, admin, erp });
+    });
+  });
+}
+
+describe('the walk-through of docs/changing-a-mapping.md', () => {
+  it('shows the candidate\'s differences and the drift of the example ERP as the guide does', async () => {
+    const dir = tempDir();
+    fs.cpSync(path.join(ROOT, 'mappings'), path.join(dir, 'mappings'), { recursive: true });
+    const setUp = blocksOf(GUIDE).find((block) => block.lang === 'sh' && block.text.startsWith('mkdir -p served/shadow'));
+    execFileSync('bash', ['-e', '-c', setUp!.text], { cwd: dir });
+    const { base, admin, erp } = await served(dir);
+    const [report, shadowMetrics, driftMetrics, warnings] = shownBlocks();
+
+    const order = await (await fetch(`${base}/WorkOrders/Code?Code=SO-1001`)).json() as { data: { description: string } };
+    expect(order.data.description).toBe('Weekly restock Berlin');
+    await fetch(`${base}/Items/A-100`);
+    const env = { ADMIN_TOKEN, ADAPTER_STATE_DIR: path.join(dir, '.adapter-state') };
+    await expect.poll(async () => (await runCli(['shadow', 'report', '--admin', admin], { env, cwd: dir })).stdout, { timeout: 30_000 }).toContain('→');
+    const reported = await runCli(['shadow', 'report', '--admin', admin], { env, cwd: dir });
+    expect(reported.code).toBe(1);
+    for (const line of report) expect(reported.stdout).toMatch(pattern(line));
+    const metrics = async () => (await fetch(`${admin}/metrics`, { headers: ADMIN_AUTH })).text();
+    await expect.poll(metrics, { timeout: 30_000 }).toContain(shadowMetrics[1]);
+    for (const line of shadowMetrics) expect(await metrics()).toContain(line);
+
+    const newOrder = blocksOf(GUIDE).find((block) => block.text.includes('/api/v1/sales-orders'))!.text;
+    const body = /-d '([^']+)'/.exec(newOrder)![1];
+    await fetch(`${erp}/sales-orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const drifted = await (await fetch(`${base}/WorkOrders/Code?Code=SO-2001`)).json() as { isResultSuccess: boolean };
+    expect(drifted.isResultSuccess).toBe(true);
+    for (const line of driftMetrics) expect(await metrics()).toContain(line);
+    const tested = await runCli(['test', 'served/example.test.yaml'], { env, cwd: dir });
+    expect(tested.code, tested.stdout).toBe(0);
+    for (const line of warnings) expect(tested.stdout).toMatch(pattern(line));
+  }, 120_000);
+});
