@@ -7,6 +7,7 @@ import { exportValuesCase } from './cases/export-values';
 import { fileIntakeCase } from './cases/file-intake';
 import { latencyCase } from './cases/latency';
 import { outboxCase } from './cases/outbox';
+import { shadowCase } from './cases/shadow';
 import { startupCase } from './cases/startup';
 import { throughputCase } from './cases/throughput';
 import { workersCase } from './cases/workers';
@@ -18,7 +19,7 @@ import { busyWarnings, compareReports, describeMachine, formatTable, type BenchR
  * The engine against the hand-written baseline, case by case, in one run; see docs/performance.md.
  */
 
-const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5,6,7] [--profile DIR]';
+const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5,6,7,8] [--profile DIR]';
 
 const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   1: throughputCase,
@@ -28,6 +29,7 @@ const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   5: workersCase,
   6: outboxCase,
   7: latencyCase,
+  8: shadowCase,
 };
 
 async function main(): Promise<number> {
