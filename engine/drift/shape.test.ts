@@ -26,6 +26,11 @@ describe('answer shapes', () => {
     expect(departures(orders, { no: 'SO-4', qty: 1, lines: [{ article: 'A-1' }] })).toEqual([{ kind: 'missing', path: '$.lines[0].quantity', expected: 'present', got: 'missing' }]);
   });
 
+  it('counts a missing field only when the mapping reads it or an object holding it', () => {
+    const reads = (key: string) => ['no', 'lines'].includes(key);
+    expect(departures(orders, { no: 'SO-5', lines: [{ article: 'A-1' }] }, reads)).toEqual([{ kind: 'missing', path: '$.lines[0].quantity', expected: 'present', got: 'missing' }]);
+  });
+
   it('watches nothing for a call with no recorded answer', () => {
     expect(departures(emptyShape(), 'anything')).toEqual([]);
   });

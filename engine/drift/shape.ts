@@ -64,28 +64,38 @@ function childPath(path: string, key: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
-/** How the value departs from the shape; empty when it fits. A null where recordings had a value is a departure only for fields every recording had. */
-export function departures(shape: Shape, value: unknown, path = '$', found: Departure[] = []): Departure[] {
-  if (shape.kinds.size === 0) return found;
+/**
+ * How the value departs from the shape; empty when it fits. `reads`: whether the mapping reads a field
+ * of that name; a missing field is a departure when the mapping reads it or an object holding it (a
+ * field nobody reads may come and go). Without `reads`, every field every recording had counts.
+ */
+export function departures(shape: Shape, value: unknown, reads: (key: string) => boolean = () => true): Departure[] {
+  const found: Departure[] = [];
+  walk(shape, value, '$', false, reads, found);
+  return found;
+}
+
+function walk(shape: Shape, value: unknown, path: string, readAbove: boolean, reads: (key: string) => boolean, found: Departure[]): void {
+  if (shape.kinds.size === 0) return;
   const kind = kindOf(value);
   if (!shape.kinds.has(kind)) {
     const expected = [...shape.kinds].join(' or ');
     found.push({ kind: kind === 'object' && shape.kinds.has('array') ? 'list-became-object' : 'type', path, expected, got: kind });
-    return found;
+    return;
   }
   if (kind === 'object') {
     const object = value as Record<string, unknown>;
     for (const [key, field] of shape.fields) {
       const at = childPath(path, key);
+      const read = readAbove || reads(key);
       if (!(key in object)) {
-        if (field.seen === shape.objects) found.push({ kind: 'missing', path: at, expected: 'present', got: 'missing' });
+        if (field.seen === shape.objects && read) found.push({ kind: 'missing', path: at, expected: 'present', got: 'missing' });
       } else {
-        departures(field.shape, object[key], at, found);
+        walk(field.shape, object[key], at, read, reads, found);
       }
     }
   } else if (kind === 'array' && shape.items) {
     const list = value as unknown[];
-    for (let index = 0; index < Math.min(list.length, CHECKED_ELEMENTS); index += 1) departures(shape.items, list[index], `${path}[${index}]`, found);
+    for (let index = 0; index < Math.min(list.length, CHECKED_ELEMENTS); index += 1) walk(shape.items, list[index], `${path}[${index}]`, readAbove, reads, found);
   }
-  return found;
 }

@@ -21,9 +21,17 @@ export interface DriftSighting extends DriftMark {
   readonly at: string;
 }
 
+export interface LearnedShapes {
+  readonly shapes: ReadonlyMap<string, Shape>;
+  readonly reads: ReadonlySet<string>;
+}
+
 export interface DriftWatch {
-  /** The shapes of a mapping's calls, by call name; a reload replaces them (an empty map forgets them). */
-  learned(mapping: string, shapes: ReadonlyMap<string, Shape>): void;
+  /**
+   * The shapes of a mapping's calls, by call name, and the field names its expressions name (a missing
+   * field counts only when read); a reload replaces them (an empty map forgets them).
+   */
+  learned(mapping: string, learned: LearnedShapes): void;
   /** Checks one live answer; returns the marks for the request's journal entry (empty when it fits). */
   check(mapping: string, call: string, body: unknown): DriftMark[];
 }
@@ -33,17 +41,18 @@ const HOUR_MS = 60 * 60 * 1000;
 export function createDriftWatch(options: { readonly meter: Meter; readonly log: Logger; readonly now?: () => number; readonly sighted?: (sighting: DriftSighting) => void }): DriftWatch {
   const { meter, log, sighted } = options;
   const now = options.now ?? Date.now;
-  const shapes = new Map<string, ReadonlyMap<string, Shape>>();
+  const known = new Map<string, LearnedShapes>();
   const lastTold = new Map<string, number>();
   return {
-    learned(mapping, learnedShapes) {
-      if (learnedShapes.size === 0) shapes.delete(mapping);
-      else shapes.set(mapping, learnedShapes);
+    learned(mapping, learned) {
+      if (learned.shapes.size === 0) known.delete(mapping);
+      else known.set(mapping, learned);
     },
     check(mapping, call, body) {
-      const shape = shapes.get(mapping)?.get(call);
-      if (!shape) return [];
-      const found = departures(shape, body);
+      const learned = known.get(mapping);
+      const shape = learned?.shapes.get(call);
+      if (!learned || !shape) return [];
+      const found = departures(shape, body, (key) => learned.reads.has(key));
       if (found.length === 0) return [];
       const firstOfKind = new Map<DriftKind, Departure>();
       for (const departure of found) if (!firstOfKind.has(departure.kind)) firstOfKind.set(departure.kind, departure);
