@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { blocksOf } from '../docs/markdown';
+import { blocksOf, commandOf } from '../docs/markdown';
 import { ADMIN_AUTH, ADMIN_TOKEN, BINARY, cliEnv, ROOT, runCli, tempDir } from '../cli/cli-process';
 
 /**
@@ -22,14 +22,19 @@ const shownBlocks = () => blocksOf(GUIDE).filter((block) => block.lang === 'text
 
 /** A shown line with its time and journal ids as patterns. */
 function pattern(line: string): RegExp {
-  const marked = line.replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '\u0001').replace(/[0-9a-f]{8}-\d+/g, '\u0002');
-  const escaped = marked.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ {2,}/g, ' +');
-  return new RegExp(`^${escaped.replace(/\u0001/g, '\\S+').replace(/\u0002/g, '[0-9a-f]{8}-\\d+')}$`, 'm');
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ {2,}/g, ' +');
+  // Split at the times and journal ids; the parts between are matched as written.
+  const parts = line.split(/(\d{4}-\d\d-\d\dT[\d:.]+Z|[0-9a-f]{8}-\d+)/);
+  const source = parts.map((part, index) => (index % 2 === 0 ? escape(part) : /^\d{4}-/.test(part) ? '\\S+' : '[0-9a-f]{8}-\\d+')).join('');
+  return new RegExp(`^${source}$`, 'm');
 }
 
 async function served(dir: string): Promise<{ base: string; admin: string; erp: string }> {
   const env = { ...cliEnv({ ADMIN_TOKENS: ADMIN_TOKEN }), ADAPTER_STATE_DIR: path.join(dir, '.adapter-state') };
-  const child = spawn(process.execPath, ['--', BINARY, 'serve', '--example-erp', '--host', '127.0.0.1', '--port', '0', '--admin-port', '0', 'served'], { cwd: dir, env });
+  // The guide's serve command, on free ports.
+  const line = blocksOf(GUIDE).flatMap((block) => block.text.split('\n')).find((text) => text.includes('npx adapter-engine serve'));
+  const args = commandOf(line!).args.map((arg) => (arg === '9090' ? '0' : arg));
+  const child = spawn(process.execPath, ['--', BINARY, ...args, '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env });
   stops.push(() => child.kill('SIGTERM'));
   let stdout = '';
   return new Promise((resolve, reject) => {
