@@ -144,7 +144,7 @@ async function runOne(job: Job, journal: Journal, meter: Meter, log: Logger, sch
   const shadow: ShadowRun = { live: answer.entry.id, outcome, liveResult: answer.entry.result, differences, ...(reason === undefined ? {} : { reason }) };
   const entry: JournalEntry = {
     ...answer.entry,
-    id: `${answer.entry.id}~shadow`,
+    id: `${answer.entry.id}.shadow`,
     at: new Date().toISOString(),
     mapping: shadowKey(live.name),
     file: candidate.file,

@@ -66,6 +66,11 @@ describe('the walk-through of docs/changing-a-mapping.md', () => {
     const reported = await runCli(['shadow', 'report', '--admin', admin], { env, cwd: dir });
     expect(reported.code).toBe(1);
     for (const line of report) expect(reported.stdout).toMatch(pattern(line));
+    // The candidate's run, step by step, as `requests show` shows any request.
+    const id = /^(\S+\.shadow) /m.exec(reported.stdout)![1];
+    const shown = await runCli(['requests', 'show', id, '--admin', admin], { env, cwd: dir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('WEEKLY RESTOCK BERLIN');
     const metrics = async () => (await fetch(`${admin}/metrics`, { headers: ADMIN_AUTH })).text();
     await expect.poll(metrics, { timeout: 30_000 }).toContain(shadowMetrics[1]);
     for (const line of shadowMetrics) expect(await metrics()).toContain(line);
