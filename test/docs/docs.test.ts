@@ -162,5 +162,6 @@ describe('documentation', () => {
       expect(guide, command).toContain(command);
       for (const [option] of help([command]).matchAll(/--[a-z][a-z-]+/g)) if (option !== '--help') expect(guide, `${command} ${option}`).toContain(option);
     }
-  });
+    // One `--help` process per command (11 of them): on a busy 2-core machine that is more than the default 20 s.
+  }, 60_000);
 });
