@@ -14,7 +14,7 @@ import type { SecretRegistry } from '../mapping/secret-registry';
 import { engineVersion } from '../paths';
 import { createHttpApp } from './app';
 import { drain, trackRequests, type DrainResult } from './drain';
-import { createListener, type TlsFiles } from './listener';
+import { createListener, reloadCertificates, type TlsFiles } from './listener';
 import type { OutboxStore } from '../outbox/store';
 import type { LoadReport, MappingSource } from './mapping-source';
 import type { EngineMetrics } from './metrics';
@@ -51,8 +51,11 @@ export interface Instance {
   /** The shadow candidates served beside the live mappings, and their runs. */
   readonly shadow: ShadowRunner;
   readonly server: http.Server | https.Server;
-  /** Reads the mapping files again and swaps in what loaded; logs and counts every outcome. */
-  reload(options?: { readonly force?: boolean }): LoadReport;
+  /**
+   * Reads the mapping files again and swaps in what loaded; logs and counts every outcome. `certificates`
+   * (SIGHUP, not --watch) reads the listener's TLS files again too.
+   */
+  reload(options?: { readonly force?: boolean; readonly certificates?: boolean }): LoadReport;
   readiness(): Promise<Readiness>;
   openapi(): Record<string, unknown>;
   /** Stops accepting, lets requests in flight answer (up to timeoutMs), closes the engine. */
@@ -133,6 +136,7 @@ export function startInstance(settings: InstanceSettings): Instance {
     shadow,
     server,
     reload(options = {}) {
+      if (options.certificates) reloadCertificates(server, settings.tls, log);
       let report: LoadReport;
       try {
         report = source.load(options);
