@@ -8,7 +8,7 @@ import { exampleEnv } from '../../examples/example-env';
 import { EXAMPLE_MAPPING, ratio, type CaseContext, type CaseResult } from './context';
 
 /**
- * Case 8: what a shadow candidate costs the live answers. The example served from a folder, once alone
+ * Case 10: what a shadow candidate costs the live answers. The example served from a folder, once alone
  * and once with a candidate in shadow/ (the work order's description in capitals, so every code lookup
  * is a difference kept in the journal), under the load of case 1's code lookup (8 connections), in
  * alternating repeats. The "baseline" column is the engine without a candidate. The candidate runs
@@ -57,7 +57,7 @@ export async function shadowCase(context: CaseContext): Promise<CaseResult> {
     for (let repeat = 0; repeat < repeats; repeat++) {
       for (const side of ['without', 'with'] as const) {
         const summary = await load(engines[side]);
-        if (summary.errors > 0 || summary.non2xx > 0) throw new Error(`case 8 ${side} a candidate: ${summary.errors} errors, ${summary.non2xx} non-2xx`);
+        if (summary.errors > 0 || summary.non2xx > 0) throw new Error(`case 10 ${side} a candidate: ${summary.errors} errors, ${summary.non2xx} non-2xx`);
         samples[side].p99.push(summary.p99Ms);
         samples[side].rps.push(summary.requestsPerSecond);
         if (side === 'with') answered += summary.requests;
@@ -67,7 +67,7 @@ export async function shadowCase(context: CaseContext): Promise<CaseResult> {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const ran = (await shadowRuns(engines.with)) - before;
     const row = (id: string, metric: string, unit: string, better: 'lower' | 'higher', key: 'p99' | 'rps'): Row => ({
-      id, case: '8 shadow candidate, GET /WorkOrders/Code', metric, unit, better,
+      id, case: '10 shadow candidate, GET /WorkOrders/Code', metric, unit, better,
       engine: median(samples.with[key]), baseline: median(samples.without[key]), ratio: ratio(median(samples.with[key]), median(samples.without[key])),
       spread: { engine: spread(samples.with[key]), baseline: spread(samples.without[key]) },
     });
@@ -76,8 +76,8 @@ export async function shadowCase(context: CaseContext): Promise<CaseResult> {
       row('shadow.rps', 'throughput, with a candidate', 'req/s', 'higher', 'rps'),
     ];
     // --quick's 100 requests are too few for the busyness gate to say anything (and may all be skipped).
-    if (!context.quick) rows.push({ id: 'shadow.ranShare', case: '8 shadow candidate, GET /WorkOrders/Code', metric: 'share of the requests the candidate ran on (the rest skipped: process busier than 0.5 CPU)', unit: '×', better: 'higher', engine: answered > 0 ? ran / answered : 0 });
-    context.log('case 8 done');
+    if (!context.quick) rows.push({ id: 'shadow.ranShare', case: '10 shadow candidate, GET /WorkOrders/Code', metric: 'share of the requests the candidate ran on (the rest skipped: process busier than 0.5 CPU)', unit: '×', better: 'higher', engine: answered > 0 ? ran / answered : 0 });
+    context.log('case 10 done');
     return { rows, skipped: [] };
   } finally {
     await engines.without.stop();

@@ -104,7 +104,7 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
     // A directory serves each mapping under /<name> even while it holds one file: adding a second must not move the first.
     const prefixed = source.isDirectory || paths.length > 1;
     served = { source, prefixed };
-    const initial = source.load();
+    const initial = await source.load();
     if (initial.states.length === 0) usageError(`no mapping files (*.yaml, *.yml) in ${paths[0]}`);
     const failed = initial.states.filter((state) => !state.last.ok);
     if (failed.length > 0) {

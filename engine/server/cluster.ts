@@ -91,17 +91,17 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   });
   let served = { mappings: settings.initial.mappings, prefixed: settings.prefixed };
   /** `force`: SIGHUP (every file read again, and the workers' TLS files); else a --watch change. */
-  const reload = (force: boolean) => {
+  const reload = async (force: boolean) => {
     try {
       // The primary reads the files too, only to describe what is served (/openapi.json); the workers serve.
-      served = { ...served, mappings: settings.source.load({ force }).mappings };
+      served = { ...served, mappings: (await settings.source.load({ force })).mappings };
     } catch (error) {
       log.error({ err: error }, 'reading the mapping files failed; the workers keep serving what they loaded before');
     }
     send({ type: 'adapter:reload', force, certificates: force });
   };
   // Before the first "listening" line (see onSignals). A reload while workers start reaches the ones forked; the others read the files as they start.
-  const signals = onSignals(() => reload(true));
+  const signals = onSignals(() => void reload(true));
   for (let index = 0; index < workerCount; index += 1) fork();
   const address = await listening;
   settings.listening?.(address);
@@ -145,7 +145,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
       async (entryId) => [...(await ask({ type: 'adapter:request?', entryId })).values()].find((entry): entry is JournalEntry => entry !== null),
     ),
   });
-  const stopWatching = settings.watch ? watchMappings(settings.source.watched, () => reload(false), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP')) : () => undefined;
+  const stopWatching = settings.watch ? watchMappings(settings.source.watched, () => void reload(false), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP')) : () => undefined;
   await signals.stopped;
   stopping = true;
   stopWatching();
@@ -171,12 +171,12 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   const { outbox, journal } = await openState(settings, log);
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, stateDir: settings.outbox.stateDir, shadowMaxCpuShare: settings.shadowMaxCpuShare });
   const removeGuards = installProcessGuards(instance.engine, log);
-  const signals = onSignals(() => instance.reload({ force: true, certificates: true }));
+  const signals = onSignals(() => void instance.reload({ force: true, certificates: true }));
   const toPrimary = (message: ToPrimary) => process.send?.(message);
   // Listening for the primary before the port is: a reload or a stop sent while this worker starts is not lost.
   const stopped = new Promise<void>((resolve) => {
     process.on('message', (message: ToWorker) => {
-      if (isMessage(message, 'adapter:reload') && message.type === 'adapter:reload') instance.reload({ force: message.force, certificates: message.certificates });
+      if (isMessage(message, 'adapter:reload') && message.type === 'adapter:reload') void instance.reload({ force: message.force, certificates: message.certificates });
       if (isMessage(message, 'adapter:stop')) resolve();
       if (isMessage(message, 'adapter:ask') && message.type === 'adapter:ask') {
         const { id } = message;

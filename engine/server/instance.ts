@@ -52,10 +52,10 @@ export interface Instance {
   readonly shadow: ShadowRunner;
   readonly server: http.Server | https.Server;
   /**
-   * Reads the mapping files again and swaps in what loaded; logs and counts every outcome. `certificates`
-   * (SIGHUP, not --watch) reads the listener's TLS files again too.
+   * Reads the mapping files again and swaps in what loaded; logs and counts every outcome; never rejects.
+   * `certificates` (SIGHUP, not --watch) reads the listener's TLS files again too.
    */
-  reload(options?: { readonly force?: boolean; readonly certificates?: boolean }): LoadReport;
+  reload(options?: { readonly force?: boolean; readonly certificates?: boolean }): Promise<LoadReport>;
   readiness(): Promise<Readiness>;
   openapi(): Record<string, unknown>;
   /** Stops accepting, lets requests in flight answer (up to timeoutMs), closes the engine. */
@@ -135,11 +135,11 @@ export function startInstance(settings: InstanceSettings): Instance {
     engine,
     shadow,
     server,
-    reload(options = {}) {
+    async reload(options = {}) {
       if (options.certificates) reloadCertificates(server, settings.tls, log);
       let report: LoadReport;
       try {
-        report = source.load(options);
+        report = await source.load(options);
       } catch (error) {
         // The directory itself went away or became unreadable: keep serving what was loaded.
         log.error({ err: error }, 'reading the mapping files failed; the mappings loaded before keep serving');

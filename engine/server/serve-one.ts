@@ -20,7 +20,7 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, stateDir: settings.outbox.stateDir, shadowMaxCpuShare: settings.shadowMaxCpuShare });
   const removeGuards = installProcessGuards(instance.engine, log);
   // Before the first "listening" line (see onSignals); they stay installed while draining: a second Ctrl-C must not kill the requests in flight.
-  const signals = onSignals(() => instance.reload({ force: true, certificates: true }));
+  const signals = onSignals(() => void instance.reload({ force: true, certificates: true }));
   let admin: AdminListener;
   try {
     const address = await listenOn(instance.server, settings.port, settings.host);
@@ -43,7 +43,7 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
 
   instance.engine.deliverer?.start();
   const stopWatching = settings.watch
-    ? watchMappings(settings.source.watched, () => instance.reload(), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP'))
+    ? watchMappings(settings.source.watched, () => void instance.reload(), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP'))
     : () => undefined;
   const signal = await signals.stopped;
   stopWatching();
