@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formatIssue } from '../errors';
+import type { CompileOptions } from '../expressions/compile';
 import { checkMappingFile } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
 
@@ -119,7 +120,7 @@ function digestOnDisk(filePath: string, text: string, mapping: Mapping | undefin
  * `paths`: mapping files, or exactly one directory. `env` fills `${VAR}`. Throws (a usage problem for
  * the caller to report) when a directory is mixed with files or does not exist.
  */
-export function createMappingSource(paths: readonly string[], env: NodeJS.ProcessEnv): MappingSource {
+export function createMappingSource(paths: readonly string[], env: NodeJS.ProcessEnv, compileOptions: CompileOptions = {}): MappingSource {
   const directories = paths.filter((given) => fs.existsSync(given) && fs.statSync(given).isDirectory());
   if (directories.length > 0 && paths.length > 1) throw new Error('give either one directory or mapping files, not both');
   const directory = directories.length === 1 ? path.resolve(directories[0]) : undefined;
@@ -138,7 +139,7 @@ export function createMappingSource(paths: readonly string[], env: NodeJS.Proces
   function loadOne(filePath: string, previous: (MappingFileState & { readonly digest?: string }) | undefined, text: string | undefined, digest: string | undefined) {
     const file = shown(filePath);
     const at = new Date().toISOString();
-    const result = checkMappingFile(filePath, { env, displayName: file });
+    const result = checkMappingFile(filePath, { env, displayName: file, compileOptions });
     // The TLS files as the new mapping read them: a renewed certificate is seen at the next reload.
     const made = text === undefined ? undefined : digestOf(text, tlsInputs(result.mapping));
     if (result.mapping) return { file, mapping: result.mapping, loadedAt: at, last: { at, ok: true, problems: [] }, digest: made };

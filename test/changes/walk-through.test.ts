@@ -17,8 +17,15 @@ afterEach(() => {
   for (const stop of stops.splice(0)) stop();
 });
 
-/** The guide's output blocks, in order, as lines. */
-const shownBlocks = () => blocksOf(GUIDE).filter((block) => block.lang === 'text').map((block) => block.text.trimEnd().split('\n'));
+/** The blocks of the Shadow and Drift sections (the Replay section before them has its own test). */
+function walkThrough() {
+  const start = fs.readFileSync(path.join(ROOT, GUIDE), 'utf8').split('\n').indexOf('## Shadow') + 1;
+  expect(start, 'the guide has a "## Shadow" section').toBeGreaterThan(0);
+  return blocksOf(GUIDE).filter((block) => block.line > start);
+}
+
+/** The walk-through's output blocks, in order, as lines. */
+const shownBlocks = () => walkThrough().filter((block) => block.lang === 'text').map((block) => block.text.trimEnd().split('\n'));
 
 /** A shown line with its time and journal ids as patterns. */
 function pattern(line: string): RegExp {
@@ -32,7 +39,7 @@ function pattern(line: string): RegExp {
 async function served(dir: string): Promise<{ base: string; admin: string; erp: string }> {
   const env = { ...cliEnv({ ADMIN_TOKENS: ADMIN_TOKEN }), ADAPTER_STATE_DIR: path.join(dir, '.adapter-state') };
   // The guide's serve command, on free ports.
-  const line = blocksOf(GUIDE).flatMap((block) => block.text.split('\n')).find((text) => text.includes('npx adapter-engine serve'));
+  const line = walkThrough().flatMap((block) => block.text.split('\n')).find((text) => text.includes('npx adapter-engine serve'));
   const args = commandOf(line!).args.map((arg) => (arg === '9090' ? '0' : arg));
   const child = spawn(process.execPath, ['--', BINARY, ...args, '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env });
   stops.push(() => child.kill('SIGTERM'));
@@ -53,7 +60,7 @@ describe('the walk-through of docs/changing-a-mapping.md', () => {
   it('shows the candidate\'s differences and the drift of the example ERP as the guide does', async () => {
     const dir = tempDir();
     fs.cpSync(path.join(ROOT, 'mappings'), path.join(dir, 'mappings'), { recursive: true });
-    const setUp = blocksOf(GUIDE).find((block) => block.lang === 'sh' && block.text.startsWith('mkdir -p served/shadow'));
+    const setUp = walkThrough().find((block) => block.lang === 'sh' && block.text.startsWith('mkdir -p served/shadow'));
     execFileSync('bash', ['-e', '-c', setUp!.text], { cwd: dir });
     const { base, admin, erp } = await served(dir);
     const [report, shadowMetrics, driftMetrics, warnings] = shownBlocks();
@@ -75,7 +82,7 @@ describe('the walk-through of docs/changing-a-mapping.md', () => {
     await expect.poll(metrics, { timeout: 30_000 }).toContain(shadowMetrics[1]);
     for (const line of shadowMetrics) expect(await metrics()).toContain(line);
 
-    const newOrder = blocksOf(GUIDE).find((block) => block.text.includes('/api/v1/sales-orders'))!.text;
+    const newOrder = walkThrough().find((block) => block.text.includes('/api/v1/sales-orders'))!.text;
     const body = /-d '([^']+)'/.exec(newOrder)![1];
     await fetch(`${erp}/sales-orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const drifted = await (await fetch(`${base}/WorkOrders/Code?Code=SO-2001`)).json() as { isResultSuccess: boolean };
