@@ -1,7 +1,7 @@
 /**
  * The folders of engine/ depend one way (docs/architecture.md tells what each holds):
  *   xml ← contract ← expressions ← mapping ← {http, files} ← trace ← pipeline
- *   ← {journal, access, metrics, drift, compare, delivery} ← pushes ← state ← core ← testing ← shadow ← {server, cli, scripts}
+ *   ← {journal, access, metrics, drift, delivery} ← pushes ← state ← core ← testing ← shadow ← {server, cli, scripts}
  * engine/outbox/ (the event stores) stands alone: it knows events, not mappings. The journal's stores
  * know rows of JSON text; the journal module around them adds entries, traces and masking.
  * Within the middle layer the pipeline may use http and files; files and http use neither the pipeline
@@ -9,7 +9,7 @@
  * they use no folder); engine/index.ts is the public surface. engine/xml/ (reading and writing XML, SOAP
  * envelopes, bodyXml templates) is pure functions at the very bottom: it uses no other folder. examples/ is loaded only by the --example-erp path.
  */
-const BELOW_CORE = ['xml', 'contract', 'expressions', 'mapping', 'http', 'files', 'outbox', 'trace', 'pipeline', 'journal', 'access', 'metrics', 'drift', 'compare', 'delivery', 'pushes', 'state'];
+const BELOW_CORE = ['xml', 'contract', 'expressions', 'mapping', 'http', 'files', 'outbox', 'trace', 'pipeline', 'journal', 'access', 'metrics', 'drift', 'delivery', 'pushes', 'state'];
 const LAYERS = [
   ['xml', []],
   ['contract', []],
@@ -23,9 +23,8 @@ const LAYERS = [
   ['journal', ['contract', 'mapping', 'outbox', 'trace', 'xml']],
   ['access', ['mapping']],
   ['metrics', ['expressions', 'mapping', 'http', 'access']],
-  // ERP drift: answer shapes and the live check (pure, with the meter); compare: field-level JSON differences (pure).
+  // ERP drift: answer shapes and the live check (pure, with the meter).
   ['drift', ['metrics']],
-  ['compare', []],
   ['delivery', ['mapping', 'outbox', 'journal']],
   ['pushes', ['contract', 'expressions', 'mapping', 'http', 'outbox', 'trace', 'pipeline', 'access', 'metrics', 'delivery', 'xml']],
   ['state', ['outbox', 'journal']],

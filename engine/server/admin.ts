@@ -21,8 +21,8 @@ export interface AdminSources {
   /** The request journal: the latest requests matching a filter, newest first, and one request in full. */
   readonly requests: (filter: JournalFilter) => Promise<readonly JournalSummary[]>;
   readonly request: (id: string) => Promise<JournalEntry | undefined>;
-  /** The shadow candidates and their runs that answered otherwise than the live mapping (shadow/report.ts). */
-  readonly shadow: (filter: JournalFilter) => Promise<ShadowReport>;
+  /** The shadow candidates and their runs that answered otherwise than the live mapping (shadow/report.ts); serve always gives it. */
+  readonly shadow?: (filter: JournalFilter) => Promise<ShadowReport>;
 }
 
 const ENDPOINTS = '/health/live, /health/ready, /metrics, /openapi.json, /requests, /requests/{id} and /shadow';
@@ -85,7 +85,7 @@ export function createAdminApp(sources: AdminSources, tokens: AdminTokens): Koa 
           ctx.body = { error: asked.error };
           return;
         }
-        ctx.body = ctx.path === '/shadow' ? await sources.shadow(asked.filter) : { requests: await sources.requests(asked.filter) };
+        ctx.body = ctx.path === '/shadow' ? await sources.shadow?.(asked.filter) ?? { candidates: [], runs: [] } : { requests: await sources.requests(asked.filter) };
         return;
       }
       default: {
