@@ -1,7 +1,7 @@
 /**
  * The folders of engine/ depend one way (docs/architecture.md tells what each holds):
  *   xml ← contract ← expressions ← mapping ← {http, files} ← trace ← pipeline
- *   ← {journal, access, metrics, drift, delivery} ← pushes ← state ← core ← testing ← shadow ← {server, cli, scripts}
+ *   ← {journal, access, metrics, drift, delivery} ← pushes ← state ← core ← testing ← {shadow, studio} ← {server, cli, scripts}
  * engine/outbox/ (the event stores) stands alone: it knows events, not mappings. The journal's stores
  * know rows of JSON text; the journal module around them adds entries, traces and masking.
  * Within the middle layer the pipeline may use http and files; files and http use neither the pipeline
@@ -32,8 +32,9 @@ const LAYERS = [
   ['testing', [...BELOW_CORE, 'core']],
   // A shadow candidate replays a live request's ERP answers as a mapping test does; shapes are learned from the test files.
   ['shadow', [...BELOW_CORE, 'core', 'testing']],
-  ['server', [...BELOW_CORE, 'core', 'shadow']],
-  ['cli', [...BELOW_CORE, 'core', 'testing', 'shadow', 'server']],
+  ['studio', [...BELOW_CORE, 'core', 'testing']],
+  ['server', [...BELOW_CORE, 'core', 'studio', 'shadow']],
+  ['cli', [...BELOW_CORE, 'core', 'testing', 'studio', 'shadow', 'server']],
   ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'core', 'xml']],
 ];
 const FOLDERS = LAYERS.map(([name]) => name);

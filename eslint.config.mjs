@@ -19,6 +19,11 @@ export default tseslint.config(
     },
   },
   {
+    // The studio's page (a browser bundle) has its own TypeScript project: DOM, Preact's JSX.
+    files: ['studio/src/**/*.ts', 'studio/src/**/*.tsx'],
+    languageOptions: { parserOptions: { project: './studio/tsconfig.json', tsconfigRootDir: import.meta.dirname } },
+  },
+  {
     // The example ERP's own tests and the contract schema tests read free-form JSON answers field by field;
     // the engine, its tests and the bench keep no-explicit-any.
     files: ['examples/erp/*.test.ts', 'examples/erp/test-client.ts', 'test/schemas/contract-schemas.test.ts'],

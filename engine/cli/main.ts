@@ -11,6 +11,7 @@ import { registerRecord } from './record';
 import { registerRequests } from './requests';
 import { registerRoutes } from './routes';
 import { registerServe } from './serve';
+import { registerStudio } from './studio';
 import { registerShadow } from './shadow';
 import { registerTest } from './test';
 import { registerValidate } from './validate';
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   registerRequests(program, run);
   registerRecord(program, run);
   registerDiff(program, run);
+  registerStudio(program, run);
   registerShadow(program, run);
   addEnvFileOption(program);
   for (const command of program.commands) command.exitOverride();

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { ROUTES, type RouteSpec } from '../contract/routes';
+import { ROUTES } from '../contract/routes';
 import { EXIT_CODES } from '../errors';
-import type { Mapping } from '../mapping/model';
+import { pushRows, rowOf, type RouteRow } from '../mapping/route-rows';
 import { loadOrReport } from './mapping-file';
 import { out, table, type Colors } from './output';
 import { collectEnv, envWith } from './usage';
@@ -9,31 +9,6 @@ import { collectEnv, envWith } from './usage';
 interface RoutesOptions {
   env?: Record<string, string>;
   json?: boolean;
-}
-
-type Status = 'mapped' | 'static' | 'acknowledged' | 'unmapped';
-
-interface RouteRow {
-  operation: string;
-  method: string;
-  path: string;
-  kind: RouteSpec['kind'];
-  status: Status;
-  calls: string[];
-  /** File types a file route parses itself. */
-  fileTypes?: string[];
-  /** What an unmapped route answers. */
-  answers?: string;
-}
-
-function rowOf(mapping: Mapping, route: RouteSpec): RouteRow {
-  const base = { operation: route.operationId, method: route.method, path: route.path, kind: route.kind, calls: [] as string[] };
-  const operation = mapping.operations.get(route.operationId);
-  if (!operation) return { ...base, status: 'unmapped', answers: route.unmappedDefault ? `${route.successResult} with empty data (contract default)` : 'AdapterNotDefined' };
-  if (operation.mode === 'static') return { ...base, status: 'static' };
-  if (operation.mode === 'acknowledge') return { ...base, status: 'acknowledged' };
-  if (operation.mode === 'file') return { ...base, status: 'mapped', fileTypes: (['csv', 'json'] as const).filter((type) => operation[type] !== undefined) };
-  return { ...base, status: 'mapped', calls: operation.calls.map((call) => call.name) };
 }
 
 function statusText(row: RouteRow, c: Colors): string {
@@ -51,24 +26,6 @@ function detail(row: RouteRow): string {
   if (row.status === 'acknowledged') return 'answers success, forwards nothing';
   if (row.fileTypes) return `parses ${row.fileTypes.join(' and ')} files itself`;
   return row.calls.length === 0 ? 'no calls (output only)' : `calls: ${row.calls.join(', ')}`;
-}
-
-interface PushRow {
-  push: string;
-  method: 'POST';
-  path: string;
-  auth: string;
-  records: string;
-  calls: string[];
-}
-
-/** The push endpoints (the ERP's door): where they are, how the ERP authenticates, what the platform gets. */
-function pushRows(mapping: Mapping): PushRow[] {
-  return [...mapping.pushes.values()].map((push) => ({
-    push: push.name, method: 'POST', path: `/push/${push.name}`, auth: push.auth.type,
-    records: push.records ? (push.batch ? `records in batches of ${push.batch}` : 'one call per record') : 'one record',
-    calls: push.calls.map((call) => `${call.method} ${call.path.source}`),
-  }));
 }
 
 function routes(mappingFile: string, options: RoutesOptions): number {

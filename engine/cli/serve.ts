@@ -24,6 +24,7 @@ interface ServeOptions {
   host?: string;
   adminPort?: string;
   adminHost: string;
+  studioWrite?: boolean;
   tlsCert?: string;
   tlsKey?: string;
   tlsClientCa?: string;
@@ -73,7 +74,8 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   if (paths.length === 0) usageError('give a mapping directory or at least one mapping file, e.g. adapter-engine serve mappings/example.yaml');
   const port = parsePort(options.port ?? process.env.PORT ?? '8080', '--port');
   const adminPort = options.adminPort ?? process.env.ADMIN_PORT;
-  const admin = adminPort === undefined ? undefined : { port: parsePort(adminPort, '--admin-port'), host: options.adminHost, tokens: adminTokens() };
+  if (options.studioWrite && adminPort === undefined) usageError('--studio-write lets the admin port\'s studio retry and drop dead letters; give --admin-port too');
+  const admin = adminPort === undefined ? undefined : { port: parsePort(adminPort, '--admin-port'), host: options.adminHost, tokens: adminTokens(), studioWrite: options.studioWrite === true };
   const shutdownTimeoutMs = Number(options.shutdownTimeout);
   if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) usageError(`--shutdown-timeout must be a whole number of milliseconds, got "${options.shutdownTimeout}"`);
   const workers = parseWorkers(options.workers);
@@ -170,6 +172,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('-p, --port <port>', 'port to listen on for the platform, 0 picks a free one (default: env PORT, else 8080)')
     .option('-H, --host <host>', 'address to listen on (default: all interfaces)')
     .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json, /requests, /shadow (default: env ADMIN_PORT, else none)')
+    .option('--studio-write', 'the admin port\'s studio (/studio) may retry and drop dead letters (it is read-only without)')
     .option('--admin-host <host>', 'address of the admin listener; all but /health/live and /health/ready need Authorization: Bearer <token> with a token of env ADMIN_TOKENS (comma-separated) or the file ADMIN_TOKENS_FILE', '127.0.0.1')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
     .option('--tls-key <file>', 'PEM private key of --tls-cert')

@@ -84,8 +84,9 @@ function operationOf(route: RouteSpec, served: ServedMapping, several: boolean):
   return operation;
 }
 
-export function openApiDocument(served: readonly ServedMapping[], info: { readonly title: string; readonly version: string }): Json {
-  const paths: Record<string, Json> = {};
+/** `more`: paths of the engine's own beside the contract's (the studio's API). */
+export function openApiDocument(served: readonly ServedMapping[], info: { readonly title: string; readonly version: string }, more: Readonly<Record<string, Json>> = {}): Json {
+  const paths: Record<string, Json> = { ...more };
   const several = served.length > 1;
   for (const mapping of served) {
     for (const route of ROUTES) {

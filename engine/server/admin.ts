@@ -23,6 +23,8 @@ export interface AdminSources {
   readonly request: (id: string) => Promise<JournalEntry | undefined>;
   /** The shadow candidates and their runs that answered otherwise than the live mapping (shadow/report.ts); serve always gives it. */
   readonly shadow?: (filter: JournalFilter) => Promise<ShadowReport>;
+  /** The read-only studio under /studio (its page opens without a token; its API needs one). */
+  readonly studio?: Koa.Middleware;
 }
 
 const ENDPOINTS = '/health/live, /health/ready, /metrics, /openapi.json, /requests, /requests/{id} and /shadow';
@@ -39,7 +41,11 @@ function authorised(header: string | undefined, tokens: AdminTokens): boolean {
 export function createAdminApp(sources: AdminSources, tokens: AdminTokens): Koa {
   const started = Date.now();
   const koa = new Koa();
-  koa.use(async (ctx) => {
+  koa.use(async (ctx, next) => {
+    if (sources.studio && (ctx.path === '/studio' || ctx.path.startsWith('/studio/'))) {
+      // The page and its script hold no data; everything under /studio/api is behind the admin tokens.
+      if (!ctx.path.startsWith('/studio/api/') || authorised(ctx.get('authorization'), tokens)) return sources.studio(ctx, next);
+    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.status = 405;
       ctx.set('allow', 'GET, HEAD');

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { openApiDocument } from '../contract/openapi';
+import { studioOpenApiPaths } from '../studio/openapi-paths';
 import { createEngine, type Engine } from '../core/engine';
 import { createDriftWatch, type DriftWatch } from '../drift/watch';
 import type { Mapping } from '../mapping/model';
@@ -72,6 +73,7 @@ export function servedOpenApi(engine: Pick<Engine, 'mappings' | 'prefixed'>, ver
       inboundAuth: mapping.inbound.auth.type === 'apiKey' ? { type: 'apiKey', header: mapping.inbound.auth.header } : { type: mapping.inbound.auth.type },
     })),
     { title: 'Warehouse adapter contract', version },
+    studioOpenApiPaths(),
   );
 }
 

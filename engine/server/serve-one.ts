@@ -8,6 +8,8 @@ import type { ServeSettings } from './settings';
 import { announceListening } from './startup-lines';
 import { onSignals } from './signals';
 import { watchMappings } from './watch';
+import { servedStudioSources } from '../studio/served';
+import { studioMiddleware } from '../studio/studio-app';
 
 /**
  * `serve` in one process: the platform's listener, the admin listener, reloads on SIGHUP and --watch,
@@ -33,6 +35,11 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
       requests: (filter) => journal.list(filter),
       request: (id) => instance.engine.describeRequest(id),
       shadow: (filter) => shadowReport(instance.shadow.candidates.map((candidate) => ({ mapping: candidate.name, file: candidate.file })), filter, (asked) => journal.list(asked), (id) => instance.engine.describeRequest(id)),
+      studio: studioMiddleware({
+        sources: servedStudioSources({ files: () => settings.source.states(), requests: (filter) => journal.list(filter), request: (id) => instance.engine.describeRequest(id), outbox, wake: () => instance.engine.deliverer?.wake() }),
+        settle: settings.admin?.studioWrite === true,
+        log,
+      }),
     });
   } catch (error) {
     await instance.stop(0);

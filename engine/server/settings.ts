@@ -16,7 +16,7 @@ export interface ServeSettings {
   readonly host?: string;
   readonly tls?: TlsFiles;
   /** No admin listener when undefined. */
-  readonly admin?: { readonly port: number; readonly host: string; readonly tokens: AdminTokens };
+  readonly admin?: { readonly port: number; readonly host: string; readonly tokens: AdminTokens; /** --studio-write: the studio may retry and drop dead letters. */ readonly studioWrite?: boolean };
   readonly watch: boolean;
   readonly shutdownTimeoutMs: number;
   /** Where outbox events are kept; opened when a mapping uses delivery: outbox, or when given explicitly. */

@@ -43,6 +43,8 @@ export interface CaseOptions {
   readonly log?: Logger;
   /** Run on this engine (its caches and tokens carry over between runs) instead of a fresh one. */
   readonly engine?: Engine;
+  /** The engine's path prefix of the mapping (`/<name>`) when that engine serves several (the studio's). */
+  readonly prefix?: string;
 }
 
 export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unknown, client: AnsweringClient, mask: Masker, options: CaseOptions = {}): Promise<CaseRun> {
@@ -51,7 +53,7 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
   let outcome: Outcome;
   let failure: CaseRun['failure'];
   let entry: JournalEntry | undefined;
-  const request = requestFor(route, rawInput);
+  const request = requestFor(route, rawInput, options.prefix);
   if ('problem' in request) {
     // No HTTP request can carry this input (a list where parameters go): what the server would never see.
     const error = new OperationFailure('INPUT_INVALID', `the request does not match the contract: ${request.problem.path} ${request.problem.message}`, [request.problem]);

@@ -22,6 +22,10 @@ function newestSource(dir: string): number {
 export default function setup(): void {
   const built = fs.existsSync(BINARY) ? fs.statSync(BINARY).mtimeMs : 0;
   const sources = Math.max(newestSource(path.join(ROOT, 'engine')), newestSource(path.join(ROOT, 'examples')));
-  if (built >= sources) return;
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.json')], { stdio: 'inherit' });
+  if (built < sources) execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.json')], { stdio: 'inherit' });
+  // The studio's page is bundled apart (esbuild), from studio/src: rebuilt when a source is newer than the bundle.
+  const bundle = path.join(ROOT, 'dist', 'studio', 'app.js');
+  const bundled = fs.existsSync(bundle) ? fs.statSync(bundle).mtimeMs : 0;
+  const pageSources = Math.max(...fs.readdirSync(path.join(ROOT, 'studio', 'src')).map((name) => fs.statSync(path.join(ROOT, 'studio', 'src', name)).mtimeMs));
+  if (bundled < pageSources) execFileSync(process.execPath, [path.join(ROOT, 'studio', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
 }

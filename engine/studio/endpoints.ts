@@ -1,0 +1,136 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROUTES } from '../contract/routes';
+import { minimalExample } from '../contract/schema-examples';
+import { formatIssue, type MappingIssue } from '../errors';
+import { filterFromQuery } from '../journal/query';
+import type { Logger } from '../log';
+import { appendCase, inputOf, testCaseOf } from '../testing/recorded-case';
+import { resolveOperation } from '../testing/resolve-operation';
+import { runTestFile } from '../testing/test-runner';
+import { outboxView, settleEvent } from './outbox-view';
+import { StudioError } from './studio-error';
+import { tryRoute, type TrySource } from './try-route';
+import { testFileOf } from './views';
+import type { StudioSources } from './sources';
+import type { StudioFile, Workspace } from './workspace';
+
+/**
+ * The studio's JSON API under /studio/api, as one table: the page uses these and nothing else, the
+ * OpenAPI document lists them. Whatever changes something (POST, PUT) is behind the session token and
+ * the Origin check.
+ */
+interface Call {
+  readonly params: readonly string[];
+  readonly query: Readonly<Record<string, unknown>>;
+  readonly body: unknown;
+}
+
+interface Common {
+  readonly method: 'GET' | 'POST' | 'PUT';
+  /** Under /studio/api; `{name}` is a parameter. */
+  readonly path: string;
+  readonly summary: string;
+}
+
+/**
+ * `read`: anywhere the studio is served; `settle`: retry or drop a dead letter (serve needs --studio-write);
+ * `edit`: files, runs and tests, only in `adapter-engine studio` (its workspace).
+ */
+export type Endpoint = Common & (
+  | { readonly kind: 'read' | 'settle'; readonly run: (sources: StudioSources, call: Call, log: Logger) => Promise<unknown> }
+  | { readonly kind: 'edit'; readonly run: (workspace: Workspace, call: Call, log: Logger) => Promise<unknown> }
+);
+
+function text(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value === '') throw new StudioError(400, `give ${name} as text`);
+  return value;
+}
+
+function fields(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new StudioError(400, 'the body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+/** Each problem with its line as `validate` prints it: the editor shows that text. */
+function withText(issues: readonly MappingIssue[]): (MappingIssue & { text: string })[] {
+  return issues.map((issue) => ({ ...issue, text: formatIssue(issue) }));
+}
+
+function fileOf(workspace: Workspace, name: unknown): StudioFile {
+  const file = workspace.file(text(name, 'file'));
+  if (!file) throw new StudioError(404, `no mapping file ${String(name)} in this studio; it has ${workspace.files.map((each) => each.name).join(', ')}`);
+  return file;
+}
+
+async function exportAsTest(workspace: Workspace, id: string): Promise<{ testFile: string; name: string }> {
+  const entry = await workspace.request(id);
+  if (!entry) throw new StudioError(404, `no request ${id} in the journal`);
+  const file = workspace.files.find((each) => each.serving?.name === entry.mapping);
+  const route = resolveOperation(entry.operation)?.route;
+  if (!file || !route || !entry.envelope) throw new StudioError(409, `request ${id} is not a contract route of a mapping of this studio`);
+  const name = `${entry.operation} at ${entry.at}: ${entry.result}`;
+  const testCase = testCaseOf({ route, input: inputOf(entry, route), steps: entry.steps, resultName: entry.result, envelope: entry.envelope }, name);
+  if ('problem' in testCase) throw new StudioError(409, `the request cannot be a test case: ${testCase.problem}`);
+  appendCase(testFileOf(file), testCase, file.path);
+  return { testFile: testFileOf(file), name };
+}
+
+export const ENDPOINTS: readonly Endpoint[] = [
+  { method: 'GET', path: '/mappings', summary: 'The mapping files: routes, pushes, base URL and auth kind (masked), load problems with the lines around them', kind: 'read',
+    run: async (sources) => ({ mappings: sources.mappings() }) },
+  { method: 'GET', path: '/requests', summary: 'The request journal, newest first (filters: mapping, operation, result, outcome, contains, from, to, limit)', kind: 'read',
+    run: async (sources, call) => {
+      const asked = filterFromQuery(call.query);
+      if ('error' in asked) throw new StudioError(400, asked.error);
+      return { requests: await sources.requests(asked.filter) };
+    } },
+  { method: 'GET', path: '/requests/{id}', summary: 'One request in full (masked): its trace and envelope', kind: 'read',
+    run: async (sources, call) => {
+      const entry = await sources.request(call.params[0]);
+      if (!entry) throw new StudioError(404, `no request ${call.params[0]} in the journal`);
+      return entry;
+    } },
+  { method: 'GET', path: '/outbox', summary: 'Pending, retrying and dead events and pushes per mapping and kind', kind: 'read',
+    run: (sources) => outboxView(sources, Date.now()) },
+  { method: 'GET', path: '/operations', summary: 'The contract\'s operations: where each reads its input (parameters by name, or a body) and the smallest input its schema accepts', kind: 'edit',
+    run: async () => ({ operations: ROUTES.map((route) => ({
+      operation: route.operationId, method: route.method, path: route.path, kind: route.kind, inputSource: route.inputSource, params: route.params,
+      example: route.inputSchema ? minimalExample(route.inputSchema) : {},
+    })) }) },
+  { method: 'GET', path: '/source', summary: 'A mapping file\'s text (query: file)', kind: 'edit',
+    run: async (workspace, call) => {
+      const file = fileOf(workspace, call.query.file);
+      return { file: file.name, text: fs.readFileSync(file.path, 'utf8') };
+    } },
+  { method: 'POST', path: '/check', summary: 'Problems of an unsaved text, as validate prints them', kind: 'edit',
+    run: async (workspace, call) => {
+      const body = fields(call.body);
+      return { issues: withText(workspace.check(fileOf(workspace, body.file), typeof body.text === 'string' ? body.text : '')) };
+    } },
+  { method: 'PUT', path: '/source', summary: 'Save a mapping file (atomically); a text that does not load keeps the last good mapping serving', kind: 'edit',
+    run: async (workspace, call) => {
+      const body = fields(call.body);
+      const file = fileOf(workspace, body.file);
+      workspace.save(file, text(body.text, 'text'));
+      return { saved: path.basename(file.path), loads: file.loads, issues: withText(file.issues) };
+    } },
+  { method: 'POST', path: '/try', summary: 'Run one operation (source: erp or recorded) and answer its trace and envelope', kind: 'edit',
+    run: (workspace, call) => {
+      const body = fields(call.body);
+      const source: TrySource = body.source === 'recorded' ? 'recorded' : 'erp';
+      return tryRoute(workspace, { file: text(body.file, 'file'), operation: text(body.operation, 'operation'), input: body.input, source });
+    } },
+  { method: 'POST', path: '/requests/{id}/test-case', summary: 'Append a journaled request to its mapping\'s test file as a test case', kind: 'edit',
+    run: (workspace, call) => exportAsTest(workspace, call.params[0]) },
+  { method: 'POST', path: '/tests', summary: 'Run a mapping\'s test file: each case, its differences, the coverage', kind: 'edit',
+    run: async (workspace, call) => {
+      const file = fileOf(workspace, fields(call.body).file);
+      if (!fs.existsSync(testFileOf(file))) throw new StudioError(404, `${file.name} has no test file ${testFileOf(file)}`);
+      return runTestFile(testFileOf(file), {});
+    } },
+  { method: 'POST', path: '/outbox/{id}/retry', summary: 'Make a dead event pending again', kind: 'settle',
+    run: async (sources, call, log) => ({ message: await settleEvent(sources, log, call.params[0], 'retry', undefined) }) },
+  { method: 'POST', path: '/outbox/{id}/drop', summary: 'Give an event up, with a reason (body: reason)', kind: 'settle',
+    run: async (sources, call, log) => ({ message: await settleEvent(sources, log, call.params[0], 'drop', fields(call.body).reason as string | undefined) }) },
+];

@@ -1,0 +1,57 @@
+import type { Logger } from '../log';
+import type { StoredEvent } from '../outbox/store';
+import { StudioError } from './studio-error';
+import type { StudioSources } from './sources';
+
+/**
+ * The Outbox page: events and pushes waiting (pending, retrying: pending after a failed attempt) or dead,
+ * counted per mapping and kind, with the oldest pending age; a dead letter's last ERP answer. Inputs and
+ * answers are masked with their mapping's secrets. Retry and drop are the store's, as for `outbox retry/drop`.
+ */
+interface Group {
+  readonly mapping: string;
+  readonly kind: string;
+  pending: number;
+  retrying: number;
+  dead: number;
+  oldestPendingMs?: number;
+}
+
+export interface OutboxView {
+  readonly groups: readonly Group[];
+  readonly events: readonly StoredEvent[];
+}
+
+export async function outboxView(sources: StudioSources, now: number): Promise<OutboxView> {
+  const store = sources.outbox;
+  if (!store) return { groups: [], events: [] };
+  const listed = await store.list({ status: ['pending', 'dead'], limit: 500 });
+  const groups = new Map<string, Group>();
+  const events = listed.map((event) => {
+    const key = `${event.mapping}\u0000${event.kind}`;
+    const group = groups.get(key) ?? { mapping: event.mapping, kind: event.kind, pending: 0, retrying: 0, dead: 0 };
+    groups.set(key, group);
+    if (event.status === 'dead') group.dead += 1;
+    else if (event.attempts > 0) group.retrying += 1;
+    else group.pending += 1;
+    if (event.status === 'pending') group.oldestPendingMs = Math.max(group.oldestPendingMs ?? 0, now - event.acceptedAt);
+    return sources.maskEvent(event.mapping, event);
+  });
+  return { groups: [...groups.values()], events };
+}
+
+/** Retry (dead → pending, delivered next) or drop (with the reason kept) one event; logged for the record. */
+export async function settleEvent(sources: StudioSources, log: Logger, id: string, action: 'retry' | 'drop', reason: string | undefined): Promise<string> {
+  const store = sources.outbox;
+  if (!store) throw new StudioError(404, 'this studio keeps no outbox');
+  if (action === 'retry') {
+    if (!(await store.retry(id, Date.now()))) throw new StudioError(409, `${id} is not retried: only a dead event can be`);
+    sources.wake();
+    log.info({ event: id, by: 'studio' }, 'outbox event retried from the studio');
+    return `${id}: pending again; the engine delivers it next`;
+  }
+  if (!reason || reason.trim() === '') throw new StudioError(400, 'say why the event is given up: the reason is kept in the record');
+  if (!(await store.drop(id, reason, Date.now()))) throw new StudioError(409, `${id} is not dropped: only a pending or dead event can be`);
+  log.info({ event: id, reason, by: 'studio' }, 'outbox event dropped from the studio');
+  return `${id}: dropped ("${reason}")`;
+}

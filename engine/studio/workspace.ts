@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createEngine, type Engine } from '../core/engine';
+import type { MappingIssue } from '../errors';
+import { createJournal } from '../journal/journal';
+import type { Logger } from '../log';
+import { checkMappingText } from '../mapping/load';
+import type { Mapping } from '../mapping/model';
+import { displayName } from '../mapping/yaml-file';
+import type { OutboxStore } from '../outbox/store';
+import { maskerOf } from '../testing/run-case';
+import type { StudioSources } from './sources';
+import { issueViewOf, mappingView } from './views';
+
+/**
+ * The mapping files the studio edits and the one Engine that serves them while it runs: the same
+ * loader as `validate` and `serve`, the same `createEngine` with a journal (the Requests page) and an
+ * outbox store (the Outbox page, with the background deliverer). A file that stops loading keeps its
+ * last good mapping serving, as a reload of `serve` does, and its problems are shown.
+ */
+export interface StudioFile {
+  /** How the page and the messages name it: the path relative to the working directory. */
+  readonly name: string;
+  readonly path: string;
+  /** Problems of the file as it is on disk now (errors and warnings, `validate`'s text). */
+  issues: readonly MappingIssue[];
+  /** The mapping serving now: the file's, or its last good one when the file does not load. */
+  serving?: Mapping;
+  /** Whether the file on disk loads (false: `serving` is the last good mapping, if any). */
+  loads: boolean;
+}
+
+export interface Workspace extends StudioSources {
+  readonly files: readonly StudioFile[];
+  readonly env: NodeJS.ProcessEnv;
+  /** The engine serving the good mappings; undefined while no file loads. */
+  engine(): Engine | undefined;
+  file(name: string): StudioFile | undefined;
+  /** Checks text as `validate` does, without writing it. */
+  check(file: StudioFile, text: string): readonly MappingIssue[];
+  /** Writes the text atomically, then serves it when it loads (else keeps the last good mapping). */
+  save(file: StudioFile, text: string): void;
+  close(): Promise<void>;
+}
+
+export interface WorkspaceOptions {
+  readonly paths: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: Logger;
+  /** Where events wait for delivery (the studio's own state directory, or serve's). */
+  readonly outbox?: OutboxStore;
+}
+
+function checkText(file: Pick<StudioFile, 'name' | 'path'>, text: string, env: NodeJS.ProcessEnv): { mapping?: Mapping; issues: readonly MappingIssue[] } {
+  return checkMappingText(text, file.name, env, path.dirname(path.resolve(file.path)), 'error');
+}
+
+/** Write beside the file, then rename over it: a reader never sees half a file. */
+function writeAtomically(filePath: string, text: string): void {
+  const temporary = path.join(path.dirname(filePath), `.${path.basename(filePath)}.${process.pid}.tmp`);
+  fs.writeFileSync(temporary, text);
+  fs.renameSync(temporary, filePath);
+}
+
+export function openWorkspace(options: WorkspaceOptions): Workspace {
+  const files: StudioFile[] = options.paths.map((filePath) => {
+    const file = { name: displayName(filePath), path: filePath };
+    const result = checkText(file, fs.readFileSync(filePath, 'utf8'), options.env);
+    return { ...file, issues: result.issues, serving: result.mapping, loads: result.mapping !== undefined };
+  });
+  const journal = createJournal({ size: 1000, log: options.log });
+  let engine: Engine | undefined;
+  const serving = () => files.flatMap((file) => (file.serving ? [file.serving] : []));
+  const refresh = () => {
+    const mappings = serving();
+    if (mappings.length === 0) return;
+    if (engine) engine.replaceMappings(mappings);
+    else {
+      engine = createEngine({ mappings, log: options.log, outbox: options.outbox, journal, checkInboundAuth: false, prefixed: files.length > 1 });
+      engine.deliverer?.start();
+    }
+  };
+  refresh();
+  const viewOf = (file: StudioFile) => mappingView({ ...file, issues: file.issues.map(issueViewOf) });
+  return {
+    files,
+    env: options.env,
+    outbox: options.outbox,
+    mappings: () => files.map(viewOf),
+    requests: async (filter) => (await engine?.journal.list(filter)) ?? [],
+    request: async (id) => engine?.describeRequest(id),
+    maskEvent: (name, event) => {
+      const mapping = files.find((file) => file.serving?.name === name)?.serving;
+      return mapping ? (maskerOf(mapping).deep(event) as typeof event) : event;
+    },
+    wake: () => engine?.deliverer?.wake(),
+    engine: () => engine,
+    file: (name) => files.find((file) => file.name === name),
+    check: (file, text) => checkText(file, text, options.env).issues,
+    save(file, text) {
+      writeAtomically(file.path, text);
+      const result = checkText(file, text, options.env);
+      file.issues = result.issues;
+      file.loads = result.mapping !== undefined;
+      if (result.mapping) {
+        file.serving = result.mapping;
+        refresh();
+      }
+    },
+    async close() {
+      if (engine) await engine.close();
+      else await journal.close();
+      await options.outbox?.close();
+    },
+  };
+}

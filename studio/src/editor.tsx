@@ -1,0 +1,117 @@
+import { autocompletion, type CompletionContext } from '@codemirror/autocomplete';
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
+import { yaml } from '@codemirror/lang-yaml';
+import { linter, lintGutter, lintKeymap, type Diagnostic } from '@codemirror/lint';
+import { EditorState } from '@codemirror/state';
+import { EditorView, hoverTooltip, keymap, lineNumbers } from '@codemirror/view';
+import { syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, styleNonce, type Issue } from './api';
+import { errorText, FilePicker, Notice, useMappings } from './common';
+import { docOf, SETTINGS } from './schema-docs';
+
+/** The engine's problems (the text of `validate`) as CodeMirror diagnostics at their line and column. */
+function diagnosticsOf(view: EditorView, issues: readonly Issue[]): Diagnostic[] {
+  const { doc } = view.state;
+  return issues.map((issue) => {
+    const line = doc.line(Math.min(Math.max(issue.line, 1), doc.lines));
+    const from = Math.min(line.from + Math.max(issue.col - 1, 0), line.to);
+    const to = Math.max(from, Math.min(line.to, from + 1 + (/^[\w.$-]*/.exec(doc.sliceString(from, line.to))?.[0].length ?? 0) - 1));
+    return { from, to, severity: issue.severity, message: issue.text ?? issue.message, source: issue.code };
+  });
+}
+
+function completeSetting(context: CompletionContext) {
+  const word = context.matchBefore(/[A-Za-z]\w*/);
+  if (!word || (word.from === word.to && !context.explicit)) return null;
+  return { from: word.from, options: SETTINGS.map((setting) => ({ label: setting.name, type: 'property', info: setting.description || undefined, apply: `${setting.name}: ` })) };
+}
+
+const hoverDocs = hoverTooltip((view, pos) => {
+  const line = view.state.doc.lineAt(pos);
+  const key = /^\s*(?:-\s+)?([A-Za-z]\w*):/.exec(line.text);
+  if (!key) return null;
+  const start = line.from + line.text.indexOf(key[1]);
+  const end = start + key[1].length;
+  const doc = docOf(key[1]);
+  if (!doc || pos < start || pos > end) return null;
+  return { pos: start, end, create: () => {
+    const dom = document.createElement('div');
+    dom.className = 'hover-doc';
+    dom.textContent = `${key[1]}: ${doc}`;
+    return { dom };
+  } };
+});
+
+function createEditor(parent: HTMLElement, text: string, file: () => string, onIssues: (issues: Issue[]) => void): EditorView {
+  // The engine checks the text as it is typed: the same messages as validate, at their line.
+  const engineLint = linter(async (view) => {
+    const answer = await api<{ issues: Issue[] }>('POST', '/check', { file: file(), text: view.state.doc.toString() });
+    const issues = answer.issues.filter((issue) => issue.code !== 'UNMAPPED_ROUTE');
+    onIssues(issues);
+    return diagnosticsOf(view, issues);
+  }, { delay: 400 });
+  return new EditorView({
+    parent,
+    state: EditorState.create({
+      doc: text,
+      extensions: [lineNumbers(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap]), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeSetting] }), hoverDocs, EditorView.contentAttributes.of({ 'aria-label': 'Mapping YAML' }), EditorView.cspNonce.of(styleNonce)],
+    }),
+  });
+}
+
+/** Puts the cursor at the problem, scrolled into view, and the focus in the editor. */
+function goTo(view: EditorView, issue: Issue): void {
+  const line = view.state.doc.line(Math.min(Math.max(issue.line, 1), view.state.doc.lines));
+  const pos = Math.min(line.from + Math.max(issue.col - 1, 0), line.to);
+  view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
+  view.focus();
+}
+
+export function EditorPage() {
+  const [mappings] = useMappings();
+  const [file, setFile] = useState('');
+  const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
+  const [issues, setIssues] = useState<Issue[]>([]);
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | undefined>(undefined);
+  const chosen = file || mappings[0]?.file || '';
+  useEffect(() => {
+    if (!chosen || !host.current) return;
+    let gone = false;
+    void api<{ text: string }>('GET', `/source?file=${encodeURIComponent(chosen)}`).then((answer) => {
+      if (gone || !host.current) return;
+      view.current?.destroy();
+      view.current = createEditor(host.current, answer.text, () => chosen, setIssues);
+    });
+    return () => {
+      gone = true;
+    };
+  }, [chosen]);
+  const save = async () => {
+    try {
+      const answer = await api<{ loads: boolean; issues: Issue[] }>('PUT', '/source', { file: chosen, text: view.current?.state.doc.toString() ?? '' });
+      const errors = answer.issues.filter((issue) => issue.severity === 'error');
+      setNotice(answer.loads ? { text: `saved ${chosen}; it loads and serves now` } : { text: `saved ${chosen}, but it does not load (${errors.length} error${errors.length === 1 ? '' : 's'}): the last good mapping keeps serving. ${errors[0]?.message ?? ''}`, error: true });
+    } catch (error) {
+      setNotice({ text: errorText(error), error: true });
+    }
+  };
+  return (
+    <>
+      <div class="toolbar">
+        <FilePicker mappings={mappings} value={chosen} onChange={setFile} />
+        <button type="button" disabled={!chosen} onClick={() => void save()}>Save</button>
+      </div>
+      <Notice text={notice?.text} error={notice?.error} />
+      <div class="editor" ref={host} />
+      <ul class="issues" aria-label="Problems">
+        {issues.map((issue, index) => (
+          <li key={index} class={issue.severity}>
+            <button type="button" class="link" onClick={() => view.current && goTo(view.current, issue)}>{issue.text}</button>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}

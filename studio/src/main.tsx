@@ -1,0 +1,71 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { canEdit, setAdminToken } from './api';
+import { EditorPage } from './editor';
+import { MappingsPage } from './mappings';
+import { OutboxPage } from './outbox';
+import { RequestsPage } from './requests';
+import { TestsPage } from './tests';
+import { TryPage } from './try';
+import './app.css';
+
+/** The pages, by the hash of the address (#/try): the back button and links work, nothing reloads. */
+const PAGES = [
+  { id: 'mappings', title: 'Mappings', page: MappingsPage, write: false },
+  { id: 'editor', title: 'Editor', page: EditorPage, write: true },
+  { id: 'try', title: 'Try a route', page: TryPage, write: true },
+  { id: 'tests', title: 'Tests', page: TestsPage, write: true },
+  { id: 'requests', title: 'Requests', page: RequestsPage, write: false },
+  { id: 'outbox', title: 'Outbox', page: OutboxPage, write: false },
+] as const;
+
+function current(): string {
+  return location.hash.replace(/^#\/?/, '') || 'mappings';
+}
+
+/** serve's admin port: the admin token, kept for this tab only (sessionStorage), then the page again. */
+function AdminToken() {
+  const [value, setValue] = useState('');
+  return (
+    <form class="toolbar" onSubmit={(event) => { event.preventDefault(); setAdminToken(value); location.reload(); }}>
+      <label>Admin token <input type="password" value={value} onInput={(event) => setValue((event.target as HTMLInputElement).value)} /></label>
+      <button type="submit">Use</button>
+    </form>
+  );
+}
+
+function App() {
+  const [id, setId] = useState(current());
+  const [asking, setAsking] = useState(false);
+  useEffect(() => {
+    const ask = () => setAsking(true);
+    addEventListener('studio-needs-admin-token', ask);
+    return () => removeEventListener('studio-needs-admin-token', ask);
+  }, []);
+  useEffect(() => {
+    const follow = () => setId(current());
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
+  const pages = PAGES.filter((page) => canEdit || !page.write);
+  const shown = pages.find((page) => page.id === id) ?? pages[0];
+  const Page = shown.page;
+  return (
+    <>
+      <header>
+        <h1>adapter-engine studio</h1>
+        <nav aria-label="Pages">
+          {pages.map((page) => (
+            <a key={page.id} href={`#/${page.id}`} aria-current={page.id === shown.id ? 'page' : undefined}>{page.title}</a>
+          ))}
+        </nav>
+      </header>
+      {asking && <AdminToken />}
+      <main id="page" aria-label={shown.title}>
+        <Page />
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app') as HTMLElement);

@@ -1,0 +1,77 @@
+import { useState } from 'preact/hooks';
+import { api, type Issue } from './api';
+import { errorText, FilePicker, Json, Notice, useMappings } from './common';
+
+interface Mismatch {
+  path: string;
+  expected: unknown;
+  actual: unknown;
+  note?: string;
+}
+
+interface FileResult {
+  file: string;
+  issues: (Issue & { message: string })[];
+  cases: { name: string; operation: string; at: string; passed: boolean; mismatches: Mismatch[]; failure?: string; resultName?: string }[];
+  coverage: Issue[];
+}
+
+function place(issue: Issue): string {
+  return `${issue.file}:${issue.line}:${issue.col}  ${issue.message}`;
+}
+
+export function TestsPage() {
+  const [mappings] = useMappings();
+  const [file, setFile] = useState('');
+  const [result, setResult] = useState<FileResult>();
+  const [notice, setNotice] = useState<string>();
+  const chosen = file || mappings[0]?.file || '';
+  const run = async () => {
+    setNotice(undefined);
+    try {
+      setResult(await api<FileResult>('POST', '/tests', { file: chosen }));
+    } catch (error) {
+      setNotice(errorText(error));
+    }
+  };
+  const passed = result?.cases.filter((testCase) => testCase.passed).length ?? 0;
+  return (
+    <>
+      <div class="toolbar">
+        <FilePicker mappings={mappings} value={chosen} onChange={setFile} />
+        <button type="button" disabled={!chosen} onClick={() => void run()}>Run tests</button>
+      </div>
+      <Notice text={notice} error />
+      {result && (
+        <>
+          <p role="status">{result.file}: {passed} of {result.cases.length} passed</p>
+          {result.issues.length > 0 && <ul class="issues">{result.issues.map((issue, index) => <li key={index} class="error"><code>{place(issue)}</code></li>)}</ul>}
+          <table>
+            <caption>Cases</caption>
+            <thead><tr><th>case</th><th>operation</th><th>result</th><th>verdict</th></tr></thead>
+            <tbody>
+              {result.cases.map((testCase) => (
+                <tr key={testCase.at} class={testCase.passed ? 'pass' : 'fail'}>
+                  <td>{testCase.name}<br /><small>{testCase.at}</small></td>
+                  <td>{testCase.operation}</td>
+                  <td>{testCase.resultName}</td>
+                  <td>
+                    {testCase.passed ? 'passed' : 'failed'}
+                    {testCase.mismatches.map((mismatch, index) => (
+                      <div key={index} class="diff">
+                        <strong>{mismatch.path}</strong>{mismatch.note ? `: ${mismatch.note}` : ''}
+                        <div class="side-by-side"><div><em>expected</em><Json value={mismatch.expected} /></div><div><em>actual</em><Json value={mismatch.actual} /></div></div>
+                      </div>
+                    ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h3>Coverage</h3>
+          {result.coverage.length === 0 ? <p>every output field was filled and every expression gave a value in some case</p> : <ul class="issues">{result.coverage.map((issue, index) => <li key={index} class="warning"><code>{place(issue)}</code></li>)}</ul>}
+        </>
+      )}
+    </>
+  );
+}

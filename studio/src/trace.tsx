@@ -1,0 +1,72 @@
+import type { Envelope, Step } from './api';
+import { Json } from './common';
+
+/** A step's one-line title: what `dry-run` prints as its heading. */
+function title(step: Step): string {
+  const s = step as Record<string, unknown>;
+  switch (step.step) {
+    case 'request': return `→ ${String(s.call)}: ${String(s.method)} ${String(s.url)}  (${String(s.source)})`;
+    case 'response': return `← ${String(s.call)}: ${String(s.status)} in ${String(s.durationMs)} ms${s.attempts ? `, ${String(s.attempts)} attempt(s)` : ''}${s.cached ? ', cached' : ''}`;
+    case 'no answer': return `✕ ${String(s.call)}: no answer: ${String(s.error)}`;
+    case 'rule': return `${s.matched ? '✓' : '·'} rule ${String(s.when)} → ${String(s.result)}  (${String(s.at)})`;
+    case 'output': return `output${s.at ? `  (${String(s.at)})` : ''}`;
+    case 'check': return `contract check: ${(s.problems as unknown[]).length === 0 ? 'ok' : `${(s.problems as unknown[]).length} problem(s)`}`;
+    case 'stored': return `stored in the outbox as ${String(s.eventId)} (key ${String(s.orderingKey)})`;
+    case 'delivery': return `delivery: ${String(s.verdict)}${s.message ? `: ${String(s.message)}` : ''}`;
+    case 'note': return `note: ${String(s.text)}`;
+    default: return step.step;
+  }
+}
+
+/** What the step carries beside its title: headers and body, the value an expression gave, the problems. */
+function detail(step: Step): unknown {
+  const s = step as Record<string, unknown>;
+  switch (step.step) {
+    case 'request': return { query: s.query, headers: s.headers, body: s.body };
+    case 'response': return { headers: s.headers, body: s.body, ...(s.bodyError ? { bodyError: s.bodyError } : {}) };
+    case 'output': return s.data;
+    default: return undefined;
+  }
+}
+
+export function Trace(props: { steps: readonly Step[]; envelope?: Envelope; resultName?: string; failure?: { kind: string; message: string } }) {
+  return (
+    <section class="trace" aria-label="Trace">
+      <h3>Trace</h3>
+      <ol>
+        {props.steps.map((step, index) => {
+          const more = detail(step);
+          const problems = step.step === 'check' ? (step.problems as { path: string; message: string }[]) : [];
+          if (problems.length > 0) {
+            // The contract check's problems, each by the field it concerns.
+            return (
+              <li key={index} class="step step-check">
+                <span>{title(step)}</span>
+                <ul class="problems" aria-label="Contract problems">
+                  {problems.map((problem, at) => <li key={at}><code>{problem.path}</code> {problem.message}</li>)}
+                </ul>
+              </li>
+            );
+          }
+          return (
+            <li key={index} class={`step step-${step.step.replace(/\s/g, '-')}`}>
+              {more === undefined ? <span>{title(step)}</span> : (
+                <details>
+                  <summary>{title(step)}</summary>
+                  <Json value={more} />
+                </details>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+      {props.failure && <p class="failure" role="alert">{props.failure.kind}: {props.failure.message}</p>}
+      {props.envelope && (
+        <div class="envelope">
+          <h3>Envelope{props.resultName ? `: ${props.resultName}` : ''}</h3>
+          <Json value={props.envelope} label="Envelope" />
+        </div>
+      )}
+    </section>
+  );
+}
