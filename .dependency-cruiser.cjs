@@ -1,7 +1,7 @@
 /**
  * The folders of engine/ depend one way (docs/architecture.md tells what each holds):
  *   xml ← contract ← expressions ← mapping ← {http, files} ← trace ← pipeline
- *   ← {journal, access, metrics, delivery} ← pushes ← state ← core ← testing ← studio ← {server, cli, scripts}
+ *   ← {journal, access, metrics, drift, delivery} ← pushes ← state ← core ← testing ← {shadow, studio} ← {server, cli, scripts}
  * engine/outbox/ (the event stores) stands alone: it knows events, not mappings. The journal's stores
  * know rows of JSON text; the journal module around them adds entries, traces and masking.
  * Within the middle layer the pipeline may use http and files; files and http use neither the pipeline
@@ -9,7 +9,7 @@
  * they use no folder); engine/index.ts is the public surface. engine/xml/ (reading and writing XML, SOAP
  * envelopes, bodyXml templates) is pure functions at the very bottom: it uses no other folder. examples/ is loaded only by the --example-erp path.
  */
-const BELOW_CORE = ['xml', 'contract', 'expressions', 'mapping', 'http', 'files', 'outbox', 'trace', 'pipeline', 'journal', 'access', 'metrics', 'delivery', 'pushes', 'state'];
+const BELOW_CORE = ['xml', 'contract', 'expressions', 'mapping', 'http', 'files', 'outbox', 'trace', 'pipeline', 'journal', 'access', 'metrics', 'drift', 'delivery', 'pushes', 'state'];
 const LAYERS = [
   ['xml', []],
   ['contract', []],
@@ -23,14 +23,18 @@ const LAYERS = [
   ['journal', ['contract', 'mapping', 'outbox', 'trace', 'xml']],
   ['access', ['mapping']],
   ['metrics', ['expressions', 'mapping', 'http', 'access']],
+  // ERP drift: answer shapes and the live check (pure, with the meter).
+  ['drift', ['metrics']],
   ['delivery', ['mapping', 'outbox', 'journal']],
   ['pushes', ['contract', 'expressions', 'mapping', 'http', 'outbox', 'trace', 'pipeline', 'access', 'metrics', 'delivery', 'xml']],
   ['state', ['outbox', 'journal']],
   ['core', BELOW_CORE.filter((folder) => folder !== 'state')],
   ['testing', [...BELOW_CORE, 'core']],
+  // A shadow candidate replays a live request's ERP answers as a mapping test does; shapes are learned from the test files.
+  ['shadow', [...BELOW_CORE, 'core', 'testing']],
   ['studio', [...BELOW_CORE, 'core', 'testing']],
-  ['server', [...BELOW_CORE, 'core', 'studio']],
-  ['cli', [...BELOW_CORE, 'core', 'testing', 'studio', 'server']],
+  ['server', [...BELOW_CORE, 'core', 'studio', 'shadow']],
+  ['cli', [...BELOW_CORE, 'core', 'testing', 'studio', 'shadow', 'server']],
   ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'core', 'xml']],
 ];
 const FOLDERS = LAYERS.map(([name]) => name);

@@ -9,6 +9,7 @@ import { latencyCase } from './cases/latency';
 import { manyMappingsCase } from './cases/many-mappings';
 import { outboxCase } from './cases/outbox';
 import { replicasCase } from './cases/replicas';
+import { shadowCase } from './cases/shadow';
 import { startupCase } from './cases/startup';
 import { throughputCase } from './cases/throughput';
 import { workersCase } from './cases/workers';
@@ -20,7 +21,7 @@ import { busyWarnings, compareReports, describeMachine, formatTable, type BenchR
  * The engine against the hand-written baseline, case by case, in one run; see docs/performance.md.
  */
 
-const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5,6,7,8,9] [--profile DIR]';
+const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5,6,7,8,9,10] [--profile DIR]';
 
 const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   1: throughputCase,
@@ -32,6 +33,7 @@ const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   7: latencyCase,
   8: manyMappingsCase,
   9: replicasCase,
+  10: shadowCase,
 };
 
 async function main(): Promise<number> {

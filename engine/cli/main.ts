@@ -12,6 +12,7 @@ import { registerRequests } from './requests';
 import { registerRoutes } from './routes';
 import { registerServe } from './serve';
 import { registerStudio } from './studio';
+import { registerShadow } from './shadow';
 import { registerTest } from './test';
 import { registerValidate } from './validate';
 import { EXIT_CODES } from '../errors';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
   registerRecord(program, run);
   registerDiff(program, run);
   registerStudio(program, run);
+  registerShadow(program, run);
   addEnvFileOption(program);
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -9,7 +9,7 @@ import { createLogger, LOG_LEVELS } from '../log';
 import { createSecretRegistry } from '../mapping/secret-registry';
 import { servePrimary, serveWorker } from '../server/cluster';
 import { adminTokensFrom, type AdminTokens } from '../server/admin-tokens';
-import { ListenError } from '../server/instance';
+import { DEFAULT_SHADOW_CPU_SHARE, ListenError } from '../server/instance';
 import { createMappingSource, type MappingSource } from '../server/mapping-source';
 import { isExposed, unauthenticatedWarning } from '../server/readiness';
 import { serveOne } from '../server/serve-one';
@@ -33,6 +33,7 @@ interface ServeOptions {
   workers: string;
   stateDir?: string;
   journalSize?: string;
+  shadowMaxCpuShare?: string;
   exampleErp?: boolean;
   env?: Record<string, string>;
   logLevel?: string;
@@ -81,6 +82,9 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   const journalSizeText = options.journalSize ?? process.env.JOURNAL_SIZE ?? String(DEFAULT_JOURNAL_SIZE);
   const journalSize = Number(journalSizeText);
   if (!Number.isInteger(journalSize) || journalSize < 0 || journalSize > 1_000_000) usageError(`--journal-size must be a whole number from 0 to 1000000, got "${journalSizeText}"`);
+  const shadowShareText = options.shadowMaxCpuShare ?? process.env.SHADOW_MAX_CPU_SHARE ?? String(DEFAULT_SHADOW_CPU_SHARE);
+  const shadowMaxCpuShare = Number(shadowShareText);
+  if (!(shadowMaxCpuShare >= 0 && shadowMaxCpuShare <= 1)) usageError(`--shadow-max-cpu-share must be a number from 0 to 1, got "${shadowShareText}"`);
   const tls = tlsFiles(options);
   for (const given of paths) if (!fs.existsSync(given)) usageError(`mapping file or directory not found: ${given}`);
 
@@ -124,7 +128,7 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
     }
     const stateDir = stateDirOf(options.stateDir);
     const outbox = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
-    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, secrets, announce, listening: (bound) => {
+    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, shadowMaxCpuShare, log, secrets, announce, listening: (bound) => {
       engineUrl = boundUrl(bound, tls !== undefined);
       const pushesTo = `${engineUrl}${prefixed ? '/<mapping>/push' : '/push'}`;
       if (erp.url) announce('info', { url: erp.url, pushesTo }, `example ERP listening on ${erp.url} (it pushes to ${pushesTo}${prefixed ? ', to the mapping that has the push endpoint' : ''})`);
@@ -167,7 +171,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .argument('<mappings...>', 'mapping files (YAML), or one directory of them')
     .option('-p, --port <port>', 'port to listen on for the platform, 0 picks a free one (default: env PORT, else 8080)')
     .option('-H, --host <host>', 'address to listen on (default: all interfaces)')
-    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json, /requests (default: env ADMIN_PORT, else none)')
+    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json, /requests, /shadow (default: env ADMIN_PORT, else none)')
     .option('--studio-write', 'the admin port\'s studio (/studio) may retry and drop dead letters (it is read-only without)')
     .option('--admin-host <host>', 'address of the admin listener; all but /health/live and /health/ready need Authorization: Bearer <token> with a token of env ADMIN_TOKENS (comma-separated) or the file ADMIN_TOKENS_FILE', '127.0.0.1')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
@@ -177,6 +181,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, longest wait for requests in flight, in milliseconds', '25000')
     .option('--state-dir <dir>', 'where outbox events are kept (SQLite) when DATABASE_URL is not set (default: env ADAPTER_STATE_DIR, else .adapter-state)')
     .option('--journal-size <n>', `requests the journal keeps per mapping (admin /requests, adapter-engine requests); 0 keeps none. Kept in memory, and in the state store when the server has one (default: env JOURNAL_SIZE, else ${DEFAULT_JOURNAL_SIZE})`)
+    .option('--shadow-max-cpu-share <share>', `shadow candidates (mapping files in shadow/ beside the served ones) run only while the process is busy less than this share of a CPU, 0 to 1 (default: env SHADOW_MAX_CPU_SHARE, else ${DEFAULT_SHADOW_CPU_SHARE})`)
     .option('--no-codegen', 'run expressions on the closure fast path instead of compiling each to a JavaScript function (same answers; see docs/expressions-compiled.md)')
     .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
     .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set; and the platform stand-in (PLATFORM_PORT, default 8082) as PLATFORM_URL, unless that is set')

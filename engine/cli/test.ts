@@ -6,11 +6,13 @@ import { issueLine, out } from './output';
 import { shortJson } from '../testing/partial-match';
 import { isTestFileName } from '../testing/test-file';
 import { runTestFile, type FileResult } from '../testing/test-runner';
-import { collectEnv, usageError } from './usage';
+import { driftWarnings } from './drift-warnings';
+import { collectEnv, stateDirOf, usageError } from './usage';
 
 interface TestOptions {
   env?: Record<string, string>;
   json?: boolean;
+  stateDir?: string;
 }
 
 const DEFAULT_DIR = 'mappings';
@@ -33,9 +35,10 @@ function findTestFiles(args: readonly string[]): string[] {
   return files;
 }
 
-function printFile(result: FileResult): void {
+function printFile(result: FileResult, drift: readonly string[]): void {
   const c = out.colors;
   out.line(`${c.bold(result.file)}${result.mapping ? c.dim(`  (mapping ${result.mapping})`) : ''}`);
+  for (const warning of drift) out.line(`  ${c.yellow(warning)}`);
   for (const issue of [...result.warnings, ...result.issues]) out.line(`  ${issueLine(issue, c)}`);
   for (const testCase of result.cases) {
     if (testCase.passed) {
@@ -58,11 +61,13 @@ function printFile(result: FileResult): void {
 
 async function test(args: string[], options: TestOptions): Promise<number> {
   const files = findTestFiles(args);
-  const results: FileResult[] = [];
+  const results: (FileResult & { drift?: string[] })[] = [];
+  const stateDir = stateDirOf(options.stateDir);
   for (const file of files) {
     const result = await runTestFile(file, options.env ?? {});
-    results.push(result);
-    if (!options.json) printFile(result);
+    const drift = driftWarnings(file, stateDir);
+    results.push(drift.length > 0 ? { ...result, drift } : result);
+    if (!options.json) printFile(result, drift);
   }
   const cases = results.flatMap((result) => result.cases);
   const passed = cases.filter((testCase) => testCase.passed).length;
@@ -89,5 +94,6 @@ export function registerTest(program: Command, run: (work: Promise<number>) => P
     .argument('[files...]', 'test files or directories (default: mappings/)')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable; wins over the test file\'s env)', collectEnv)
     .option('--json', 'print the results as one JSON document')
+    .option('--state-dir <dir>', 'a server\'s state directory: warn when a test\'s recorded answers are older than the ERP drift it saw live (default: env ADAPTER_STATE_DIR, else .adapter-state)')
     .action((files: string[], options: TestOptions) => run(test(files, options)));
 }

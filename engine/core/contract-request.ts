@@ -16,7 +16,7 @@ export function serveContractRoute(parts: EngineParts, served: Served, mapping: 
   return parts.context.run(scope, async () => {
     // The trace id on every line of the request: an ERP's log line (its traceparent) finds ours.
     const requestLog = parts.log.child({ requestId, mapping: mapping.name, traceId: served.trace.traceId });
-    const { outcome, failure, fault, delivery, skipped } = await runRoute(parts, served, mapping, route, params, steps, requestLog, deps);
+    const { outcome, failure, fault, delivery, skipped, drift } = await runRoute(parts, served, mapping, route, params, steps, requestLog, deps);
     const envelope = toEnvelope(route, outcome);
     const durationMs = parts.clock.now() - started;
     if (delivery && steps) steps.push({ step: 'delivery', verdict: delivery.verdict, message: delivery.message });
@@ -26,6 +26,7 @@ export function serveContractRoute(parts: EngineParts, served: Served, mapping: 
       result: outcome.resultName, success: envelope.isResultSuccess,
       failure: failure && { kind: failure.kind, message: failure.message },
       envelope,
+      ...(drift.length > 0 ? { drift } : {}),
     });
     requestLog.info({ operation: route.operationId, method: route.method, path: request.path, result: outcome.resultName, ms: Math.round(durationMs) }, 'request');
     parts.meter.request({ mapping: mapping.name, operation: route.operationId, result: outcome.resultName, seconds: durationMs / 1000 });

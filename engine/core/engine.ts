@@ -9,6 +9,7 @@ import { fastPathSupport } from '../expressions/fast-path/version';
 import { createHttpClient, type HttpClient } from '../http/client';
 import { createJournal, DEFAULT_JOURNAL_SIZE, type Journal } from '../journal/journal';
 import type { JournalEntry } from '../journal/journal-entry';
+import type { DriftWatch } from '../drift/watch';
 import { silentLogger, type Logger } from '../log';
 import { createSecretRegistry, type SecretRegistry } from '../mapping/secret-registry';
 import type { Mapping } from '../mapping/model';
@@ -86,6 +87,8 @@ export interface EngineDeps {
    * trace context is still continued onto every ERP call.
    */
   readonly tracing?: Tracing;
+  /** Checks the ERP's live answers against the shapes the mappings' recorded answers taught (ERP drift); the caller teaches it. */
+  readonly drift?: DriftWatch;
 }
 
 export interface Engine {
@@ -166,7 +169,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const ownsHttp = deps.http === undefined;
   const log = deps.log ?? silentLogger;
   const journal = deps.journal ?? createJournal({ size: DEFAULT_JOURNAL_SIZE, log });
-  const parts: EngineParts = { log, meter, clock: deps.clock ?? monotonic, journal, store, context: new AsyncLocalStorage<RequestContext>() };
+  const parts: EngineParts = { log, meter, clock: deps.clock ?? monotonic, journal, store, context: new AsyncLocalStorage<RequestContext>(), drift: deps.drift };
   const routes = createRouteTable();
   const probeErp = createErpProber(http);
   const secrets = deps.secrets ?? createSecretRegistry();

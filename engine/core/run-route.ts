@@ -2,11 +2,12 @@ import type { Outcome } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
 import { verdictOf } from '../delivery/delivery';
 import { OperationFailure } from '../errors';
+import type { DriftMark } from '../drift/watch';
 import type { Logger } from '../log';
 import type { Mapping } from '../mapping/model';
 import type { CallReport } from '../pipeline/fetch-call';
 import type { SkippedRecord } from '../pipeline/skip-invalid';
-import { allOf } from '../trace/observer';
+import { allOf, type TraceObserver } from '../trace/observer';
 import { outputOrigin, traceRecorder, type TraceStep } from '../trace/steps';
 import type { Accept } from './accept';
 import type { ConnectionPool } from './connections';
@@ -21,6 +22,8 @@ export interface RouteRun {
   readonly fault?: unknown;
   readonly delivery?: EngineAnswer['delivery'];
   readonly skipped: readonly SkippedRecord[];
+  /** How the ERP's answers departed from their recorded shapes (drift/watch.ts); empty when they fit. */
+  readonly drift: readonly DriftMark[];
 }
 
 export interface RouteRunDeps {
@@ -44,11 +47,20 @@ export async function runRoute(parts: EngineParts, served: Served, mapping: Mapp
     if (report.cache !== 'hit') meter.erpCall({ mapping: mapping.name, call: report.call, statusClass: report.statusClass, attempts: report.attempts, seconds: report.seconds });
   };
   const { accept } = deps;
+  const drift: DriftMark[] = [];
+  const { drift: watch } = parts;
+  // A cached answer was checked when it came; an XML answer is kept as its text, which has no fields to
+  // compare; an error answer (4xx, 5xx) has its own shape, which the outcome rules deal with.
+  const driftObserver: TraceObserver | undefined = watch && {
+    response(label, response, info) {
+      if (!info?.cached && !info?.xml && response.status >= 200 && response.status < 300) drift.push(...watch.check(mapping.name, label.replace(/\[\d+\]$/, ''), response.body));
+    },
+  };
   try {
     const { input, problems } = readInput(route, request, params);
     const outcome = await dispatch(mapping, deps.prepared, input, problems, {
       connection: () => deps.pool.connectionFor(mapping.system),
-      observer: allOf(options.observer, steps && traceRecorder(mapping.system.baseUrl, outputOrigin(mapping, route), steps), served.span?.observer),
+      observer: allOf(options.observer, steps && traceRecorder(mapping.system.baseUrl, outputOrigin(mapping, route), steps), driftObserver, served.span?.observer),
       log: requestLog,
       requestId,
       trace: served.trace,
@@ -64,15 +76,15 @@ export async function runRoute(parts: EngineParts, served: Served, mapping: Mapp
         delivery = { verdict, message: error instanceof Error ? error.message : undefined };
       },
     });
-    return { outcome, delivery, skipped };
+    return { outcome, delivery, skipped, drift };
   } catch (error) {
     if (error instanceof OperationFailure) {
       requestLog.warn({ operation: route.operationId, failure: error.kind, problems: error.problems }, error.message);
-      return { outcome: failureOutcome(route, error), failure: { kind: error.kind, message: error.message, problems: error.problems }, delivery, skipped };
+      return { outcome: failureOutcome(route, error), failure: { kind: error.kind, message: error.message, problems: error.problems }, delivery, skipped, drift };
     }
     // One error funnel: a fault is logged with its stack, never shown to the platform.
     const internal = new OperationFailure('INTERNAL', 'internal engine error; see the adapter log');
     requestLog.error({ err: error, operation: route.operationId }, 'engine fault while serving a request');
-    return { outcome: failureOutcome(route, internal), failure: { kind: internal.kind, message: internal.message, problems: internal.problems }, fault: error, delivery, skipped };
+    return { outcome: failureOutcome(route, internal), failure: { kind: internal.kind, message: internal.message, problems: internal.problems }, fault: error, delivery, skipped, drift };
   }
 }

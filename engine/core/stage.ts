@@ -5,6 +5,7 @@ import type { FailureKind, Problem } from '../errors';
 import type { Logger } from '../log';
 import type { Mapping, PushSpec } from '../mapping/model';
 import type { Verdict } from '../delivery/delivery';
+import type { DriftWatch } from '../drift/watch';
 import type { JournalEntry } from '../journal/journal-entry';
 import type { Journal } from '../journal/journal';
 import type { Meter } from '../metrics/meter';
@@ -85,6 +86,8 @@ export interface EngineParts {
   /** The outbox store; undefined for `outbox: 'inline'` and without one. */
   readonly store?: OutboxStore;
   readonly context: AsyncLocalStorage<RequestContext>;
+  /** Checks live ERP answers against the shapes their recordings taught (undefined: not watched). */
+  readonly drift?: DriftWatch;
 }
 
 /** One request on its way through the stages. */

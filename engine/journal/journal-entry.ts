@@ -46,10 +46,30 @@ export interface JournalEntry {
   readonly answer?: { readonly status: number; readonly body: unknown };
   readonly durationMs: number;
   /**
+   * How the ERP's answers departed from the shapes of the mapping's recorded answers (ERP drift): a field
+   * every recording had that is missing, a value of another type, a list that became an object.
+   */
+  readonly drift?: readonly { readonly call: string; readonly kind: string; readonly path: string; readonly expected: string; readonly got: string }[];
+  /** A shadow candidate's run (journal entries under the mapping `<name>~shadow`): the live request it ran on and how its answer differs. */
+  readonly shadow?: ShadowRun;
+  /**
    * Where each outbox event this request stored stands now (read from the outbox when the entry is
    * read, not kept in the journal): "the platform was told Succeed; did the ERP get it?".
    */
   readonly events?: readonly EventState[];
+}
+
+/** What a shadow candidate's run on a live request's ERP answers came to. */
+export interface ShadowRun {
+  /** The live request's journal entry. */
+  readonly live: string;
+  readonly outcome: 'different' | 'failed';
+  /** The live answer's result name. */
+  readonly liveResult: string;
+  /** Field-level differences of the candidate's envelope from the live one (JSON paths, old → new). */
+  readonly differences: readonly { readonly path: string; readonly old?: unknown; readonly new?: unknown }[];
+  /** Why the candidate could not run (outcome failed): an ERP call with no recorded answer, a fault. */
+  readonly reason?: string;
 }
 
 /** An outbox event as support staff follow it; `gone` once delivered or dropped events were purged. */

@@ -22,6 +22,10 @@ export interface Meter {
   outboxSettled(report: { readonly mapping: string; readonly kind: 'event' | 'push'; readonly operation: string; readonly verdict: 'delivered' | 'retry' | 'dead' }): void;
   /** Requests being served now: +1 when one starts, -1 when it ends. */
   inFlight(delta: 1 | -1): void;
+  /** A live ERP answer departed from its recorded answers' shape (kind: missing, type, list-became-object); once per answer and kind. */
+  drift(report: { readonly mapping: string; readonly call: string; readonly kind: string }): void;
+  /** A shadow candidate ran on a live request's ERP answers: its answer was the same, different, or it could not run (failed). */
+  shadow(report: { readonly mapping: string; readonly operation: string; readonly outcome: 'same' | 'different' | 'failed' | 'skipped' }): void;
 }
 
 export const NO_METER: Meter = {
@@ -33,4 +37,6 @@ export const NO_METER: Meter = {
   tokenFetch: () => undefined,
   outboxSettled: () => undefined,
   inFlight: () => undefined,
+  drift: () => undefined,
+  shadow: () => undefined,
 };

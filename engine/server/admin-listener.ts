@@ -16,7 +16,7 @@ export async function startAdminListener(settings: Pick<ServeSettings, 'admin' |
   const address = await listenOn(server, admin.port, admin.host);
   if (admin.tokens.current().length === 0) settings.announce('warn', {}, 'no admin token is set (ADMIN_TOKENS, ADMIN_TOKENS_FILE): /metrics, /openapi.json, /requests and the details of /health/ready answer 401 to everyone');
   const url = boundUrl(address, false);
-  settings.announce('info', { url, address: address.address, port: address.port }, `admin endpoints on ${url} (/health/live, /health/ready, /metrics, /openapi.json, /requests)`);
+  settings.announce('info', { url, address: address.address, port: address.port }, `admin endpoints on ${url} (/health/live, /health/ready, /metrics, /openapi.json, /requests, /shadow)`);
   return {
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());

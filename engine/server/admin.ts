@@ -3,6 +3,7 @@ import { isOneOf } from '../access/inbound-auth';
 import type { JournalEntry } from '../journal/journal-entry';
 import { filterFromQuery } from '../journal/query';
 import type { JournalFilter, JournalSummary } from '../journal/store';
+import type { ShadowReport } from '../shadow/report';
 import type { AdminTokens } from './admin-tokens';
 
 /**
@@ -20,11 +21,13 @@ export interface AdminSources {
   /** The request journal: the latest requests matching a filter, newest first, and one request in full. */
   readonly requests: (filter: JournalFilter) => Promise<readonly JournalSummary[]>;
   readonly request: (id: string) => Promise<JournalEntry | undefined>;
+  /** The shadow candidates and their runs that answered otherwise than the live mapping (shadow/report.ts); serve always gives it. */
+  readonly shadow?: (filter: JournalFilter) => Promise<ShadowReport>;
   /** The read-only studio under /studio (its page opens without a token; its API needs one). */
   readonly studio?: Koa.Middleware;
 }
 
-const ENDPOINTS = '/health/live, /health/ready, /metrics, /openapi.json, /requests and /requests/{id}';
+const ENDPOINTS = '/health/live, /health/ready, /metrics, /openapi.json, /requests, /requests/{id} and /shadow';
 
 const PROBES = new Set(['/health/live', '/health/ready']);
 
@@ -80,14 +83,15 @@ export function createAdminApp(sources: AdminSources, tokens: AdminTokens): Koa 
       case '/openapi.json':
         ctx.body = sources.openapi();
         return;
-      case '/requests': {
+      case '/requests':
+      case '/shadow': {
         const asked = filterFromQuery(ctx.query);
         if ('error' in asked) {
           ctx.status = 400;
           ctx.body = { error: asked.error };
           return;
         }
-        ctx.body = { requests: await sources.requests(asked.filter) };
+        ctx.body = ctx.path === '/shadow' ? await sources.shadow?.(asked.filter) ?? { candidates: [], runs: [] } : { requests: await sources.requests(asked.filter) };
         return;
       }
       default: {

@@ -5,6 +5,7 @@ import bodyParser from 'koa-bodyparser';
 import pLimit from 'p-limit';
 import getRawBody from 'raw-body';
 import type { Engine } from '../core/engine';
+import type { EngineAnswer } from '../core/stage';
 import type { BodyError } from '../core/request';
 import { answerJson } from './json-answer';
 import { turnEventLoop } from '../time-slices';
@@ -17,6 +18,8 @@ export interface HttpAppOptions {
    * Each holds its body, the decoded file and the parsed records: 32 at once exhausted the heap.
    */
   readonly largeBodyConcurrency?: number;
+  /** Told of each answer once it is sent in full (the shadow candidate runs then, never before the platform has its answer). */
+  readonly sent?: (answer: EngineAnswer) => void;
 }
 
 /** Bodies above this (or of unknown length) count as large; contract requests other than files are a few KB. */
@@ -162,6 +165,8 @@ export function createHttpApp(engine: Engine, options: HttpAppOptions = {}): Koa
       signal: gone.signal,
     });
     ctx.res.off('close', onClose);
+    const { sent } = options;
+    if (sent) ctx.res.once('finish', () => sent(answer));
     ctx.status = answer.status;
     for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
     await answerJson(ctx, answer.body);

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
+import { shadowReport } from '../shadow/report';
 import { startAdminListener } from './admin-listener';
 import { listenOn, servedOpenApi, startInstance, type Instance } from './instance';
 import type { JournalEntry } from '../journal/journal-entry';
@@ -138,6 +139,12 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     openapi: () => servedOpenApi(served, engineVersion()),
     requests: async (filter) => mergedRequests([...(await ask({ type: 'adapter:requests?', filter })).values()], filter),
     request: async (entryId) => [...(await ask({ type: 'adapter:request?', entryId })).values()].find((entry): entry is JournalEntry => entry !== null),
+    shadow: (filter) => shadowReport(
+      settings.source.loadCandidates(served.mappings.map((mapping) => mapping.name)).candidates.map((candidate) => ({ mapping: candidate.name, file: candidate.file })),
+      filter,
+      async (asked) => mergedRequests([...(await ask({ type: 'adapter:requests?', filter: asked })).values()], asked),
+      async (entryId) => [...(await ask({ type: 'adapter:request?', entryId })).values()].find((entry): entry is JournalEntry => entry !== null),
+    ),
   });
   const stopWatching = settings.watch ? watchMappings(settings.source.watched, () => void reload(false), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP')) : () => undefined;
   await signals.stopped;
@@ -164,7 +171,7 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   AggregatorRegistry.setRegistries([metrics.registry]);
   const { outbox, journal } = await openState(settings, log);
   const tracing = await tracingFromEnv(process.env, log);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, tracing });
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, stateDir: settings.outbox.stateDir, shadowMaxCpuShare: settings.shadowMaxCpuShare, tracing });
   const removeGuards = installProcessGuards(instance.engine, log);
   const signals = onSignals(() => void instance.reload({ force: true, certificates: true }));
   const toPrimary = (message: ToPrimary) => process.send?.(message);

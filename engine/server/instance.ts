@@ -4,6 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { openApiDocument } from '../contract/openapi';
 import { studioOpenApiPaths } from '../studio/openapi-paths';
 import { createEngine, type Engine } from '../core/engine';
+import { createDriftWatch, type DriftWatch } from '../drift/watch';
+import type { Mapping } from '../mapping/model';
+import { createShadowRunner, type ShadowRunner } from '../shadow/runner';
+import { shapesFromTests } from '../shadow/shapes-from-tests';
+import { keepDriftSeen } from '../state/drift-sightings';
 import type { Journal } from '../journal/journal';
 import type { Logger } from '../log';
 import type { SecretRegistry } from '../mapping/secret-registry';
@@ -36,10 +41,19 @@ export interface InstanceSettings {
   readonly secrets?: SecretRegistry;
   /** Span export, when OTEL_* asks for it; the engine shuts it down when it closes. */
   readonly tracing?: Tracing;
+  /** Where the ERP drift seen live is kept with its date (drift.json), for `adapter-engine test`; not kept without. */
+  readonly stateDir?: string;
+  /** Shadow candidates are skipped while the process's event loop is busier than this share (0..1); default DEFAULT_SHADOW_CPU_SHARE. */
+  readonly shadowMaxCpuShare?: number;
 }
+
+/** Candidates run only while the process uses less than half a CPU: the live answers come first. */
+export const DEFAULT_SHADOW_CPU_SHARE = 0.5;
 
 export interface Instance {
   readonly engine: Engine;
+  /** The shadow candidates served beside the live mappings, and their runs. */
+  readonly shadow: ShadowRunner;
   readonly server: http.Server | https.Server;
   /**
    * Reads the mapping files again and swaps in what loaded; logs and counts every outcome; never rejects.
@@ -82,20 +96,49 @@ function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetrics): vo
   for (const file of report.removed) log.info({ file }, 'mapping file removed; its routes are no longer served');
 }
 
+/** Learns the answer shapes of the mappings just loaded (their test files), and reads the shadow candidates again. */
+function watchChanges(source: MappingSource, loaded: readonly Mapping[], served: readonly Mapping[], drift: DriftWatch, shadow: ShadowRunner, log: Logger): void {
+  for (const mapping of loaded) drift.learned(mapping.name, shapesFromTests(mapping));
+  let load;
+  try {
+    load = source.loadCandidates(served.map((mapping) => mapping.name));
+  } catch (error) {
+    log.error({ err: error }, 'reading the shadow candidates failed; the candidates loaded before keep running');
+    return;
+  }
+  for (const problem of load.problems) log.error(problem);
+  const before = new Map(shadow.candidates.map((candidate) => [candidate.name, candidate]));
+  shadow.replace(load.candidates);
+  for (const candidate of load.candidates) if (before.get(candidate.name)?.file !== candidate.file || !before.has(candidate.name)) log.info({ mapping: candidate.name, file: candidate.file }, 'shadow candidate loaded: it runs on the live ERP answers of read requests');
+}
+
 export function startInstance(settings: InstanceSettings): Instance {
   const { source, log, metrics } = settings;
-  const { outbox } = settings;
-  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, tracing: settings.tracing });
+  const { outbox, stateDir } = settings;
+  const drift = createDriftWatch({
+    meter: metrics, log,
+    sighted: stateDir === undefined ? undefined : (sighting) => {
+      try {
+        keepDriftSeen(stateDir, sighting);
+      } catch (error) {
+        log.warn({ err: error, stateDir }, 'the ERP drift seen could not be kept in the state directory; adapter-engine test will not warn of it');
+      }
+    },
+  });
+  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, drift, tracing: settings.tracing });
+  const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE });
+  watchChanges(source, engine.mappings, engine.mappings, drift, shadow, log);
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
   for (const state of settings.initial.states) if (state.mapping) metrics.loaded(state.mapping.name);
-  const handler = createHttpApp(engine).callback();
+  const handler = createHttpApp(engine, { sent: (answer) => shadow.answered(answer) }).callback();
   const server = createListener(handler, settings.tls);
   // Requests with `Expect: 100-continue` go to the app unanswered: it sends 100 Continue once their credentials are accepted.
   server.on('checkContinue', handler);
   const tracker = trackRequests(server);
   return {
     engine,
+    shadow,
     server,
     async reload(options = {}) {
       if (options.certificates) reloadCertificates(server, settings.tls, log);
@@ -116,12 +159,15 @@ export function startInstance(settings: InstanceSettings): Instance {
       }
       for (const name of before) if (!report.mappings.some((mapping) => mapping.name === name)) metrics.removed(name);
       reportLoad(report, log, metrics);
+      watchChanges(source, report.attempts.flatMap((state) => (state.mapping && state.last.ok ? [state.mapping] : [])), engine.mappings, drift, shadow, log);
       return report;
     },
     readiness: () => readiness(engine, source.states(), settings.host, outbox),
     openapi: () => servedOpenApi(engine, engineVersion()),
     async stop(timeoutMs) {
       const result = await drain(server, tracker, { timeoutMs });
+      // Candidate runs under way finish before the journal they write to closes.
+      await shadow.idle();
       // Deliveries under way finish first (an event never stays claimed by a process that is gone for good).
       await engine.close();
       await outbox?.close();

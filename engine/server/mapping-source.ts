@@ -40,6 +40,13 @@ export interface LoadReport {
   readonly removed: readonly string[];
 }
 
+/** Shadow candidates: new versions of served mappings, from the `shadow/` folder beside the mapping files. */
+interface CandidateLoad {
+  readonly candidates: readonly Mapping[];
+  /** Files that did not load, or name no served mapping: `file  message`. */
+  readonly problems: readonly string[];
+}
+
 export interface MappingSource {
   /**
    * Compiles the files that changed since they were loaded, with the TLS files they name; `force`
@@ -50,6 +57,11 @@ export interface MappingSource {
    */
   load(options?: { readonly force?: boolean }): Promise<LoadReport>;
   states(): readonly MappingFileState[];
+  /**
+   * Reads the shadow candidates (every *.yaml of `shadow/` beside the mapping files) and keeps those
+   * whose mapping name is one of `served`; read at start and on each reload.
+   */
+  loadCandidates(served: readonly string[]): CandidateLoad;
   /** Whether the mappings come from a directory (each then served under /<name>). */
   readonly isDirectory: boolean;
   /** The directories to watch for changes, and whether a changed name there is one of ours. */
@@ -57,6 +69,14 @@ export interface MappingSource {
 }
 
 const MAPPING_EXTENSIONS = /\.ya?ml$/i;
+
+/** A mapping's tests may sit beside it in the served folder (`acme.test.yaml`): they are no mapping to serve. */
+function isMappingFileName(name: string): boolean {
+  return MAPPING_EXTENSIONS.test(name) && !name.startsWith('.') && !/\.test\.ya?ml$/i.test(name);
+}
+
+/** The folder of shadow candidates, beside the served mapping files. */
+export const SHADOW_DIR = 'shadow';
 
 function shown(filePath: string): string {
   const relative = path.relative(process.cwd(), filePath);
@@ -112,7 +132,7 @@ export function createMappingSource(paths: readonly string[], env: NodeJS.Proces
 
   const listFiles = (): string[] => {
     if (!directory) return files ?? [];
-    return fs.readdirSync(directory).filter((name) => MAPPING_EXTENSIONS.test(name) && !name.startsWith('.')).sort().map((name) => path.join(directory, name));
+    return fs.readdirSync(directory).filter(isMappingFileName).sort().map((name) => path.join(directory, name));
   };
 
   /** `text`: the file as read just before (a change in between only makes the next reload compile it again). */
@@ -180,5 +200,22 @@ export function createMappingSource(paths: readonly string[], env: NodeJS.Proces
       return next;
     },
     states: () => [...states.values()],
+    loadCandidates(served) {
+      const folders = [...new Set(directory ? [directory] : (files ?? []).map((file) => path.dirname(file)))].map((dir) => path.join(dir, SHADOW_DIR));
+      const candidates: Mapping[] = [];
+      const problems: string[] = [];
+      for (const folder of folders) {
+        const names = fs.existsSync(folder) ? fs.readdirSync(folder).filter(isMappingFileName).sort() : [];
+        for (const name of names) {
+          const file = shown(path.join(folder, name));
+          const result = checkMappingFile(path.join(folder, name), { env, displayName: file });
+          if (!result.mapping) problems.push(...result.issues.filter((issue) => issue.severity === 'error').map(formatIssue));
+          else if (!served.includes(result.mapping.name)) problems.push(`${file}  the candidate's mapping name "${result.mapping.name}" is not served here; a candidate shadows the served mapping of the same name`);
+          else if (candidates.some((candidate) => candidate.name === result.mapping?.name)) problems.push(`${file}  another candidate shadows "${result.mapping.name}" already; keep one per mapping`);
+          else candidates.push(result.mapping);
+        }
+      }
+      return { candidates, problems };
+    },
   };
 }

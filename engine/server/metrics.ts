@@ -51,6 +51,9 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
   const reloads = new Counter({ name: 'adapter_mapping_reloads_total', help: 'Mapping loads after start (SIGHUP, --watch), by outcome (ok, failed).', labelNames: ['mapping', 'outcome'], registers, aggregator: 'max' });
   const lastReload = new Gauge({ name: 'adapter_mapping_last_reload_ok', help: '1 when the last load of the mapping file succeeded, 0 when it failed and the last good mapping is still served.', labelNames: ['mapping'], registers, aggregator: 'min' });
   const outboxSettled = new Counter({ name: 'adapter_outbox_deliveries_total', help: 'Outbox delivery attempts by kind (event: the platform\'s, to the ERP; push: the ERP\'s, to the platform; operation is then the push\'s name) and how they ended: delivered, retry (the receiver could not take it now), dead (not retried any more).', labelNames: ['mapping', 'kind', 'operation', 'outcome'], registers });
+  const drift = new Counter({ name: 'adapter_erp_drift_total', help: 'Live ERP answers that departed from the shape of the recorded answers in the mapping\'s tests, by call and kind (missing, type, list-became-object); the request is answered as usual.', labelNames: ['mapping', 'call', 'kind'], registers });
+  const shadow = new Counter({ name: 'adapter_shadow_requests_total', help: 'Read requests a shadow candidate mapping ran on the live ERP answers: its answer the same as the live one, different, or failed (it needed an answer that was not recorded, or faulted).', labelNames: ['mapping', 'operation', 'outcome'], registers });
+  const shadowSkipped = new Counter({ name: 'adapter_shadow_skipped_total', help: 'Read requests a shadow candidate did not run on because the process was busier than --shadow-max-cpu-share (or its queue was full).', labelNames: ['mapping', 'operation'], registers });
   let outboxStats: (() => Promise<OutboxStats>) | undefined;
   // One series per kind: event (the platform's events, to the ERP) and push (the ERP's pushes, to the platform).
   const outboxGauge = (name: string, help: string, read: (stats: KindStats) => number) => new Gauge({
@@ -123,6 +126,13 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     },
     watchOutbox(stats) {
       outboxStats = stats;
+    },
+    drift({ mapping, call, kind }) {
+      drift.inc({ mapping, call, kind });
+    },
+    shadow({ mapping, operation, outcome }) {
+      if (outcome === 'skipped') shadowSkipped.inc({ mapping, operation });
+      else shadow.inc({ mapping, operation, outcome });
     },
     outboxSettled({ mapping, kind, operation, verdict }) {
       outboxSettled.inc({ mapping, kind, operation, outcome: verdict });

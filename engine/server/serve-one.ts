@@ -1,3 +1,4 @@
+import { shadowReport } from '../shadow/report';
 import { startAdminListener, type AdminListener } from './admin-listener';
 import { listenOn, startInstance } from './instance';
 import { createMetrics } from './metrics';
@@ -20,7 +21,7 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   const metrics = createMetrics();
   const { outbox, journal } = await openState(settings, log);
   const tracing = await tracingFromEnv(process.env, log);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, tracing });
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, stateDir: settings.outbox.stateDir, shadowMaxCpuShare: settings.shadowMaxCpuShare, tracing });
   const removeGuards = installProcessGuards(instance.engine, log);
   // Before the first "listening" line (see onSignals); they stay installed while draining: a second Ctrl-C must not kill the requests in flight.
   const signals = onSignals(() => void instance.reload({ force: true, certificates: true }));
@@ -35,6 +36,7 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
       openapi: () => instance.openapi(),
       requests: (filter) => journal.list(filter),
       request: (id) => instance.engine.describeRequest(id),
+      shadow: (filter) => shadowReport(instance.shadow.candidates.map((candidate) => ({ mapping: candidate.name, file: candidate.file })), filter, (asked) => journal.list(asked), (id) => instance.engine.describeRequest(id)),
       studio: studioMiddleware({
         sources: servedStudioSources({ files: () => settings.source.states(), requests: (filter) => journal.list(filter), request: (id) => instance.engine.describeRequest(id), outbox, wake: () => instance.engine.deliverer?.wake() }),
         settle: settings.admin?.studioWrite === true,

@@ -69,8 +69,8 @@ function pathText(path: readonly (string | number)[]): string {
   }).join('')}`;
 }
 
-/** Field-level differences of two JSON values; a value that is not an object or list differs as a whole. */
-function fieldChanges(old: unknown, now: unknown, prefix: readonly (string | number)[] = []): FieldChange[] {
+/** Field-level differences of two JSON values; a value that is not an object or list differs as a whole. (The shadow report's too.) */
+export function fieldChanges(old: unknown, now: unknown, prefix: readonly (string | number)[] = []): FieldChange[] {
   const bothContainers = typeof old === 'object' && old !== null && typeof now === 'object' && now !== null && Array.isArray(old) === Array.isArray(now);
   if (!bothContainers) return Object.is(old, now) ? [] : [{ path: pathText(prefix), old, new: now }];
   return diff(old as Record<string, unknown>, now as Record<string, unknown>).map((change) => {

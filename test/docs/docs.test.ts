@@ -166,5 +166,5 @@ describe('documentation', () => {
       expect(guide, command).toContain(command);
       for (const [option] of (await help([command])).matchAll(/--[a-z][a-z-]+/g)) if (option !== '--help') expect(guide, `${command} ${option}`).toContain(option);
     }
-  }, 60_000); // a Node process per command (eleven with diff), slow on a busy machine
+  }, 60_000); // a Node process per command (twelve with diff and shadow), slow on a busy machine
 });

@@ -1,0 +1,84 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngine, type Engine } from '../core/engine';
+import { createJournal } from '../journal/journal';
+import { silentLogger } from '../log';
+import { NO_METER, type Meter } from '../metrics/meter';
+import { mappingFromText } from '../../test/support/engine';
+import { createShadowRunner } from './runner';
+
+/**
+ * The shadow runner beside an engine in one process, against a stand-in ERP on 127.0.0.1: which
+ * answers a candidate runs on (reads only, with a journal) and what it counts.
+ */
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+const mapping = (number: string) => `version: 1
+name: acme
+system:
+  baseUrl: \${ERP_URL}
+operations:
+  GetWorkOrderByCode:
+    calls:
+      - name: order
+        method: GET
+        path: /orders/{input.Code}
+    output: '{ "number": ${number}, "dueDate": "2026-12-01T00:00:00Z", "requests": [] }'
+  CancelWorkOrderRequest:
+    calls:
+      - name: cancel
+        method: POST
+        path: /orders/{input.workOrderNumber}/cancellation
+`;
+
+async function erp(): Promise<{ url: string; count: () => number }> {
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    count += 1;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ no: 'SO-1' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, count: () => count };
+}
+
+function counted(): { meter: Meter; outcomes: string[] } {
+  const outcomes: string[] = [];
+  return { meter: { ...NO_METER, shadow: ({ operation, outcome }) => outcomes.push(`${operation} ${outcome}`) }, outcomes };
+}
+
+async function served(journalSize: number) {
+  const stand = await erp();
+  const env = { ERP_URL: stand.url };
+  const engine: Engine = createEngine({ mappings: [mappingFromText(mapping('calls.order.body.no'), env)], journal: createJournal({ size: journalSize }) });
+  closers.push(() => engine.close());
+  const { meter, outcomes } = counted();
+  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1 });
+  runner.replace([mappingFromText(mapping('calls.order.body.no & "-B"'), env)]);
+  return { engine, runner, outcomes, stand };
+}
+
+describe('the shadow runner', () => {
+  it('runs the candidate on read requests only, without calling the ERP, and keeps the difference in the journal', async () => {
+    const { engine, runner, outcomes, stand } = await served(100);
+    runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } }));
+    runner.answered(await engine.handle({ method: 'POST', path: '/WorkOrders/CancelWorkOrderRequest', body: { workOrderNumber: 'SO-1' } }));
+    await runner.idle();
+    expect(outcomes).toEqual(['GetWorkOrderByCode different']);
+    expect(stand.count()).toBe(2);
+    const [kept] = await engine.journal.list({ mapping: 'acme~shadow' });
+    expect((await engine.journal.get(kept.id))?.shadow?.differences).toEqual([{ path: '$.data.number', old: 'SO-1', new: 'SO-1-B' }]);
+  });
+
+  it('counts a read it cannot replay as failed when the journal keeps no trace of the ERP answers', async () => {
+    const { engine, runner, outcomes } = await served(0);
+    runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } }));
+    await runner.idle();
+    expect(outcomes).toEqual(['GetWorkOrderByCode failed']);
+  });
+});

@@ -1,0 +1,165 @@
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import type { Envelope } from '../contract/envelope';
+import type { RouteSpec } from '../contract/routes';
+import { createSchemaRegistry } from '../contract/schema-registry';
+import type { EngineAnswer } from '../core/stage';
+import type { Journal } from '../journal/journal';
+import type { JournalEntry, ShadowRun } from '../journal/journal-entry';
+import { silentLogger, type Logger } from '../log';
+import type { Mapping } from '../mapping/model';
+import type { Meter } from '../metrics/meter';
+import { createAnsweringClient } from '../testing/answers';
+import { inputOf, testCaseOf } from '../testing/recorded-case';
+import { fieldChanges, type FieldChange } from '../testing/replay';
+import { maskerOf, runCase, type CaseRun } from '../testing/run-case';
+import { turnEventLoop } from '../time-slices';
+import { shadowKey } from './report';
+
+/**
+ * A shadow candidate: a new version of a served mapping that runs beside the live one. After the live
+ * answer of a read request (GET routes, reports, export values, file parsing) is sent, the candidate
+ * runs on the ERP answers the live mapping received, recorded in its trace, as a mapping test runs on
+ * recorded answers: it sends nothing to the ERP, and a call the live run did not make fails it. Its
+ * envelope is compared with the live one: same, different (kept in the journal under `<name>~shadow`
+ * with the field-level difference) or failed. Candidates run one at a time, each in its own turns of
+ * the event loop, and not at all while the process is busier than `maxCpuShare`.
+ */
+export interface ShadowRunner {
+  /** The candidates by the name of the mapping they shadow; a reload replaces them. */
+  replace(candidates: readonly Mapping[]): void;
+  readonly candidates: readonly Mapping[];
+  /** A live answer was sent: queue its candidate run, when there is a candidate and the request is a read. */
+  answered(answer: EngineAnswer): void;
+  /** Resolves when every queued run has finished (tests, the bench, a graceful stop). */
+  idle(): Promise<void>;
+}
+
+export interface ShadowSettings {
+  readonly journal: Journal;
+  readonly meter: Meter;
+  readonly log: Logger;
+  /** Share of one CPU (event-loop utilisation, 0..1) above which candidates are skipped. */
+  readonly maxCpuShare: number;
+}
+
+/** Operations that only read, besides the GET routes: the candidate never runs a write or an event. */
+const READ_POSTS = new Set(['GetReport', 'GetExportValues', 'ParseWorkOrderFile', 'ParseItemFile']);
+
+function isRead(route: RouteSpec): boolean {
+  return route.method === 'GET' || READ_POSTS.has(route.operationId);
+}
+
+const DIFFERENCE_LIMIT = 50;
+
+/** Runs waiting beyond this are skipped: under a burst the queue must not hold every request's answers. */
+const QUEUE_LIMIT = 64;
+
+/** How often the process's busyness is measured; between two measurements the last one stands. */
+const BUSY_WINDOW_MS = 1000;
+
+function busyMeter(): () => number {
+  let since: EventLoopUtilization = performance.eventLoopUtilization();
+  let at = performance.now();
+  let share = 0;
+  return () => {
+    if (performance.now() - at >= BUSY_WINDOW_MS) {
+      const now = performance.eventLoopUtilization();
+      share = performance.eventLoopUtilization(now, since).utilization;
+      since = now;
+      at = performance.now();
+    }
+    return share;
+  };
+}
+
+interface Job {
+  readonly candidate: Mapping;
+  readonly live: Mapping;
+  readonly route: RouteSpec;
+  readonly answer: EngineAnswer & { readonly entry: JournalEntry; readonly envelope: Envelope };
+}
+
+export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
+  const { journal, meter, log } = settings;
+  const schemas = createSchemaRegistry();
+  const busy = busyMeter();
+  let byName = new Map<string, Mapping>();
+  const queue: Job[] = [];
+  let running: Promise<void> | undefined;
+
+  async function drain(): Promise<void> {
+    for (let job = queue.shift(); job; job = queue.shift()) {
+      // Each run starts in a turn of its own, after the sockets waiting (other requests' answers).
+      await turnEventLoop();
+      await runOne(job, journal, meter, log, schemas).catch((error: unknown) => log.error({ err: error }, 'a shadow run failed'));
+    }
+    running = undefined;
+  }
+
+  return {
+    replace(candidates) {
+      byName = new Map(candidates.map((candidate) => [candidate.name, candidate]));
+    },
+    get candidates() {
+      return [...byName.values()];
+    },
+    answered(answer) {
+      const { mapping, route, entry, envelope } = answer;
+      const candidate = mapping && byName.get(mapping.name);
+      if (!candidate || !mapping || !route || !isRead(route) || !envelope) return;
+      const operation = route.operationId;
+      // Without a journal entry there is no trace of the ERP's answers to replay (--journal-size 0).
+      if (!entry) return meter.shadow({ mapping: mapping.name, operation, outcome: 'failed' });
+      if (busy() > settings.maxCpuShare || queue.length >= QUEUE_LIMIT) return meter.shadow({ mapping: mapping.name, operation, outcome: 'skipped' });
+      queue.push({ candidate, live: mapping, route, answer: { ...answer, entry, envelope } });
+      running ??= drain();
+    },
+    idle: async () => {
+      while (running) await running;
+    },
+  };
+}
+
+async function runOne(job: Job, journal: Journal, meter: Meter, log: Logger, schemas: ReturnType<typeof createSchemaRegistry>): Promise<void> {
+  const { candidate, live, route, answer } = job;
+  const operation = route.operationId;
+  const started = performance.now();
+  const liveEnvelope = maskerOf(live).deep(answer.envelope) as Envelope;
+  const ran = testCaseOf({ route, input: inputOf(answer.entry, route), steps: answer.steps ?? [], resultName: answer.entry.result, envelope: answer.envelope }, 'shadow');
+  let run: CaseRun | undefined;
+  let reason: string | undefined;
+  if ('problem' in ran) reason = ran.problem;
+  else {
+    const client = createAnsweringClient({ answers: 'answers' in ran ? ran.answers : undefined });
+    try {
+      // Silent: the candidate's request lines would read as live requests in the server's log.
+      run = await runCase(candidate, route, ran.input, client, maskerOf(candidate), { schemas, log: silentLogger });
+      if (client.unanswered.length > 0) reason = `the candidate makes a call the live mapping did not make, so no ERP answer of it was recorded: ${client.unanswered.join(', ')}`;
+    } catch (error) {
+      reason = `the candidate faulted: ${(error as Error).message}`;
+    }
+  }
+  // A changed list of 5,000 orders says enough with its first 50 differences.
+  const differences: FieldChange[] = run ? fieldChanges(liveEnvelope, run.envelope).slice(0, DIFFERENCE_LIMIT) : [];
+  const outcome = reason !== undefined ? 'failed' : differences.length > 0 ? 'different' : 'same';
+  meter.shadow({ mapping: live.name, operation, outcome });
+  if (outcome === 'same') return;
+  const shadow: ShadowRun = { live: answer.entry.id, outcome, liveResult: answer.entry.result, differences, ...(reason === undefined ? {} : { reason }) };
+  const entry: JournalEntry = {
+    ...answer.entry,
+    id: `${answer.entry.id}.shadow`,
+    at: new Date().toISOString(),
+    mapping: shadowKey(live.name),
+    file: candidate.file,
+    steps: run?.steps ?? [],
+    rulesMatched: [],
+    result: run?.resultName ?? 'NotRun',
+    success: run?.envelope.isResultSuccess ?? false,
+    failure: run?.failure,
+    envelope: run?.envelope,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    shadow,
+  };
+  journal.add(entry, maskerOf(candidate));
+  log.debug({ mapping: live.name, operation, outcome, live: answer.entry.id }, 'shadow candidate answered otherwise');
+}

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ADMIN_AUTH, runCli, startServe, stoppedAfterEach, tempDir, writeFile } from '../cli/cli-process';
+import { ordersMapping, seriesValue, startOrdersErp } from './stand-in-erp';
+
+/**
+ * A shadow candidate beside a live mapping, on the real binary against a real stand-in ERP: under load
+ * the platform gets the live answers, unchanged; the candidate runs on the ERP answers the live mapping
+ * got (the ERP sees no call of its own), its differences are counted, kept in the journal and listed by
+ * `shadow report` with the field that differs; `shadow promote` and `shadow rollback` switch over on a
+ * reload.
+ */
+const { running, cleanups } = stoppedAfterEach(afterEach);
+
+// The candidate adds a suffix to orders of quantity 9, and for codes starting with X asks the ERP a call the live mapping never makes.
+const CANDIDATE = ordersMapping(`calls.order.body.qty = 9 ? calls.order.body.no & "-B" : calls.order.body.no`, `      - name: history
+        method: GET
+        path: /orders/{input.Code}/history
+        when: $substring(input.Code, 0, 1) = 'X'
+`);
+
+async function servedWithCandidate() {
+  const erp = await startOrdersErp();
+  cleanups.push(() => erp.close());
+  const dir = tempDir();
+  writeFile(dir, 'acme.yaml', ordersMapping());
+  fs.mkdirSync(path.join(dir, 'shadow'));
+  writeFile(path.join(dir, 'shadow'), 'acme.yaml', CANDIDATE);
+  const serving = await startServe(['--admin-port', '0', '--shadow-max-cpu-share', '1', dir], { ERP_URL: erp.url });
+  running.push(serving);
+  return { erp, dir, serving, admin: serving.adminUrl as string, base: serving.urls[0] };
+}
+
+async function metrics(admin: string): Promise<string> {
+  return (await fetch(`${admin}/metrics`, { headers: ADMIN_AUTH })).text();
+}
+
+const series = (outcome: string) => `adapter_shadow_requests_total{mapping="acme",operation="GetWorkOrderByCode",outcome="${outcome}"}`;
+
+async function untilCounted(admin: string, total: number): Promise<string> {
+  const counted = (text: string) => ['same', 'different', 'failed'].reduce((sum, outcome) => sum + seriesValue(text, series(outcome)), 0);
+  await expect.poll(async () => counted(await metrics(admin)), { timeout: 60_000, interval: 200 }).toBe(total);
+  return metrics(admin);
+}
+
+describe('a shadow candidate', () => {
+  it('runs on the live ERP answers under load, leaves the live answers alone, and reports its differences', async () => {
+    const { erp, admin, base } = await servedWithCandidate();
+    // 60 codes: 40 the candidate answers alike, 15 (ending in 9) otherwise, 5 (X…) with a call it has no answer for.
+    const codes = Array.from({ length: 60 }, (_, index) => (index < 5 ? `X-${index}0` : `SO-${index}${index % 4 === 0 ? '9' : '1'}`));
+    const answers: { code: string; number: unknown }[] = [];
+    for (let start = 0; start < codes.length; start += 10) {
+      answers.push(...await Promise.all(codes.slice(start, start + 10).map(async (code) => {
+        const envelope = await (await fetch(`${base}/WorkOrders/Code?Code=${code}`)).json() as { data: { number: unknown } };
+        return { code, number: envelope.data.number };
+      })));
+    }
+    // The platform got the live mapping's answers, every one.
+    expect(answers.every(({ code, number }) => code === number)).toBe(true);
+    const text = await untilCounted(admin, 60);
+    const different = codes.filter((code) => !code.startsWith('X') && code.endsWith('9')).length;
+    expect(seriesValue(text, series('different'))).toBe(different);
+    expect(seriesValue(text, series('failed'))).toBe(5);
+    expect(seriesValue(text, series('same'))).toBe(60 - 5 - different);
+    // The candidate asked the ERP nothing: one call per platform request, the live mapping's.
+    expect(erp.count()).toBe(60);
+
+    const report = await runCli(['shadow', 'report', '--admin', admin, '--json', '--limit', '100']);
+    expect(report.code, report.stderr).toBe(0);
+    const { candidates, runs } = JSON.parse(report.stdout) as { candidates: { mapping: string }[]; runs: { operation: string; path: string; run: { outcome: string; reason?: string; differences: { path: string; old: unknown; new: unknown }[] } }[] };
+    expect(candidates).toEqual([expect.objectContaining({ mapping: 'acme' })]);
+    expect(runs).toHaveLength(different + 5);
+    const changed = runs.find((run) => run.path === '/acme/WorkOrders/Code?Code=SO-89');
+    expect(changed?.run).toEqual(expect.objectContaining({ outcome: 'different', differences: [{ path: '$.data.number', old: 'SO-89', new: 'SO-89-B' }] }));
+    const failed = runs.find((run) => run.path === '/acme/WorkOrders/Code?Code=X-00');
+    expect(failed?.run.outcome).toBe('failed');
+    expect(failed?.run.reason).toContain('history');
+    const table = await runCli(['shadow', 'report', '--admin', admin, '--limit', '100']);
+    expect(table.code).toBe(1);
+    expect(table.stdout).toContain('$.data.number  "SO-89" → "SO-89-B"');
+    // The live requests are listed apart from the candidate's runs.
+    const live = await runCli(['requests', '--admin', admin, '--mapping', 'acme', '--limit', '1000', '--json']);
+    expect((JSON.parse(live.stdout) as unknown[]).length).toBe(60);
+  }, 120_000);
+
+  it('is promoted on a reload, keeping the live version to roll back to', async () => {
+    const { dir, serving, base } = await servedWithCandidate();
+    const number = async () => ((await (await fetch(`${base}/WorkOrders/Code?Code=SO-9`)).json()) as { data: { number: string } }).data.number;
+    expect(await number()).toBe('SO-9');
+    const liveFile = path.join(dir, 'acme.yaml');
+    const promoted = await runCli(['shadow', 'promote', liveFile]);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'shadow', 'acme.yaml'))).toBe(false);
+    expect(fs.readFileSync(path.join(dir, 'shadow', 'previous', 'acme.yaml'), 'utf8')).toBe(ordersMapping());
+    serving.child.kill('SIGHUP');
+    await expect.poll(number, { timeout: 20_000 }).toBe('SO-9-B');
+
+    const rolledBack = await runCli(['shadow', 'rollback', liveFile]);
+    expect(rolledBack.code, rolledBack.stderr).toBe(0);
+    expect(fs.readFileSync(liveFile, 'utf8')).toBe(ordersMapping());
+    // The promoted version is the candidate again.
+    expect(fs.readFileSync(path.join(dir, 'shadow', 'acme.yaml'), 'utf8')).toBe(CANDIDATE);
+    serving.child.kill('SIGHUP');
+    await expect.poll(number, { timeout: 20_000 }).toBe('SO-9');
+  }, 120_000);
+});
