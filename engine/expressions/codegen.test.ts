@@ -66,7 +66,7 @@ describe('generated code', () => {
     const rest = outsideLiterals(code);
     for (const fragment of ['__codegenRan', '${', '*/', '/*', '__proto__', 'constructor', '`', "'", 'script']) expect([fragment, rest.includes(fragment)]).toEqual([fragment, false]);
     // Every identifier outside the literals is the compiler's: a helper, a name it made, or JavaScript's.
-    const own = new Set([...HELPER_NAMES, 'h', 'K', 'C', 'input', 'frame', 'run', 'v', 'items', 'r', 'x', 'o', 'first', 'vars', 'lookup', 'ticks', 'push', 'outerWrapper',
+    const own = new Set([...HELPER_NAMES, 'h', 'K', 'C', 'input', 'frame', 'run', 'v', 'items', 'r', 'x', 'o', 'first', 'vars', 'lookup', 'ticks', 'push', 'outerWrapper', 't', 'typeof', '_jsonata_function', '_jsonata_lambda',
       'Array', 'isArray', 'const', 'let', 'function', 'return', 'if', 'new', 'undefined', 'true', 'false', 'null', 'length']);
     const strangers = (rest.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((name) => !own.has(name) && !/^[abfpsS]\d+$/.test(name));
     expect(strangers).toEqual([]);
@@ -109,4 +109,39 @@ describe('a process that disallows code generation from strings', () => {
       stats: { fast: 1, fallback: 0, interpreter: 0 },
     });
   });
+});
+
+describe('inline field reads', () => {
+  /** Owners whose fields the quick read must not answer for: inherited, `__proto__`, null prototype, a class's. */
+  function owners(): Record<string, unknown> {
+    const inherited = Object.create({ a: 'inherited', toString: 'inherited too' }) as Record<string, unknown>;
+    inherited.b = 'own';
+    const bare = Object.create(null) as Record<string, unknown>;
+    bare.a = 'bare';
+    bare.__proto__ = 'bare proto';
+    class Point { constructor(readonly a: number) {} }
+    return {
+      inherited, bare, point: new Point(3), json: JSON.parse('{ "__proto__": { "a": "from json" }, "a": [1, [2, 3]], "toString": 4 }') as unknown,
+      plain: { a: 1, constructor: 'own constructor' }, list: [{ a: 1 }, { a: [2, 3] }, 5, null, { b: 1 }], nothing: null, text: 'a',
+      flagged: { _jsonata_lambda: true, a: 'hidden' },
+    };
+  }
+
+  it.each([
+    'inherited.a', 'inherited.b', 'inherited.toString', 'bare.a', 'bare.__proto__', 'point.a', 'json.__proto__.a', 'json.a', 'json.toString',
+    'plain.constructor', 'plain.toString', 'plain.__proto__', 'list.a', 'nothing.a', 'text.a', 'flagged.a', '[list.a]', '($f := function($x) { $x.a }; $f(plain))',
+    '($f := function($x) { $x }; $f.body)',
+  ])('%s answers as the interpreter and the closures do', async (source) => {
+    const interpreted = await answerOf(compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { fastPath: false }), owners());
+    expect(await answerOf(compileExpression(source), owners())).toEqual(interpreted);
+    expect(await answerOf(compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { codegen: false }), owners())).toEqual(interpreted);
+  });
+
+  async function answerOf(expression: CompiledExpression, input: unknown): Promise<unknown> {
+    try {
+      return { json: JSON.stringify(await expression.evaluate(input)) };
+    } catch (error) {
+      return { error: (error as { code?: string }).code };
+    }
+  }
 });

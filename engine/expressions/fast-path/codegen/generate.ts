@@ -1,5 +1,5 @@
 import type { AstNode } from '../subset';
-import { numberLiteral, plainLiteral, textLiteral } from './literals';
+import { fieldRead, numberLiteral, plainLiteral, textLiteral } from './literals';
 import { arrayFunction, blockFunction, objectFunction, pathFunction } from './structures';
 import type { Unit, Writer } from './unit';
 
@@ -16,10 +16,7 @@ function expression(node: AstNode, unit: Unit, input = 'input'): string {
     case 'string': return textLiteral(node.value as string);
     case 'number': return numberLiteral(node.value as number) ?? unit.constant(node.value);
     case 'value': return plainLiteral(node.value) ?? unit.constant(node.value);
-    case 'name': {
-      const key = textLiteral(node.value as string);
-      return `finish(Array.isArray(${input}) ? lookup(run, ${input}, ${key}) : fieldOf(${input}, ${key}), false)`;
-    }
+    case 'name': return fieldRead(input, node.value as string);
     case 'variable':
       if (node.value === '') return `finish(${input} && ${input}.outerWrapper ? ${input}[0] : ${input}, false)`;
       return `finish(frame.lookup(${textLiteral(node.value as string)}), false)`;

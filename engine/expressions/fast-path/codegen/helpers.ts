@@ -64,6 +64,22 @@ function appendItem(run: Run, result: unknown[], value: unknown): void {
   for (let index = 0; index < value.length; index++) result[result.length] = value[index];
 }
 
+/**
+ * The rest of an inline field read (literals.ts's fieldRead) when the quick answer does not hold: the
+ * owner is not a plain object, the field is inherited, or the owner is a function value. fieldOf decides.
+ */
+function slowField(input: unknown, key: string): unknown {
+  return finish(fieldOf(input, key), false);
+}
+
+/** A JSON value's or an object constructor's prototype: such an owner is never a FastLambda nor a Thunk. */
+function plainOwner(input: object): boolean {
+  const prototype = Object.getPrototypeOf(input) as unknown;
+  return prototype === Object.prototype || prototype === null;
+}
+
+const hasOwn = Object.hasOwn;
+
 function markCons(result: unknown[]): unknown[] {
   Object.defineProperty(result, 'cons', { enumerable: false, configurable: false, value: true });
   return result;
@@ -78,7 +94,7 @@ function emptyObject(): Record<string, unknown> {
 
 export const HELPERS = Object.freeze({
   FALLBACK, Frame, FastLambda, Thunk, CallSiteSignature, apply, applyBuiltin, appendItem, binary, boolize, checkClock, checkText, createSequence,
-  emptyObject, fastFunction, fieldOf, finish, lastStepArray, lookup, markCons, needProcedure, negate, pathRest, resolveBuiltin, stepItems, toBoolean,
+  emptyObject, fastFunction, finish, hasOwn, lastStepArray, lookup, markCons, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, toBoolean,
 });
 
 export type Helpers = typeof HELPERS;

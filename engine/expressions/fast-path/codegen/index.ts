@@ -24,7 +24,7 @@ type Factory = (h: Helpers, K: readonly unknown[], C: readonly Evaluator[]) => E
 function generateSource(root: AstNode, lambdaNames: ReadonlySet<string>): { readonly source: string; readonly unit: Unit } {
   const unit = new Unit(lambdaNames);
   const rootFunction = functionFor(root, unit);
-  const source = ["'use strict';", `const { ${HELPER_NAMES.join(', ')} } = h;`, ...unit.lines, `return ${rootFunction};`].join('\n');
+  const source = ["'use strict';", `const { ${HELPER_NAMES.join(', ')} } = h;`, 'let t;', ...unit.lines, `return ${rootFunction};`].join('\n');
   return { source, unit };
 }
 

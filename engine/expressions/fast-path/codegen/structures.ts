@@ -1,5 +1,5 @@
 import type { AstNode } from '../subset';
-import { textLiteral } from './literals';
+import { fieldRead, textLiteral } from './literals';
 import { TICK, type Unit, type Writer } from './unit';
 
 /**
@@ -21,7 +21,7 @@ export function pathFunction(node: AstNode, unit: Unit, { expression, functionFo
       // While every step gives one value that is not an array, follow it (compilePath's first half).
       if (!firstIsVariable) body.push('if (!Array.isArray(input)) {');
       steps.forEach((step, index) => {
-        const value = step.type === 'name' ? `finish(fieldOf(v, ${textLiteral(step.value as string)}), false)` : expression(step, unit, 'v');
+        const value = step.type === 'name' ? fieldRead('v', step.value as string) : expression(step, unit, 'v');
         body.push(TICK, `v = ${value};`, 'if (v === undefined) return undefined;');
         if (index === last) body.push('return Array.isArray(v) ? finish(lastStepArray(run, v), false) : v;');
         else body.push(`if (Array.isArray(v)) { items = stepItems(run, v); return items === undefined ? undefined : pathRest(run, frame, ${stepFunctions}, items, ${index + 1}); }`);
