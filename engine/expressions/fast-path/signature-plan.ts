@@ -89,19 +89,31 @@ function learn(signature: Signature, codes: readonly number[], contextCode: numb
   return same ? 'same' : plan;
 }
 
+/** The parameters' part of a signature (`x-` of `<x-:s>`), undefined when it has no text. */
+function parameters(signature: Signature): string | undefined {
+  const definition = signature.definition;
+  if (typeof definition !== 'string') return undefined;
+  const colon = definition.lastIndexOf(':');
+  return (colon < 0 ? definition : definition.slice(0, colon)).slice(1);
+}
+
 /** True when a parameter checks the items of a list (`a<s>`): that check reads the values, not only their letters. */
 function checksListItems(signature: Signature): boolean {
-  const definition = signature.definition;
-  if (typeof definition !== 'string') return true;
-  const colon = definition.lastIndexOf(':');
-  return (colon < 0 ? definition : definition.slice(0, colon)).slice(1).includes('<');
+  return parameters(signature)?.includes('<') ?? true;
 }
+
+/** The context's letter of a call: without a `-` parameter the context is never put in, and is not looked at. */
+const UNUSED_CONTEXT = 4;
 
 /** The signature check of one call site. */
 export class CallSiteSignature {
   private signature: Signature | undefined;
   private plans = new Map<number, Plan>();
   private learning = true;
+  private usesContext = true;
+  /** The last combination's key and plan: a call site mostly sees one, and then skips the map. */
+  private lastKey = -1;
+  private lastPlan: Plan = 'validate';
 
   validate(signature: Signature, args: unknown[], context: unknown): unknown[] {
     if (signature !== this.signature) {
@@ -109,16 +121,21 @@ export class CallSiteSignature {
       this.signature = signature;
       this.plans = new Map();
       this.learning = !checksListItems(signature);
+      this.usesContext = parameters(signature)?.includes('-') ?? true;
+      this.lastKey = -1;
     }
     if (!this.learning || args.length > MAX_LEARNED_ARGUMENTS) return signature.validate(args, context);
-    let key = letter(context);
+    const contextCode = this.usesContext ? letter(context) : UNUSED_CONTEXT;
+    let key = contextCode;
     for (let index = 0; index < args.length; index++) key = key * 16 + letter(args[index]);
-    let plan = this.plans.get(key);
+    let plan = key === this.lastKey ? this.lastPlan : this.plans.get(key);
     if (plan === undefined) {
       if (this.plans.size >= MAX_PLANS) return signature.validate(args, context);
-      plan = learn(signature, args.map(letter), letter(context));
+      plan = learn(signature, args.map(letter), contextCode);
       this.plans.set(key, plan);
     }
+    this.lastKey = key;
+    this.lastPlan = plan;
     if (plan === 'validate') return signature.validate(args, context);
     if (plan === 'same') return args;
     const validated = new Array<unknown>(plan.length);
