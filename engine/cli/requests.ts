@@ -9,16 +9,12 @@ import { renderDryRun, renderPushRun } from './dry-run-render';
 import { out, table } from './output';
 import { inputOf, testCaseOf, withCase } from '../testing/recorded-case';
 import { usageError } from './usage';
-import { fetchAdmin, type AdminOptions } from './admin-client';
+import { errorOf, fetchAdmin, type AdminOptions } from './admin-client';
 
 /**
  * `adapter-engine requests`: the request journal of a running server, read from its admin listener.
  * `show` prints one request as `dry-run` does; `export --as-test` writes it as a mapping test case.
  */
-
-function errorOf(body: unknown): string {
-  return typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : JSON.stringify(body);
-}
 
 async function list(options: AdminOptions & JournalQuery): Promise<number> {
   const query = new URLSearchParams();
@@ -48,7 +44,7 @@ async function list(options: AdminOptions & JournalQuery): Promise<number> {
 
 async function entryFor(id: string, options: AdminOptions): Promise<{ entry: JournalEntry; route?: RouteSpec }> {
   const { status, body } = await fetchAdmin(options, `/requests/${encodeURIComponent(id)}`);
-  if (status === 404) usageError(errorOf(body));
+  if (status === 404 || status === 409) usageError(errorOf(body));
   if (status !== 200) throw new Error(`GET /requests/${id} answered ${status}: ${errorOf(body)}`);
   const entry = body as JournalEntry;
   if (entry.mode === 'push') return { entry };

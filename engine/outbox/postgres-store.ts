@@ -275,9 +275,16 @@ export async function openPostgresStore(database: PostgresDatabase, options: { s
       return rows.map(toEvent);
     },
 
-    async retry(id: string, now: number): Promise<boolean> {
-      return changed(`UPDATE ${T} SET status = 'pending', next_attempt_at = $1, settled_at = NULL, ${SETTLE}
-        WHERE id = $2 AND status = 'dead'`, [now, id]);
+    async retry(id: string, now: number): Promise<'dead' | 'pending' | undefined> {
+      if (await changed(`UPDATE ${T} SET status = 'pending', next_attempt_at = $1, settled_at = NULL, ${SETTLE}
+        WHERE id = $2 AND status = 'dead'`, [now, id])) return 'dead';
+      // Only the time: an attempt in flight keeps its lease, so the event is not sent twice at once.
+      return (await changed(`UPDATE ${T} SET next_attempt_at = $1 WHERE id = $2 AND status = 'pending'`, [now, id])) ? 'pending' : undefined;
+    },
+
+    async idsStartingWith(prefix: string, limit: number): Promise<string[]> {
+      const { rows } = await run<{ id: string }>(`SELECT id FROM ${T} WHERE left(id, $1) = $2 ORDER BY seq LIMIT $3`, [prefix.length, prefix, limit]);
+      return rows.map((row) => row.id);
     },
 
     async drop(id: string, reason: string, now: number): Promise<boolean> {

@@ -171,12 +171,15 @@ function prepareStatements(db: Database.Database) {
     lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
   const retryDead = db.prepare(`UPDATE events SET status = 'pending', next_attempt_at = ?, settled_at = NULL,
     lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'dead'`);
+  // Only the time: an attempt in flight keeps its lease, so the event is not sent twice at once.
+  const duePending = db.prepare(`UPDATE events SET next_attempt_at = ? WHERE id = ? AND status = 'pending'`);
+  const byPrefix = db.prepare<[number, string, number], { id: string }>(`SELECT id FROM events WHERE substr(id, 1, ?) = ? ORDER BY seq LIMIT ?`);
   const dropEvent = db.prepare(`UPDATE events SET status = 'dropped', drop_reason = ?, settled_at = ?,
     lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('pending', 'dead')`);
   const purgeSettled = db.prepare(`DELETE FROM events WHERE status IN ('delivered', 'dropped') AND settled_at < ?`);
   const counts = db.prepare<[], { kind: EventKind; status: EventStatus; n: number }>(`SELECT kind, status, COUNT(*) AS n FROM events GROUP BY kind, status`);
   const oldest = db.prepare<[], { kind: EventKind; at: number }>(`SELECT kind, MIN(accepted_at) AS at FROM events WHERE status = 'pending' GROUP BY kind`);
-  return { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, dropEvent, purgeSettled, counts, oldest };
+  return { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, duePending, byPrefix, dropEvent, purgeSettled, counts, oldest };
 }
 
 export function openSqliteStore(dir: string): OutboxStore {
@@ -187,7 +190,7 @@ export function openSqliteStore(dir: string): OutboxStore {
     migrate(opened, file);
   });
 
-  const { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, dropEvent, purgeSettled, counts, oldest } = prepareStatements(db);
+  const { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, duePending, byPrefix, dropEvent, purgeSettled, counts, oldest } = prepareStatements(db);
 
   const claim = db.transaction((options: ClaimOptions): StoredEvent[] => {
     const rows = due.all(options.now, options.now, options.limit);
@@ -311,8 +314,13 @@ export function openSqliteStore(dir: string): OutboxStore {
       return db.prepare<(string | number)[], EventRow>(sql).all(...params).map(toEvent);
     },
 
-    async retry(id: string, now: number): Promise<boolean> {
-      return retryDead.run(now, id).changes === 1;
+    async retry(id: string, now: number): Promise<'dead' | 'pending' | undefined> {
+      if (retryDead.run(now, id).changes === 1) return 'dead';
+      return duePending.run(now, id).changes === 1 ? 'pending' : undefined;
+    },
+
+    async idsStartingWith(prefix: string, limit: number): Promise<string[]> {
+      return byPrefix.all(prefix.length, prefix, limit).map((row) => row.id);
     },
 
     async drop(id: string, reason: string, now: number): Promise<boolean> {

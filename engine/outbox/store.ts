@@ -139,8 +139,13 @@ export interface OutboxStore {
   dead(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean>;
   get(id: string): Promise<StoredEvent | undefined>;
   list(filter: ListFilter): Promise<StoredEvent[]>;
-  /** A dead event becomes pending again, due now. False when it is not dead. */
-  retry(id: string, now: number): Promise<boolean>;
+  /**
+   * A dead event becomes pending again, due now; a pending one waiting for its next attempt is due now
+   * (after the attempt in flight, if one is). What the event was, or undefined when it was neither.
+   */
+  retry(id: string, now: number): Promise<'dead' | 'pending' | undefined>;
+  /** Ids that start with `prefix` (at most `limit`), for ids shortened as git's. */
+  idsStartingWith(prefix: string, limit: number): Promise<string[]>;
   /** A pending or dead event is given up, with the reason kept. False when it is neither. */
   drop(id: string, reason: string, now: number): Promise<boolean>;
   /**

@@ -13,8 +13,8 @@ export async function startAdminListener(settings: Pick<ServeSettings, 'admin' |
   if (!admin) return { close: async () => undefined };
   const server = createListener(createAdminApp(sources, admin.tokens).callback());
   const address = await listenOn(server, admin.port, admin.host);
-  if (admin.tokens.current().length === 0) settings.log.warn('no admin token is set (ADMIN_TOKENS, ADMIN_TOKENS_FILE): /metrics, /openapi.json, /requests and the details of /health/ready answer 401 to everyone');
-  settings.print(`admin endpoints on http://${admin.host.includes(':') ? `[${admin.host}]` : admin.host}:${address.port} (/health/live, /health/ready, /metrics, /openapi.json, /requests)`);
+  if (admin.tokens.current().length === 0) settings.log.warn('no admin token is set (ADMIN_TOKENS, ADMIN_TOKENS_FILE): /metrics, /openapi.json, /requests, /outbox and the details of /health/ready answer 401 to everyone');
+  settings.print(`admin endpoints on http://${admin.host.includes(':') ? `[${admin.host}]` : admin.host}:${address.port} (/health/live, /health/ready, /metrics, /openapi.json, /requests${sources.outbox ? ', /outbox' : ''})`);
   return {
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());

@@ -2,6 +2,7 @@ import { startAdminListener, type AdminListener } from './admin-listener';
 import { listenOn, startInstance } from './instance';
 import { createMetrics } from './metrics';
 import { openState } from '../state/state-store';
+import { storeSupport } from '../outbox/support';
 import { installProcessGuards } from './process-guards';
 import { listeningLines, type ServeSettings } from './settings';
 import { onSignals } from './signals';
@@ -29,6 +30,8 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
       openapi: () => instance.openapi(),
       requests: (filter) => journal.list(filter),
       request: (id) => instance.engine.describeRequest(id),
+      // A retried event goes out now, not at the next poll.
+      outbox: outbox && storeSupport(outbox, () => instance.engine.deliverer?.wake()),
     });
   } catch (error) {
     await instance.stop(0);
