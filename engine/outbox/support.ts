@@ -18,7 +18,7 @@ export type Answer<T> = T | SupportProblem;
 export const isProblem = <T>(answer: Answer<T>): answer is SupportProblem => typeof answer === 'object' && answer !== null && 'problem' in answer;
 
 /** What `retry` did: a dead event became pending, or a pending one (in backoff) was made due now. */
-export interface Retried {
+interface Retried {
   readonly id: string;
   readonly was: 'dead' | 'pending';
 }
@@ -38,7 +38,7 @@ const KINDS: readonly EventKind[] = ['event', 'push'];
 const SHORTEST_PREFIX = 4;
 
 /** The one event whose id is `given` or starts with it. */
-export async function resolveEventId(store: OutboxStore, given: string): Promise<Answer<string>> {
+async function resolveEventId(store: OutboxStore, given: string): Promise<Answer<string>> {
   if (!/^[A-Za-z0-9-]{1,64}$/.test(given)) return { problem: `"${given}" is no event id (ids are UUIDs, or their first characters)`, status: 400 };
   if (await store.get(given)) return given;
   if (given.length < SHORTEST_PREFIX) return { problem: `no event ${given}; a shortened id needs at least ${SHORTEST_PREFIX} characters`, status: 404 };
