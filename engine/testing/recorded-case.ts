@@ -8,7 +8,7 @@ import type { TraceStep } from '../trace/steps';
 import type { TransportErrorCode } from '../http/client';
 import { isSecretName } from '../mapping/mask';
 import type { RecordedAnswer } from './answers';
-import type { TestCase } from './test-file';
+import { testSchemaLine, type TestCase } from './test-file';
 
 /**
  * A request that ran against the ERP, written as a mapping test case (the format of `adapter-engine
@@ -94,7 +94,9 @@ export function withCase(existing: string | undefined, testCase: TestCase, testF
     return doc.toString({ lineWidth: 0 });
   }
   const reference = mappingReference(testFile, mappingFile);
-  return new Document({ ...(reference === undefined ? {} : { mapping: reference }), cases: [testCase] }).toString({ lineWidth: 0 });
+  const doc = new Document({ ...(reference === undefined ? {} : { mapping: reference }), cases: [testCase] });
+  doc.commentBefore = ` ${testSchemaLine(testFile).replace(/^# /, '')}`;
+  return doc.toString({ lineWidth: 0 });
 }
 
 /** Appends the case to the test file (created when missing). */
