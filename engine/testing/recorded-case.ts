@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Document, isMap, isSeq, parseDocument } from 'yaml';
+import { Document } from 'yaml';
+import { appendedCase } from './append-case';
 import type { Envelope } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
 import { isTruncated, type JournalEntry } from '../journal/journal-entry';
@@ -85,14 +86,7 @@ function mappingReference(testFile: string, mappingFile: string): string | undef
 
 /** The text of a test file holding `testCase`: appended to `existing` (kept as written, comments too), or a new file. */
 export function withCase(existing: string | undefined, testCase: TestCase, testFile: string, mappingFile: string): string {
-  if (existing !== undefined && existing.trim() !== '') {
-    const doc = parseDocument(existing);
-    if (doc.errors.length > 0) throw new Error(`${testFile} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
-    const cases = isMap(doc.contents) ? doc.contents.get('cases', true) : undefined;
-    if (!isSeq(cases)) throw new Error(`${testFile} has no "cases:" list to add to`);
-    cases.add(doc.createNode(testCase));
-    return doc.toString({ lineWidth: 0 });
-  }
+  if (existing !== undefined && existing.trim() !== '') return appendedCase(existing, testCase, testFile);
   const reference = mappingReference(testFile, mappingFile);
   const doc = new Document({ ...(reference === undefined ? {} : { mapping: reference }), cases: [testCase] });
   doc.commentBefore = ` ${testSchemaLine(testFile).replace(/^# /, '')}`;
