@@ -60,6 +60,8 @@ export type FailureKind = keyof typeof FAILURE_RESULTS;
 export interface Problem {
   readonly path: string;
   readonly message: string;
+  /** Where in the mapping the wrong value was made (file:line:col of the output's field), when known. */
+  readonly madeAt?: { readonly file: string; readonly line: number; readonly col: number };
 }
 
 /** What the ERP answered, when a failure comes from its answer: the outbox decides from it whether to retry. */
