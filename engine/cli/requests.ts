@@ -109,7 +109,9 @@ async function exportRequest(id: string, options: ExportOptions): Promise<number
   const { entry, route } = await entryFor(id, options);
   // A served push's platform calls run later, in the background: the journal holds no answers to replay.
   if (!route || !entry.envelope) return usageError(`request ${id} is a push (${entry.route}); its platform calls ran after its answer, so the journal has no answers to replay: write a push case (push:, input:, the platform's answers) in the mapping's tests instead`);
-  const testCase = testCaseOf({ route, input: inputOf(entry, route), steps: entry.steps, resultName: entry.result, envelope: entry.envelope }, `request ${entry.requestId} at ${entry.at} answered ${entry.result}`);
+  // An event stored in the outbox (one per request) is replayed with its delivery's answer.
+  const event = entry.events?.[0];
+  const testCase = testCaseOf({ route, input: inputOf(entry, route), steps: entry.steps, resultName: entry.result, envelope: entry.envelope, event }, `request ${entry.requestId} at ${entry.at} answered ${entry.result}${event ? `, its event ${event.status === 'pending' ? 'waiting for a retry' : event.status}` : ''}`);
   if ('problem' in testCase) usageError(`request ${id} cannot be exported: ${testCase.problem}`);
   const mappingFile = options.mappingFile ?? entry.file;
   if (!options.out) {

@@ -66,6 +66,8 @@ export interface Problem {
 
 /** What the ERP answered, when a failure comes from its answer: the outbox decides from it whether to retry. */
 export interface ErpAnswerSummary {
+  /** The call that got the answer. */
+  readonly call?: string;
   readonly status: number;
   /** Retry-After, in milliseconds, when the ERP sent one. */
   readonly retryAfterMs?: number;

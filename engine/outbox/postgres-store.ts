@@ -103,7 +103,7 @@ function toEvent(row: EventRow): StoredEvent {
   };
 }
 
-const outcomeJson = (o: AttemptOutcome) => JSON.stringify({ error: o.error, status: o.status, body: o.body });
+const outcomeJson = (o: AttemptOutcome) => JSON.stringify({ error: o.error, call: o.call, status: o.status, body: o.body });
 
 const COLUMNS = `seq, id, kind, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
   status, attempts, next_attempt_at, last, settled_at, drop_reason`;
@@ -236,9 +236,9 @@ export async function openPostgresStore(database: PostgresDatabase, options: { s
       }
     },
 
-    async delivered(id: string, owner: string, at: number): Promise<boolean> {
-      return changed(`UPDATE ${T} SET status = 'delivered', settled_at = $1, ${SETTLE}
-        WHERE id = $2 AND lease_owner = $3 AND status = 'pending'`, [at, id, owner]);
+    async delivered(id: string, owner: string, at: number, answer?: AttemptOutcome): Promise<boolean> {
+      return changed(`UPDATE ${T} SET status = 'delivered', settled_at = $1, last = COALESCE($4, last), ${SETTLE}
+        WHERE id = $2 AND lease_owner = $3 AND status = 'pending'`, [at, id, owner, answer ? outcomeJson(answer) : null]);
     },
 
     async retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean> {

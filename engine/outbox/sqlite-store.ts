@@ -93,7 +93,7 @@ function toEvent(row: EventRow): StoredEvent {
 }
 
 function outcomeJson(outcome: AttemptOutcome): string {
-  return JSON.stringify({ error: outcome.error, status: outcome.status, body: outcome.body });
+  return JSON.stringify({ error: outcome.error, call: outcome.call, status: outcome.status, body: outcome.body });
 }
 
 function migrate(db: Database.Database, file: string): void {
@@ -163,7 +163,7 @@ function prepareStatements(db: Database.Database) {
     WHERE e.status = 'pending' AND e.next_attempt_at <= ? AND (e.lease_until IS NULL OR e.lease_until < ?)
     ORDER BY e.seq LIMIT ?`);
   const lease = db.prepare(`UPDATE events SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 WHERE seq = ?`);
-  const settledDelivered = db.prepare(`UPDATE events SET status = 'delivered', settled_at = ?, lease_owner = NULL,
+  const settledDelivered = db.prepare(`UPDATE events SET status = 'delivered', settled_at = ?, last = COALESCE(?, last), lease_owner = NULL,
     lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
   const settledLater = db.prepare(`UPDATE events SET next_attempt_at = ?, last = ?, lease_owner = NULL,
     lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
@@ -279,8 +279,8 @@ export function openSqliteStore(dir: string): OutboxStore {
       return relaxed(() => claim.immediate(options));
     },
 
-    async delivered(id: string, owner: string, at: number): Promise<boolean> {
-      return relaxed(() => settledDelivered.run(at, id, owner).changes === 1);
+    async delivered(id: string, owner: string, at: number, answer?: AttemptOutcome): Promise<boolean> {
+      return relaxed(() => settledDelivered.run(at, answer ? outcomeJson(answer) : null, id, owner).changes === 1);
     },
 
     async retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean> {

@@ -4,7 +4,7 @@ import { Document } from 'yaml';
 import { appendedCase } from './append-case';
 import type { Envelope } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
-import { isTruncated, type JournalEntry } from '../journal/journal-entry';
+import { isTruncated, type EventState, type JournalEntry } from '../journal/journal-entry';
 import type { TraceStep } from '../trace/steps';
 import type { TransportErrorCode } from '../http/client';
 import { isSecretName } from '../mapping/mask';
@@ -23,6 +23,8 @@ export interface RanRequest {
   readonly steps: readonly TraceStep[];
   readonly resultName: string;
   readonly envelope: Envelope;
+  /** delivery: outbox: where the stored event stands, with the receiver's last answer; the case replays that delivery. */
+  readonly event?: EventState;
 }
 
 /** Headers that describe the connection, not the answer: a replay does not need them. */
@@ -51,6 +53,9 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
     };
     (answers[call] ??= []).push(answer);
   }
+  const delivery = ran.event && deliveryOf(ran.event);
+  if (delivery && 'problem' in delivery) return delivery;
+  if (delivery) answers[delivery.call] = [delivery.answer];
   if (isTruncated(ran.input)) return { problem: `the request body was larger than the journal keeps (${ran.input.truncated})` };
   const { envelope } = ran;
   if (isTruncated(envelope.data)) return { problem: `the answered data was larger than the journal keeps (${envelope.data.truncated})` };
@@ -63,8 +68,32 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
       result: ran.resultName,
       ...(envelope.data === undefined || envelope.data === null ? {} : { data: envelope.data }),
       ...(envelope.externalMessage === null ? {} : { externalMessage: envelope.externalMessage }),
+      ...(delivery ? { delivery: delivery.verdict } : {}),
     },
   };
+}
+
+const VERDICTS = { delivered: 'delivered', pending: 'retry', dead: 'dead' } as const;
+
+/** The delivery of a stored event as a case replays it: the receiver's last answer to its call, and what the delivery made of it. */
+function deliveryOf(event: EventState): { call: string; answer: RecordedAnswer; verdict: 'delivered' | 'retry' | 'dead' } | { problem: string } {
+  if (event.status === 'dropped' || event.status === 'gone') return { problem: `its event ${event.id} was ${event.status === 'gone' ? 'purged' : 'dropped'}: the outbox no longer says how its delivery went` };
+  const { last } = event;
+  if (!last?.call || last.status === undefined) {
+    const why = event.status === 'pending' && event.attempts === 0 ? 'it has not been tried yet' : `its last attempt got no answer (${last?.error ?? 'nothing recorded'})`;
+    return { problem: `its event ${event.id} has no answer of the external system to replay: ${why}` };
+  }
+  // The outbox keeps the first 2,000 characters of an answer (see run-call.ts bodyText).
+  if (last.body !== undefined && last.body.length > 2000 && last.body.endsWith('…')) return { problem: `the answer to its event ${event.id} was longer than the outbox keeps; record the case with "adapter-engine record" instead` };
+  let body: { body: unknown } | { text: string } | object = {};
+  if (last.body !== undefined) {
+    try {
+      body = { body: JSON.parse(last.body) as unknown };
+    } catch {
+      body = { text: last.body };
+    }
+  }
+  return { call: last.call, answer: { ...(last.status === 200 ? {} : { status: last.status }), ...body }, verdict: VERDICTS[event.status] };
 }
 
 /** The input of a journal entry as a test case gives it: where the route reads it from. */

@@ -112,6 +112,15 @@ describe('adapter-engine outbox --admin', () => {
     await eventually(() => erp.received.length === 1, 'SO-1 delivered after the retry', 100);
     expect(erp.received).toEqual(['{"docNo":"SO-1"}']);
 
+    // The dead event's request, exported with its delivery (the ERP's 422), replays as a passing case.
+    const [deadRequest] = JSON.parse((await runCli(['requests', '--admin', admin, '--contains', 'SO-BAD', '--json'])).stdout) as { id: string }[];
+    const testFile = path.join(dir, 'acme.test.yaml');
+    const exported = await runCli(['requests', 'export', deadRequest.id, '--as-test', '--out', testFile, '--admin', admin]);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(fs.readFileSync(testFile, 'utf8')).toMatch(/placement:\n +status: 422\n +body:\n +error: unknown order\n[\s\S]*delivery: dead/);
+    const replayed = await runCli(['test', testFile], { env: { ERP_URL: 'http://127.0.0.1:9' } });
+    expect(replayed.stdout).toContain('1 passed, 0 failed');
+
     const dropped = await runCli(['outbox', 'drop', dead.id.slice(0, 6), '--reason', 'entered by hand (ticket 4711)', '--admin', admin]);
     expect(dropped.code, dropped.stderr).toBe(0);
     expect(dropped.stdout).toContain(`${dead.id}: dropped ("entered by hand (ticket 4711)")`);
