@@ -128,4 +128,19 @@ describe('adapter-engine outbox --admin', () => {
     const direct = await runCli(['outbox', 'list', '--state-dir', stateDir, '--status', 'delivered,dropped', '--json']);
     expect((JSON.parse(direct.stdout) as Listed[]).map((e) => [e.orderingKey, e.status])).toEqual([['SO-1', 'delivered'], ['SO-BAD', 'dropped']]);
   }, 90_000);
+
+  it('with --workers, the primary answers /outbox from the store the workers share', async () => {
+    const erp = await startErp();
+    const dir = tempDir();
+    const serving = await startServe(['--workers', '2', '--admin-port', '0', '--state-dir', path.join(dir, 'state'), writeFile(dir, 'acme.yaml', MAPPING)], { ERP_URL: erp.url });
+    running.push(serving);
+    const placed = await fetch(`${serving.urls[0]}/WorkOrders/ForPutWall`, {
+      method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' },
+      body: JSON.stringify({ workOrderNumber: 'SO-7', itemNumber: 'A-1', completedAmount: 1, confirmedLocationName: 'B1', userEmail: 'u@example.com' }),
+    });
+    expect(placed.status).toBe(200);
+    const listed = await runCli(['outbox', 'list', '--admin', serving.adminUrl as string, '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as Listed[]).map((e) => e.orderingKey)).toEqual(['SO-7']);
+  }, 60_000);
 });
