@@ -30,7 +30,7 @@ const LAYERS = [
   ['testing', [...BELOW_CORE, 'core']],
   ['server', [...BELOW_CORE, 'core']],
   ['cli', [...BELOW_CORE, 'core', 'testing', 'server']],
-  ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'core', 'xml']],
+  ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'core', 'xml', 'testing']],
 ];
 const FOLDERS = LAYERS.map(([name]) => name);
 
