@@ -9,6 +9,8 @@ export interface LoadRun {
   readonly url: string;
   readonly method: 'GET' | 'POST';
   readonly body?: string;
+  /** Bodies each connection sends in turn instead of `body` (events of several work orders). */
+  readonly bodies?: readonly string[];
   readonly connections: number;
   /** Seconds; a run is bounded either by time or by a request count. */
   readonly durationS?: number;
@@ -43,7 +45,8 @@ process.once('message', (run: LoadRun) => {
     url: run.url,
     method: run.method,
     body: run.body,
-    headers: run.body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: run.body === undefined && run.bodies === undefined ? {} : { 'content-type': 'application/json' },
+    ...(run.bodies ? { requests: run.bodies.map((body) => ({ method: run.method, body })) } : {}),
     connections: run.connections,
     duration: run.durationS ?? 60,
     amount: run.amount,

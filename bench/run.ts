@@ -6,7 +6,9 @@ import type { CaseContext, CaseResult } from './cases/context';
 import { exportValuesCase } from './cases/export-values';
 import { fileIntakeCase } from './cases/file-intake';
 import { latencyCase } from './cases/latency';
+import { manyMappingsCase } from './cases/many-mappings';
 import { outboxCase } from './cases/outbox';
+import { replicasCase } from './cases/replicas';
 import { startupCase } from './cases/startup';
 import { throughputCase } from './cases/throughput';
 import { workersCase } from './cases/workers';
@@ -18,7 +20,7 @@ import { busyWarnings, compareReports, describeMachine, formatTable, type BenchR
  * The engine against the hand-written baseline, case by case, in one run; see docs/performance.md.
  */
 
-const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5,6,7] [--profile DIR]';
+const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5,6,7,8,9] [--profile DIR]';
 
 const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   1: throughputCase,
@@ -28,6 +30,8 @@ const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   5: workersCase,
   6: outboxCase,
   7: latencyCase,
+  8: manyMappingsCase,
+  9: replicasCase,
 };
 
 async function main(): Promise<number> {

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../engine/paths';
+import { writeMappingCopies } from '../lib/mapping-copies';
 import { startAdapter, timedRequest } from '../lib/processes';
 import { median, spread, type Row } from '../lib/report';
 import { CODE_LOOKUP } from '../requests';
@@ -20,20 +20,6 @@ const CLI = path.join(PROJECT_ROOT, 'dist', 'engine', 'cli', 'main.js');
 const START_TIMEOUT_MS = 30_000;
 
 const GOAL_MS = 1000;
-
-/** 20 copies of the example mapping under different names, in a fresh temporary directory. */
-function writeMappingCopies(count: number): { files: string[]; dir: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-mappings-'));
-  const text = fs.readFileSync(EXAMPLE_MAPPING, 'utf8');
-  if (!/^name: example$/m.test(text)) throw new Error(`${EXAMPLE_MAPPING} no longer has the line "name: example" the copies rename`);
-  const files = Array.from({ length: count }, (_, i) => {
-    const name = `customer-${String(i + 1).padStart(2, '0')}`;
-    const file = path.join(dir, `${name}.yaml`);
-    fs.writeFileSync(file, text.replace(/^name: example$/m, `name: ${name}`));
-    return file;
-  });
-  return { files, dir };
-}
 
 function expectSuccess(answer: { status: number; text: string }, what: string): void {
   if (answer.status !== 200 || (JSON.parse(answer.text) as { isResultSuccess?: boolean }).isResultSuccess !== true) {
@@ -85,7 +71,7 @@ async function baselineFirstAnswer(erpUrl: string): Promise<number> {
 
 export async function startupCase(context: CaseContext): Promise<CaseResult> {
   const repeats = context.quick ? 1 : 5;
-  const copies = writeMappingCopies(20);
+  const copies = writeMappingCopies(EXAMPLE_MAPPING, 20);
   const rows: Row[] = [];
   try {
     const one: Record<'engine' | 'baseline', number[]> = { engine: [], baseline: [] };

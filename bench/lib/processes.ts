@@ -196,12 +196,20 @@ export interface ServeProcess {
   readonly url: string;
   /** The admin listener (/metrics), when serve was given --admin-port. */
   readonly adminUrl?: string;
+  /** The process id, for signals (SIGHUP reloads the mappings). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
+/** How `startServe` starts the process: Node's flags (--cpu-prof), and how long it may take to listen. */
+interface ServeOptions {
+  readonly nodeArgs?: readonly string[];
+  readonly startTimeoutMs?: number;
+}
+
 /** `adapter-engine serve` as users start it, on a free port, until it prints where it listens. */
-export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv, options: ServeOptions = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const wantsAdmin = args.includes('--admin-port');
   const [url, adminUrl] = await withTimeout(new Promise<[string, string | undefined]>((resolve, reject) => {
     let output = '';
@@ -213,13 +221,14 @@ export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv
     });
     child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
     child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening: ${output}`)));
-  }), START_TIMEOUT_MS, 'starting adapter-engine serve').catch(async (error: unknown) => {
+  }), options.startTimeoutMs ?? START_TIMEOUT_MS, 'starting adapter-engine serve').catch(async (error: unknown) => {
     child.kill('SIGKILL');
     throw error;
   });
   return {
     url,
     adminUrl,
+    pid: child.pid ?? 0,
     stop: async () => {
       child.kill('SIGTERM');
       await withTimeout(exited(child), 30_000, `stopping serve ${child.pid}`).catch(() => child.kill('SIGKILL'));

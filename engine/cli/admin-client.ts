@@ -26,11 +26,6 @@ function adminToken(): string | undefined {
   }
 }
 
-/** The `error` of an admin listener's refusal, else the whole body. */
-export function errorOf(body: unknown): string {
-  return typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : JSON.stringify(body);
-}
-
 /** GET, or POST with a JSON body (the outbox's actions). */
 export async function fetchAdmin(options: AdminOptions, pathAndQuery: string, post?: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
   const url = `${adminUrl(options)}${pathAndQuery}`;

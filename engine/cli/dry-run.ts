@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { EXIT_CODES } from '../errors';
 import { createHttpClient } from '../http/client';
 import { checkAnswers, createAnsweringClient, readAnswersFile, type RecordedAnswers } from '../testing/answers';
+import { explainExpressions, renderExplained } from './dry-run-explain';
 import { renderDryRun, renderPushRun } from './dry-run-render';
 import { fileUploadInput, isFileRoute } from './file-input';
 import { withExampleErp } from './example-erp';
@@ -23,6 +24,7 @@ interface DryRunOptions {
   exampleErp?: boolean;
   env?: Record<string, string>;
   json?: boolean;
+  explain?: boolean;
 }
 
 export function readInput(options: Pick<DryRunOptions, 'input' | 'inputFile'>, fromTarget: Record<string, string> | undefined): unknown {
@@ -125,9 +127,11 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
         unanswered: client.unanswered,
         resultName: run.resultName,
         envelope: run.envelope,
+        ...(options.explain ? { expressions: explainExpressions(mapping) } : {}),
       });
     } else {
       renderDryRun(run, { mapping: mapping.name, file: mapping.file, input: mask.deep(input ?? {}), answers: answersFrom, unanswered: client.unanswered, answersFile: options.answers && displayName(options.answers) });
+      if (options.explain) renderExplained(explainExpressions(mapping));
     }
     return run.envelope.isResultSuccess && client.unanswered.length === 0 ? EXIT_CODES.OK : EXIT_CODES.FAILED;
   } finally {
@@ -150,5 +154,6 @@ export function registerDryRun(program: Command, run: (work: Promise<number>) =>
     .option('--example-erp', 'start the bundled example ERP and point ERP_URL at it (only when ERP_URL is not set)')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mapping (repeatable)', collectEnv)
     .option('--json', 'print the trace as one JSON document')
+    .option('--explain', 'also show, for each expression that ran, how it was evaluated and the JavaScript generated for it')
     .action((mapping: string, operation: string, options: DryRunOptions) => run(dryRun(mapping, operation, options)));
 }

@@ -20,8 +20,11 @@ export interface ExampleErp {
 export interface ExamplePorts {
   readonly erp: number;
   readonly platform: number;
-  /** The engine's push endpoints the example ERP pushes to (e.g. http://localhost:8080/push); none: it pushes nothing. */
-  readonly pushUrl?: string;
+  /**
+   * Where the example ERP sends a push of this name (e.g. http://localhost:8080/push/NewOrder), asked at
+   * each push: the engine knows its mappings and its port only after the ERP has started. None: it pushes nothing.
+   */
+  readonly pushTo?: (push: string) => string | undefined;
 }
 
 export async function withExampleErp(enabled: boolean | undefined, env: NodeJS.ProcessEnv, ports: ExamplePorts): Promise<ExampleErp> {
@@ -31,7 +34,7 @@ export async function withExampleErp(enabled: boolean | undefined, env: NodeJS.P
   const platform = env.PLATFORM_URL ? undefined : await listening('the platform stand-in', 'PLATFORM_PORT', 'PLATFORM_URL', ports.platform, async () => (await import('../../examples/platform')).startPlatform({ port: ports.platform }));
   let erp;
   try {
-    erp = env.ERP_URL ? undefined : await listening('the example ERP', 'ERP_PORT', 'ERP_URL', ports.erp, async () => (await import('../../examples/erp')).startErp({ port: ports.erp, push: ports.pushUrl ? { url: ports.pushUrl, secret } : undefined }));
+    erp = env.ERP_URL ? undefined : await listening('the example ERP', 'ERP_PORT', 'ERP_URL', ports.erp, async () => (await import('../../examples/erp')).startErp({ port: ports.erp, push: ports.pushTo ? { url: ports.pushTo, secret } : undefined }));
   } catch (error) {
     await platform?.close();
     throw error;

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { engineVersion } from '../paths';
 import { addEnvFileOption } from './env-file';
 import { exitCodeFor } from './fatal';
+import { registerDiff } from './diff';
 import { registerDryRun } from './dry-run';
 import { registerInit } from './init';
 import { registerOutbox } from './outbox';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerOutbox(program, run);
   registerRequests(program, run);
   registerRecord(program, run);
+  registerDiff(program, run);
   addEnvFileOption(program);
   for (const command of program.commands) command.exitOverride();
   return program;

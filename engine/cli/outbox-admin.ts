@@ -1,6 +1,7 @@
 import { isProblem, listFilterQuery, type Answer, type OutboxSupport } from '../outbox/support';
 import type { StoredEvent } from '../outbox/store';
-import { errorOf, fetchAdmin, type AdminOptions } from './admin-client';
+import { fetchAdmin, type AdminOptions } from './admin-client';
+import { errorOf } from './journal-read';
 import { usageError } from './usage';
 
 /**

@@ -4,12 +4,12 @@ import { findRoute, type RouteSpec } from '../contract/routes';
 import type { EventState, JournalEntry } from '../journal/journal-entry';
 import { EXIT_CODES } from '../errors';
 import { JOURNAL_QUERY, type JournalQuery } from '../journal/query';
-import type { JournalSummary } from '../journal/store';
 import { renderDryRun, renderPushRun } from './dry-run-render';
 import { out, table } from './output';
 import { inputOf, testCaseOf, withCase } from '../testing/recorded-case';
 import { usageError } from './usage';
-import { errorOf, fetchAdmin, type AdminOptions } from './admin-client';
+import { fetchAdmin, type AdminOptions } from './admin-client';
+import { allEntries, errorOf, listRequests } from './journal-read';
 
 /**
  * `adapter-engine requests`: the request journal of a running server, read from its admin listener.
@@ -17,15 +17,7 @@ import { errorOf, fetchAdmin, type AdminOptions } from './admin-client';
  */
 
 async function list(options: AdminOptions & JournalQuery): Promise<number> {
-  const query = new URLSearchParams();
-  for (const name of Object.keys(JOURNAL_QUERY) as (keyof JournalQuery)[]) {
-    const value = options[name];
-    if (value !== undefined) query.set(name, value);
-  }
-  const { status, body } = await fetchAdmin(options, `/requests${query.size > 0 ? `?${query}` : ''}`);
-  if (status === 400) usageError(errorOf(body));
-  if (status !== 200) throw new Error(`GET /requests answered ${status}: ${errorOf(body)}`);
-  const requests = (body as { requests: JournalSummary[] }).requests;
+  const requests = await listRequests(options, options);
   if (options.json) {
     out.json(requests);
     return EXIT_CODES.OK;
@@ -98,14 +90,39 @@ function eventLines(events: readonly EventState[], receiver: string): string[] {
   });
 }
 
-interface ExportOptions extends AdminOptions {
+interface ExportOptions extends AdminOptions, JournalQuery {
+  all?: boolean;
   asTest?: boolean;
   out?: string;
   mappingFile?: string;
 }
 
-async function exportRequest(id: string, options: ExportOptions): Promise<number> {
-  if (!options.asTest) usageError('say what to export as: --as-test (a mapping test case)');
+/** Every request matching the filters, one journal entry (JSON) a line, oldest first: what `diff --requests` replays. */
+async function exportAll(options: ExportOptions): Promise<number> {
+  if (options.asTest || options.mappingFile) usageError('--all writes journal entries as JSON lines (for adapter-engine diff --requests); --as-test and --mapping-file are for one request');
+  const entries = await allEntries(options, options);
+  const text = entries.map((entry) => `${JSON.stringify(entry)}\n`).join('');
+  if (!options.out) {
+    process.stdout.write(text);
+    return EXIT_CODES.OK;
+  }
+  try {
+    fs.writeFileSync(options.out, text);
+  } catch (error) {
+    usageError(`cannot write ${options.out}: ${(error as Error).message}`);
+  }
+  const span = entries.length === 0 ? '' : ` (${entries[0].at} to ${entries[entries.length - 1].at})`;
+  out.line(`wrote ${entries.length} request${entries.length === 1 ? '' : 's'} to ${options.out}${span}`);
+  return EXIT_CODES.OK;
+}
+
+async function exportRequest(id: string | undefined, options: ExportOptions): Promise<number> {
+  if (options.all) {
+    if (id !== undefined) usageError(`give a journal id or --all, not both`);
+    return exportAll(options);
+  }
+  if (id === undefined) usageError('name the request to export (its journal id), or give --all for every request the filters match');
+  if (!options.asTest) usageError('say what to export as: --as-test (a mapping test case), or --all for every request as JSON lines');
   const { entry, route } = await entryFor(id, options);
   // A served push's platform calls run later, in the background: the journal holds no answers to replay.
   if (!route || !entry.envelope) return usageError(`request ${id} is a push (${entry.route}); its platform calls ran after its answer, so the journal has no answers to replay: write a push case (push:, input:, the platform's answers) in the mapping's tests instead`);
@@ -141,10 +158,11 @@ export function registerRequests(program: Command, run: (work: Promise<number>) 
   // --admin and --json are the parent's options wherever they are written.
   requests.command('show').description('one request, step by step, as dry-run shows it').argument('<id>', 'journal id (from the list)')
     .action((id: string, _options: unknown, command: Command) => run(show(id, command.optsWithGlobals<AdminOptions>())));
-  requests.command('export').description('write one request as a mapping test case with the external system\'s recorded answers, to replay it offline with adapter-engine test').argument('<id>', 'journal id (from the list)')
+  requests.command('export').description('write one request as a mapping test case with the external system\'s recorded answers, to replay it offline with adapter-engine test; or, with --all, every request the filters of requests match, one journal entry (JSON) a line, oldest first, to replay with adapter-engine diff --requests').argument('[id]', 'journal id (from the list)')
     .option('--as-test', 'as a mapping test case')
-    .option('-o, --out <file>', 'test file to write or add the case to (default: print it)')
+    .option('--all', 'every request the filters match (--operation, --from, --to, ...; all pages, unless --limit), as JSON lines')
+    .option('-o, --out <file>', 'test file to write or add the case to; with --all, the JSON lines file to write (default: print it)')
     .option('--mapping-file <file>', 'the mapping file the test runs (default: the file the server named)')
-    .action((id: string, _options: unknown, command: Command) => run(exportRequest(id, command.optsWithGlobals<ExportOptions>())));
+    .action((id: string | undefined, _options: unknown, command: Command) => run(exportRequest(id, command.optsWithGlobals<ExportOptions>())));
   for (const command of requests.commands) command.exitOverride();
 }

@@ -10,12 +10,13 @@ import { createSecretRegistry } from '../mapping/secret-registry';
 import { servePrimary, serveWorker } from '../server/cluster';
 import { adminTokensFrom, type AdminTokens } from '../server/admin-tokens';
 import { ListenError } from '../server/instance';
-import { createMappingSource } from '../server/mapping-source';
+import { createMappingSource, type MappingSource } from '../server/mapping-source';
 import { isExposed, unauthenticatedWarning } from '../server/readiness';
 import { serveOne } from '../server/serve-one';
+import { boundUrl, createAnnounce, type Announce } from '../server/startup-lines';
 import type { ServeSettings } from '../server/settings';
 import { withExampleErp } from './example-erp';
-import { err, out } from './output';
+import { err } from './output';
 import { collectEnv, DEFAULT_STATE_DIR, envWith, stateDirOf, usageError } from './usage';
 
 interface ServeOptions {
@@ -34,6 +35,7 @@ interface ServeOptions {
   exampleErp?: boolean;
   env?: Record<string, string>;
   logLevel?: string;
+  codegen: boolean;
 }
 
 function parsePort(text: string, flag: string): number {
@@ -82,19 +84,24 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
 
   // A worker is this same command, started again by the primary: it serves, and prints nothing.
   const worker = cluster.isWorker;
+  // The example ERP pushes to the engine's port as bound (--port 0) and to the mapping that has each push endpoint, under its prefix when there are several.
+  let engineUrl: string | undefined;
+  let served: { readonly source: MappingSource; readonly prefixed: boolean } | undefined;
+  const pushTo = (push: string) => (served && engineUrl ? pushUrl(served, engineUrl, push) : undefined);
   const erp = worker ? { url: undefined, env: envWith(options.env), close: async () => undefined } : await withExampleErp(options.exampleErp, envWith(options.env), {
-    erp: Number(process.env.ERP_PORT ?? 8081), platform: Number(process.env.PLATFORM_PORT ?? 8082), pushUrl: ownPushUrl(options.host, port, tls !== undefined),
+    erp: Number(process.env.ERP_PORT ?? 8081), platform: Number(process.env.PLATFORM_PORT ?? 8082), pushTo,
   });
-  if (erp.url) out.line(`example ERP listening on ${erp.url} (it pushes to ${ownPushUrl(options.host, port, tls !== undefined)})`);
-  if (erp.platformUrl) out.line(`platform stand-in listening on ${erp.platformUrl} (what arrived: GET ${erp.platformUrl}/received)`);
   try {
     let source;
     try {
-      source = createMappingSource(paths, erp.env);
+      source = createMappingSource(paths, erp.env, { codegen: options.codegen });
     } catch (error) {
       usageError((error as Error).message);
     }
-    const initial = source.load();
+    // A directory serves each mapping under /<name> even while it holds one file: adding a second must not move the first.
+    const prefixed = source.isDirectory || paths.length > 1;
+    served = { source, prefixed };
+    const initial = await source.load();
     if (initial.states.length === 0) usageError(`no mapping files (*.yaml, *.yml) in ${paths[0]}`);
     const failed = initial.states.filter((state) => !state.last.ok);
     if (failed.length > 0) {
@@ -102,22 +109,25 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
       for (const state of failed) err.line(`${state.file}: not loaded; run "adapter-engine validate ${state.file}" after fixing it`);
       return EXIT_CODES.FAILED;
     }
-    // A directory serves each mapping under /<name> even while it holds one file: adding a second must not move the first.
-    const prefixed = source.isDirectory || paths.length > 1;
-    if (!worker) {
-      for (const mapping of initial.mappings) {
-        const unmapped = ROUTES.length - mapping.operations.size;
-        if (unmapped > 0) err.line(`mapping "${mapping.name}": ${unmapped} of ${ROUTES.length} routes unmapped (adapter-engine routes ${mapping.file} lists them)`);
-        if (mapping.inbound.auth.type === 'none' && isExposed(options.host)) err.line(`WARNING: ${unauthenticatedWarning(mapping.name, options.host)}`);
-      }
-    }
-
     // One registry for the engine and its log: what the engine masks in the journal and the outbox, the log masks too.
     const secrets = createSecretRegistry();
     const log = createLogger({ level: options.logLevel, secrets });
+    // A worker is started by the primary, which says all of this once.
+    const announce: Announce = worker ? () => undefined : createAnnounce(log, process.stderr.isTTY ? (line) => err.line(line) : undefined);
+    announce('info', { mappings: initial.mappings.map((mapping) => ({ name: mapping.name, file: mapping.file })) }, `${initial.mappings.length} mapping${initial.mappings.length === 1 ? '' : 's'} loaded: ${initial.mappings.map((mapping) => mapping.name).join(', ')}`);
+    for (const mapping of initial.mappings) {
+      const unmapped = ROUTES.length - mapping.operations.size;
+      if (unmapped > 0) announce('warn', { mapping: mapping.name, unmapped }, `mapping "${mapping.name}": ${unmapped} of ${ROUTES.length} routes unmapped (adapter-engine routes ${mapping.file} lists them)`);
+      if (mapping.inbound.auth.type === 'none' && isExposed(options.host)) announce('warn', { mapping: mapping.name }, unauthenticatedWarning(mapping.name, options.host));
+    }
     const stateDir = stateDirOf(options.stateDir);
     const outbox = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
-    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, secrets, print: (line) => out.line(line) };
+    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, log, secrets, announce, listening: (bound) => {
+      engineUrl = boundUrl(bound, tls !== undefined);
+      const pushesTo = `${engineUrl}${prefixed ? '/<mapping>/push' : '/push'}`;
+      if (erp.url) announce('info', { url: erp.url, pushesTo }, `example ERP listening on ${erp.url} (it pushes to ${pushesTo}${prefixed ? ', to the mapping that has the push endpoint' : ''})`);
+      if (erp.platformUrl) announce('info', { url: erp.platformUrl }, `platform stand-in listening on ${erp.platformUrl} (what arrived: GET ${erp.platformUrl}/received)`);
+    } };
     try {
       if (worker) await serveWorker(settings);
       else if (workers > 1) await servePrimary(settings, workers, erp.url || erp.platformUrl ? { ERP_URL: erp.env.ERP_URL, PLATFORM_URL: erp.env.PLATFORM_URL, ERP_PUSH_SECRET: erp.env.ERP_PUSH_SECRET } : {});
@@ -132,10 +142,11 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   }
 }
 
-/** Where this server's push endpoints are, for the example ERP started beside it. */
-function ownPushUrl(host: string | undefined, port: number, tls: boolean): string {
-  const name = !host || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  return `${tls ? 'https' : 'http'}://${name}:${port}/push`;
+/** The push endpoint of this name: of the first mapping served (in file order) that has one, under its prefix when each mapping has one. */
+function pushUrl({ source, prefixed }: { readonly source: MappingSource; readonly prefixed: boolean }, base: string, push: string): string | undefined {
+  const mapping = source.states().map((state) => state.mapping).find((candidate) => candidate?.pushes.has(push));
+  if (!mapping) return undefined;
+  return `${base}${prefixed ? `/${encodeURIComponent(mapping.name)}` : ''}/push/${encodeURIComponent(push)}`;
 }
 
 export function registerServe(program: Command, run: (work: Promise<number>) => Promise<void>): void {
@@ -146,7 +157,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
       'Serve every contract route from the given mapping(s). One mapping file is served at the root; several files, or a directory (every *.yaml / *.yml in it), are each served under /<mapping name>/... on the same port.',
       '',
       'The mappings are checked first and every error is printed as file:line:col  message.',
-      'SIGHUP reloads the mappings (--watch also on every change): a file that loads is swapped in between requests; one that does not keeps the last good mapping serving and logs every problem.',
+      'SIGHUP reloads the mappings (--watch also on every change): a file that loads is swapped in between requests; one that does not keeps the last good mapping serving and logs every problem. SIGHUP also reads the --tls-* files again for new connections (files that cannot be used keep the current certificate).',
       'SIGTERM or SIGINT: stop accepting, answer the requests in flight (up to --shutdown-timeout), exit 0.',
       'Events of operations with delivery: outbox are stored in PostgreSQL when DATABASE_URL is set, else in SQLite under --state-dir, before the platform is answered.',
       'Exit code 1 when a mapping has errors at start, 2 for usage errors (including a port in use).',
@@ -163,6 +174,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, longest wait for requests in flight, in milliseconds', '25000')
     .option('--state-dir <dir>', 'where outbox events are kept (SQLite) when DATABASE_URL is not set (default: env ADAPTER_STATE_DIR, else .adapter-state)')
     .option('--journal-size <n>', `requests the journal keeps per mapping (admin /requests, adapter-engine requests); 0 keeps none. Kept in memory, and in the state store when the server has one (default: env JOURNAL_SIZE, else ${DEFAULT_JOURNAL_SIZE})`)
+    .option('--no-codegen', 'run expressions on the closure fast path instead of compiling each to a JavaScript function (same answers; see docs/expressions-compiled.md)')
     .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
     .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set; and the platform stand-in (PLATFORM_PORT, default 8082) as PLATFORM_URL, unless that is set')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)

@@ -4,6 +4,7 @@ import { ROUTES, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { Deliverer } from '../delivery/delivery';
 import { withEventStates } from '../delivery/event-states';
+import { codegenSupport } from '../expressions/fast-path/codegen';
 import { fastPathSupport } from '../expressions/fast-path/version';
 import { createHttpClient, type HttpClient } from '../http/client';
 import { createJournal, DEFAULT_JOURNAL_SIZE, type Journal } from '../journal/journal';
@@ -175,6 +176,8 @@ export function createEngine(deps: EngineDeps): Engine {
   const prepared = prepareRoutes(deps.schemas ?? createSchemaRegistry());
   const fastPath = fastPathSupport();
   if (!fastPath.enabled) log.warn({ jsonataVersion: fastPath.jsonataVersion }, fastPath.reason ?? 'the expression fast path is off');
+  const codegen = codegenSupport();
+  if (!codegen.enabled) log.warn(codegen.reason);
   warnInsecure(log, deps.mappings);
 
   async function run(request: Served): Promise<EngineAnswer> {

@@ -2,6 +2,7 @@ import jsonata from 'jsonata';
 import { CONCAT_STRING_FUNCTION, writeConcatOperands } from './concat-operands';
 import { foldLiteralObjects } from './constant-objects';
 import { buildFastPath, type FastPath } from './fast-path';
+import { codegenSupport } from './fast-path/codegen';
 import { inputFieldsRead } from './fast-path/input-fields';
 import type { AstNode } from './fast-path/subset';
 import { fastPathSupport } from './fast-path/version';
@@ -56,12 +57,29 @@ export interface CompiledExpression {
    * no bindings, two inputs equal on these fields give the same result (fast-path/input-fields.ts).
    */
   inputFieldsRead(): readonly string[] | undefined;
+  /** How the expression runs, and the generated source when it was compiled (`dry-run --explain`). */
+  explain(): ExpressionExplanation;
+}
+
+export interface ExpressionExplanation {
+  /** `compiled`: one generated function (fast-path/codegen/); `closures`: the closure fast path; `interpreter`: JSONata's. */
+  readonly runs: 'compiled' | 'closures' | 'interpreter';
+  /** Why it does not run compiled. */
+  readonly why?: string;
+  readonly code?: string;
+  /** Subtrees the generated function hands to the closures. */
+  readonly delegated?: readonly string[];
 }
 
 
 export interface CompileOptions {
   /** false: always the interpreter (the fast path's differential tests compare against it). */
   readonly fastPath?: boolean;
+  /**
+   * false: the fast path runs its closures (compile-node.ts) instead of one function generated from the
+   * tree (fast-path/codegen/): `serve --no-codegen`, and the differential tests. Same answers either way.
+   */
+  readonly codegen?: boolean;
 }
 
 /** JSONata's error object: code (S0xxx syntax, T type, D dynamic, U undefined), position, token. */
@@ -192,6 +210,7 @@ export function compileWithTree(
     source,
     stats,
     inputFieldsRead: () => prepare().fieldsRead,
+    explain: () => explainPrepared(prepare()),
     // Bindings are passed fresh on every call: the compiled expression is shared by concurrent requests.
     evaluate: (input: unknown, bindings?: Record<string, unknown>) => {
       let ready: PreparedExpression;
@@ -221,6 +240,26 @@ interface PreparedExpression {
   readonly slicedField?: string;
   /** See CompiledExpression.inputFieldsRead: only told for trees the fast path runs. */
   readonly fieldsRead?: readonly string[];
+  /** Why the fast path, or its generated code, does not run it. */
+  readonly why?: string;
+}
+
+function explainPrepared({ fast, why }: PreparedExpression): ExpressionExplanation {
+  if (!fast) return { runs: 'interpreter', why };
+  if (fast.disabled) return { runs: 'interpreter', why: 'it called a built-in whose implementation is async; the interpreter runs it from then on' };
+  if (!fast.generated) return { runs: 'closures', why };
+  return { runs: 'compiled', code: fast.generated.source, delegated: fast.generated.delegated };
+}
+
+/** Why the fast path (`fast` undefined) or its code generator does not run an expression. */
+function notCompiledWhy(compileOptions: CompileOptions, outside: string | undefined): string | undefined {
+  if (compileOptions.fastPath === false) return 'the fast path is turned off for this expression';
+  const support = fastPathSupport();
+  if (!support.enabled) return support.reason;
+  if (outside !== undefined) return `outside the fast path's subset: ${outside}`;
+  if (compileOptions.codegen === false) return 'code generation is turned off (--no-codegen)';
+  const codegen = codegenSupport();
+  return codegen.enabled ? undefined : codegen.reason;
 }
 
 /** The parsed expression made ready to run: literal tables folded, functions registered, the fast path built. */
@@ -248,7 +287,9 @@ function prepareExpression(
   expression.assign(Symbol.for('jsonata.__evaluate_exit') as unknown as string, evaluationGuard({ maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH, maxSequence: limits.maxSequence }));
   // JSONata's interpreter is fully async (a promise per evaluation step); most mapping expressions fit a
   // subset that is evaluated synchronously with the same results, falling back to it for everything else.
-  const fast = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES);
+  const built = compileOptions.fastPath === false || !fastPathSupport().enabled ? undefined : buildFastPath(expression.ast(), constants, { ...limits, maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH }, RESERVED_NAMES, compileOptions.codegen !== false);
+  const fast = built && !('outside' in built) ? built : undefined;
+  const why = notCompiledWhy(compileOptions, built && 'outside' in built ? built.outside : undefined);
   // Read before the rewrites below, which add calls the analysis does not know; the subset is the fast path's.
   const fieldsRead = fast ? inputFieldsRead(expression.ast() as AstNode) : undefined;
   // Long lists mapped element by element are evaluated in slices, letting other requests in (list-slices.ts); read before the rewrites below.
@@ -262,7 +303,7 @@ function prepareExpression(
   writeOrderBy(expression.ast());
   // The interpreter's `&` writes its operands with the guarded $string (concat-operands.ts); the fast path, compiled above, already does.
   writeConcatOperands(expression.ast());
-  return { interpreted: expression, fast, slicedField, fieldsRead };
+  return { interpreted: expression, fast, slicedField, fieldsRead, why };
 }
 
 /** JSONata's built-in functions (jsonata 2.2); a test checks each is really defined. */

@@ -22,7 +22,8 @@ export interface AttemptReport {
 }
 
 const RETRYABLE_TRANSPORT: ReadonlySet<TransportErrorCode> = new Set(['TIMEOUT', 'REFUSED', 'RESET', 'NETWORK']);
-const RETRYABLE_STATUS: ReadonlySet<number> = new Set([429, 503]);
+/** Statuses tried again; a replay of recorded answers (testing/recorded-case.ts) gives them as often. */
+export const RETRYABLE_STATUS: ReadonlySet<number> = new Set([429, 503]);
 
 /** Retry-After as seconds or an HTTP date; undefined when absent or unreadable. */
 function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {

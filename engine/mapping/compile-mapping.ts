@@ -5,7 +5,7 @@ import { secretCalls, type SecretCall } from './secret-calls';
 import { findRoute, type JsonSchema, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
 import type { MappingIssue, MappingIssueCode } from '../errors';
-import { compileWithTree, ExpressionSyntaxError, isReservedFunctionName, JSONATA_BUILTINS, UnsupportedRegexError, type ExpressionLimits } from '../expressions/compile';
+import { compileWithTree, ExpressionSyntaxError, isReservedFunctionName, JSONATA_BUILTINS, UnsupportedRegexError, type CompileOptions, type ExpressionLimits } from '../expressions/compile';
 import { HELPER_FUNCTIONS } from '../expressions/functions';
 import { unknownFunctionCalls } from './function-calls';
 import { callReferences } from './call-references';
@@ -88,7 +88,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   /** Values of the variables `$secret("NAME")` reads, bound to the expressions that call it. */
   readonly secrets = new Map<string, string>();
 
-  constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string, private readonly env: SecretEnvironment = { env: process.env, unset: 'error' }) {}
+  constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string, private readonly env: SecretEnvironment = { env: process.env, unset: 'error' }, private readonly compileOptions: CompileOptions = {}) {}
 
   functions(raw: Record<string, string> | undefined): void {
     const definitions: FunctionDefinition[] = [];
@@ -142,7 +142,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
         return undefined;
       }
       const prelude = this.preludeFor(text);
-      const { compiled: expression, tree } = compileWithTree(text, this.limits, prelude);
+      const { compiled: expression, tree } = compileWithTree(text, this.limits, prelude, this.compileOptions);
       const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
       for (const call of unknownFunctionCalls(tree, this.callable)) {
         const hint = closest(call.name, [...this.callable]);
@@ -500,10 +500,10 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
  * `baseDir` is where relative file paths of the mapping (TLS files) are read from; `secretEnv` are the
  * values of the secret-named variables the text uses (the model keeps values, not where they came from).
  */
-export function compileMapping(source: YamlSource, baseDir = process.cwd(), secretEnv: readonly Secret[] = [], environment?: SecretEnvironment): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
+export function compileMapping(source: YamlSource, baseDir = process.cwd(), secretEnv: readonly Secret[] = [], environment?: SecretEnvironment, compileOptions: CompileOptions = {}): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
   const raw: MappingDocument = withDefaults(source.value);
   const limits: ExpressionLimits = { timeoutMs: raw.limits.expressionTimeoutMs, wallTimeoutMs: raw.limits.expressionWallTimeoutMs, maxDepth: raw.limits.expressionMaxDepth, maxSequence: raw.limits.expressionMaxSequence };
-  const compiler = new Compiler(source, limits, baseDir, environment);
+  const compiler = new Compiler(source, limits, baseDir, environment, compileOptions);
   if (raw.limits.expressionWallTimeoutMs < raw.limits.expressionTimeoutMs) {
     compiler.report('SETTINGS_DISAGREE', ['limits', 'expressionWallTimeoutMs'], `limits.expressionWallTimeoutMs (${raw.limits.expressionWallTimeoutMs}) is below limits.expressionTimeoutMs (${raw.limits.expressionTimeoutMs}); the wall-clock bound, waits included, must be at least the running-time limit`);
   }

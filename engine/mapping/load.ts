@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROUTES } from '../contract/routes';
 import { MappingLoadError, type MappingIssue } from '../errors';
+import type { CompileOptions } from '../expressions/compile';
 import { checkStructure, describePath, structurallyValidPart } from './check-structure';
 import { compileMapping } from './compile-mapping';
 import { secretEnvValues } from './mask';
@@ -19,6 +20,8 @@ export interface LoadOptions {
    * `warning`: each unset variable is a warning and its `${...}` text stands in; for checks that send nothing.
    */
   readonly unsetVariables?: UnsetVariables;
+  /** How the expressions run (`serve --no-codegen`); the defaults otherwise. */
+  readonly compileOptions?: CompileOptions;
 }
 
 export interface CheckResult {
@@ -32,7 +35,7 @@ function byPosition(a: MappingIssue, b: MappingIssue): number {
 }
 
 /** Parses mapping text through every stage and returns all issues; never throws for a bad mapping. */
-export function checkMappingText(text: string, file: string, env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd(), unsetVariables: UnsetVariables = 'error'): CheckResult {
+export function checkMappingText(text: string, file: string, env: NodeJS.ProcessEnv = process.env, baseDir = process.cwd(), unsetVariables: UnsetVariables = 'error', compileOptions: CompileOptions = {}): CheckResult {
   const parsed = parseYamlSource(file, text, env, unsetVariables);
   if (!parsed.source) return { issues: parsed.issues.sort(byPosition) };
   // Old spellings are read as the current ones; every later stage sees the current format only.
@@ -48,11 +51,11 @@ export function checkMappingText(text: string, file: string, env: NodeJS.Process
   if (structural.length > 0) {
     // Every problem of the file in one run: the parts the structure check did not refuse are compiled too.
     const rest = structurallyValidPart(value);
-    const more = rest === undefined ? [] : compileMapping({ ...source, value: rest }, baseDir, [], { env, unset: unsetVariables }).issues;
+    const more = rest === undefined ? [] : compileMapping({ ...source, value: rest }, baseDir, [], { env, unset: unsetVariables }, compileOptions).issues;
     const seen = new Set(structural.map((issue) => `${issue.line}:${issue.col}:${issue.code}`));
     return { issues: [...early, ...structural, ...more.filter((issue) => !seen.has(`${issue.line}:${issue.col}:${issue.code}`))].sort(byPosition) };
   }
-  const compiled = compileMapping(source, baseDir, secretEnvValues(text, env), { env, unset: unsetVariables });
+  const compiled = compileMapping(source, baseDir, secretEnvValues(text, env), { env, unset: unsetVariables }, compileOptions);
   if (!compiled.mapping) return { issues: [...early, ...compiled.issues].sort(byPosition) };
   const warnings: MappingIssue[] = ROUTES.filter((route) => !compiled.mapping!.operations.has(route.operationId)).map((route) => ({
     file, line: 0, col: 0, path: `operations.${route.operationId}`, severity: 'warning', code: 'UNMAPPED_ROUTE',
@@ -69,7 +72,7 @@ export function checkMappingFile(filePath: string, options: LoadOptions = {}): C
   } catch (error) {
     return { issues: [{ file, line: 0, col: 0, path: '', severity: 'error', code: 'FILE_UNREADABLE', message: `cannot read the mapping file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
   }
-  return checkMappingText(text, file, options.env, path.dirname(path.resolve(filePath)), options.unsetVariables);
+  return checkMappingText(text, file, options.env, path.dirname(path.resolve(filePath)), options.unsetVariables, options.compileOptions);
 }
 
 /** Loads a mapping for serving; throws MappingLoadError listing every error with file:line:col. */

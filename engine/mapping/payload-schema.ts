@@ -1,5 +1,6 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
+import { LRUCache } from 'lru-cache';
 import type { Validator } from '../contract/schema-registry';
 import type { Problem } from '../errors';
 
@@ -32,8 +33,25 @@ function problemOf(error: ErrorObject): Problem {
  */
 let shared: Ajv | undefined;
 
+/**
+ * Validators by schema text, shared by every mapping that declares the same schema: an operator with
+ * many customers on one ERP serves the same push schemas many times over, and compiling them was a tenth
+ * of loading each such mapping (issue 28). A validator keeps no state between calls. Bounded, so reloads
+ * of changed schemas do not pile up.
+ */
+const compiledSchemas = new LRUCache<string, Validator>({ max: 256 });
+
 /** Throws (with AJV's reason) when `schema` is not a JSON Schema. */
 export function compilePayloadSchema(schema: Record<string, unknown>): Validator {
+  const key = JSON.stringify(schema);
+  const known = compiledSchemas.get(key);
+  if (known) return known;
+  const validator = compileOwn(schema);
+  compiledSchemas.set(key, validator);
+  return validator;
+}
+
+function compileOwn(schema: Record<string, unknown>): Validator {
   if (!shared) {
     // code.optimize off: AJV's passes over its generated code (folding constants, dropping unused names)
     // were a third of compiling each schema, every start, for a check that runs once per push; the code

@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { startAdminListener } from './admin-listener';
 import { listenOn, servedOpenApi, startInstance, type Instance } from './instance';
@@ -9,7 +10,8 @@ import { openServedOutbox, openState } from '../state/state-store';
 import { storeSupport } from '../outbox/support';
 import { installProcessGuards } from './process-guards';
 import { engineVersion } from '../paths';
-import { listeningLines, type ServeSettings } from './settings';
+import type { ServeSettings } from './settings';
+import { announceListening } from './startup-lines';
 import { onSignals } from './signals';
 import { watchMappings } from './watch';
 import type { Readiness } from './readiness';
@@ -23,8 +25,8 @@ import type { Readiness } from './readiness';
 
 /** What the primary asks every worker, each question with its id; a worker answers `adapter:answer` with that id. */
 type Question = { readonly type: 'adapter:ready?' } | { readonly type: 'adapter:requests?'; readonly filter: JournalFilter } | { readonly type: 'adapter:request?'; readonly entryId: string };
-type ToWorker = { readonly type: 'adapter:reload'; readonly force: boolean } | { readonly type: 'adapter:stop' } | { readonly type: 'adapter:ask'; readonly id: number; readonly question: Question };
-type ToPrimary = { readonly type: 'adapter:listening'; readonly port: number } | { readonly type: 'adapter:answer'; readonly id: number; readonly answer: unknown };
+type ToWorker = { readonly type: 'adapter:reload'; readonly force: boolean; readonly certificates: boolean } | { readonly type: 'adapter:stop' } | { readonly type: 'adapter:ask'; readonly id: number; readonly question: Question };
+type ToPrimary = { readonly type: 'adapter:listening'; readonly address: AddressInfo } | { readonly type: 'adapter:answer'; readonly id: number; readonly answer: unknown };
 
 /** A worker's answer to a question. */
 async function answerOf(instance: Instance, question: Question): Promise<unknown> {
@@ -76,9 +78,9 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     }
   };
 
-  const listening = new Promise<number>((resolve) => {
+  const listening = new Promise<AddressInfo>((resolve) => {
     cluster.on('message', (_worker, message: ToPrimary) => {
-      if (message.type === 'adapter:listening') resolve(message.port);
+      if (message.type === 'adapter:listening') resolve(message.address);
     });
   });
   cluster.on('exit', (worker, code, signal) => {
@@ -88,20 +90,22 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     fork();
   });
   let served = { mappings: settings.initial.mappings, prefixed: settings.prefixed };
-  const reload = (force: boolean) => {
+  /** `force`: SIGHUP (every file read again, and the workers' TLS files); else a --watch change. */
+  const reload = async (force: boolean) => {
     try {
       // The primary reads the files too, only to describe what is served (/openapi.json); the workers serve.
-      served = { ...served, mappings: settings.source.load({ force }).mappings };
+      served = { ...served, mappings: (await settings.source.load({ force })).mappings };
     } catch (error) {
       log.error({ err: error }, 'reading the mapping files failed; the workers keep serving what they loaded before');
     }
-    send({ type: 'adapter:reload', force });
+    send({ type: 'adapter:reload', force, certificates: force });
   };
   // Before the first "listening" line (see onSignals). A reload while workers start reaches the ones forked; the others read the files as they start.
-  const signals = onSignals(() => reload(true));
+  const signals = onSignals(() => void reload(true));
   for (let index = 0; index < workerCount; index += 1) fork();
-  const port = await listening;
-  for (const line of listeningLines(settings, port, settings.initial.mappings.map((mapping) => mapping.name))) settings.print(line);
+  const address = await listening;
+  settings.listening?.(address);
+  announceListening(settings.announce, address, { tls: settings.tls !== undefined, prefixed: settings.prefixed, mappings: settings.initial.mappings.map((mapping) => mapping.name) });
 
   /** Every worker's answer (by pid) that came within two seconds. */
   const ask = async (question: Question): Promise<Map<number, unknown>> => {
@@ -138,7 +142,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     // The workers poll the shared store: a retried event goes out at their next look (every 500 ms).
     outbox: outbox && storeSupport(outbox),
   });
-  const stopWatching = settings.watch ? watchMappings(settings.source.watched, () => reload(false), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP')) : () => undefined;
+  const stopWatching = settings.watch ? watchMappings(settings.source.watched, () => void reload(false), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP')) : () => undefined;
   await signals.stopped;
   stopping = true;
   stopWatching();
@@ -165,12 +169,12 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   const { outbox, journal } = await openState(settings, log);
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets });
   const removeGuards = installProcessGuards(instance.engine, log);
-  const signals = onSignals(() => instance.reload({ force: true }));
+  const signals = onSignals(() => void instance.reload({ force: true, certificates: true }));
   const toPrimary = (message: ToPrimary) => process.send?.(message);
   // Listening for the primary before the port is: a reload or a stop sent while this worker starts is not lost.
   const stopped = new Promise<void>((resolve) => {
     process.on('message', (message: ToWorker) => {
-      if (isMessage(message, 'adapter:reload') && message.type === 'adapter:reload') instance.reload({ force: message.force });
+      if (isMessage(message, 'adapter:reload') && message.type === 'adapter:reload') void instance.reload({ force: message.force, certificates: message.certificates });
       if (isMessage(message, 'adapter:stop')) resolve();
       if (isMessage(message, 'adapter:ask') && message.type === 'adapter:ask') {
         const { id } = message;
@@ -183,7 +187,7 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   });
   const address = await listenOn(instance.server, settings.port, settings.host);
   instance.engine.deliverer?.start();
-  toPrimary({ type: 'adapter:listening', port: address.port });
+  toPrimary({ type: 'adapter:listening', address });
   await stopped;
   const result = await instance.stop(settings.shutdownTimeoutMs);
   if (!result.finished) log.warn({ forcedConnections: result.forcedConnections }, 'shutdown timeout passed; connections with requests still in flight were closed');

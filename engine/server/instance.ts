@@ -9,7 +9,7 @@ import type { SecretRegistry } from '../mapping/secret-registry';
 import { engineVersion } from '../paths';
 import { createHttpApp } from './app';
 import { drain, trackRequests, type DrainResult } from './drain';
-import { createListener, type TlsFiles } from './listener';
+import { createListener, reloadCertificates, type TlsFiles } from './listener';
 import type { OutboxStore } from '../outbox/store';
 import type { LoadReport, MappingSource } from './mapping-source';
 import type { EngineMetrics } from './metrics';
@@ -37,8 +37,11 @@ export interface InstanceSettings {
 export interface Instance {
   readonly engine: Engine;
   readonly server: http.Server | https.Server;
-  /** Reads the mapping files again and swaps in what loaded; logs and counts every outcome. */
-  reload(options?: { readonly force?: boolean }): LoadReport;
+  /**
+   * Reads the mapping files again and swaps in what loaded; logs and counts every outcome; never rejects.
+   * `certificates` (SIGHUP, not --watch) reads the listener's TLS files again too.
+   */
+  reload(options?: { readonly force?: boolean; readonly certificates?: boolean }): Promise<LoadReport>;
   readiness(): Promise<Readiness>;
   openapi(): Record<string, unknown>;
   /** Stops accepting, lets requests in flight answer (up to timeoutMs), closes the engine. */
@@ -89,10 +92,11 @@ export function startInstance(settings: InstanceSettings): Instance {
   return {
     engine,
     server,
-    reload(options = {}) {
+    async reload(options = {}) {
+      if (options.certificates) reloadCertificates(server, settings.tls, log);
       let report: LoadReport;
       try {
-        report = source.load(options);
+        report = await source.load(options);
       } catch (error) {
         // The directory itself went away or became unreadable: keep serving what was loaded.
         log.error({ err: error }, 'reading the mapping files failed; the mappings loaded before keep serving');

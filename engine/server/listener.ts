@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
+import type { Logger } from '../log';
 
 /**
  * The platform's (or the admin) listener: plain HTTP, HTTPS, or HTTPS that requires a client
- * certificate from a given CA (mutual TLS). Certificates are read once, at start.
+ * certificate from a given CA (mutual TLS). Certificates are read at start and again on SIGHUP
+ * (reloadCertificates).
  */
 export interface TlsFiles {
   readonly certFile: string;
@@ -89,4 +91,21 @@ export const LISTENER_TIMEOUTS: ListenerTimeouts = Object.freeze({ headersTimeou
 export function createListener(handler: http.RequestListener, tlsFiles?: TlsFiles, timeouts: ListenerTimeouts = LISTENER_TIMEOUTS): http.Server | https.Server {
   const server = tlsFiles ? https.createServer({ ...readTlsFiles(tlsFiles), ...timeouts }, handler) : http.createServer(timeouts, handler);
   return server;
+}
+
+/**
+ * SIGHUP: the TLS files read and checked again, as at start. New connections get the new certificate;
+ * connections already open keep the one they agreed on (setSecureContext changes only later
+ * handshakes). Files that cannot be used (a renewal half copied, a key of another certificate) keep
+ * the certificate that serves now, and the log says why: a renewal must never take the port down.
+ */
+export function reloadCertificates(server: http.Server | https.Server, files: TlsFiles | undefined, log: Logger): void {
+  if (!files || !(server instanceof tls.Server)) return;
+  try {
+    server.setSecureContext(readTlsFiles(files));
+  } catch (error) {
+    log.error({ certFile: files.certFile, keyFile: files.keyFile }, `TLS files not reloaded; the certificate loaded before keeps serving: ${(error as Error).message}`);
+    return;
+  }
+  log.info({ certFile: files.certFile, keyFile: files.keyFile, ...(files.clientCaFile ? { clientCaFile: files.clientCaFile } : {}) }, 'TLS certificate reloaded; new connections get it');
 }

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formatIssue } from '../errors';
+import type { CompileOptions } from '../expressions/compile';
 import { checkMappingFile } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
 
@@ -39,8 +41,14 @@ export interface LoadReport {
 }
 
 export interface MappingSource {
-  /** `force` reads every file again, changed or not (SIGHUP: TLS files or secrets may have changed). */
-  load(options?: { readonly force?: boolean }): LoadReport;
+  /**
+   * Compiles the files that changed since they were loaded, with the TLS files they name; `force`
+   * (SIGHUP) also tries again the files that did not load. Each file is read and compiled in a turn of
+   * the event loop of its own, so that requests to the mappings served meanwhile wait for one file at
+   * most, not for all of them (issue 28: 200 files took seconds). Loads run one after another; what
+   * they report is taken over when one is complete.
+   */
+  load(options?: { readonly force?: boolean }): Promise<LoadReport>;
   states(): readonly MappingFileState[];
   /** Whether the mappings come from a directory (each then served under /<name>). */
   readonly isDirectory: boolean;
@@ -55,39 +63,109 @@ function shown(filePath: string): string {
   return relative && !relative.startsWith('..') ? relative : filePath;
 }
 
-function digestOf(filePath: string): string | undefined {
+interface TlsInput { readonly file: string; readonly content?: string }
+
+/** The TLS files a mapping names, with what was read from each when it was compiled (only ever hashed). */
+function tlsInputs(mapping: Mapping | undefined): TlsInput[] {
+  return [mapping?.system.tls, mapping?.platform?.tls].flatMap((spec) => (spec ? [
+    { file: spec.caFile, content: spec.ca }, { file: spec.certFile, content: spec.cert }, { file: spec.keyFile, content: spec.key?.reveal() },
+  ] : [])).flatMap(({ file, content }) => (file === undefined ? [] : [{ file, content }]));
+}
+
+function readText(file: string): string | undefined {
   try {
-    return createHash('sha256').update(fs.readFileSync(filePath)).digest('hex');
+    return fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
 }
 
 /**
+ * What a mapping is made from: its file's text and the TLS files it names. A reload compiles a file
+ * again only when this changed, so SIGHUP after one customer's change compiles that one, not every file
+ * of the server (issue 28: 200 files took seconds of CPU at each SIGHUP).
+ */
+function digestOf(text: string, tls: readonly TlsInput[]): string {
+  const hash = createHash('sha256').update(text);
+  for (const { file, content } of tls) hash.update(`\0${file}\0${content ?? '\0unreadable'}`);
+  return hash.digest('hex');
+}
+
+/** The digest of what is on disk now for the files a mapping was made from (paths relative to the mapping file). */
+function digestOnDisk(filePath: string, text: string, mapping: Mapping | undefined): string {
+  return digestOf(text, tlsInputs(mapping).map(({ file }) => ({ file, content: readText(path.resolve(path.dirname(filePath), file)) })));
+}
+
+/**
  * `paths`: mapping files, or exactly one directory. `env` fills `${VAR}`. Throws (a usage problem for
  * the caller to report) when a directory is mixed with files or does not exist.
  */
-export function createMappingSource(paths: readonly string[], env: NodeJS.ProcessEnv): MappingSource {
+export function createMappingSource(paths: readonly string[], env: NodeJS.ProcessEnv, compileOptions: CompileOptions = {}): MappingSource {
   const directories = paths.filter((given) => fs.existsSync(given) && fs.statSync(given).isDirectory());
   if (directories.length > 0 && paths.length > 1) throw new Error('give either one directory or mapping files, not both');
   const directory = directories.length === 1 ? path.resolve(directories[0]) : undefined;
   const files = directory ? undefined : paths.map((given) => path.resolve(given));
   const twice = files?.find((file, index) => files.indexOf(file) !== index);
   if (twice !== undefined) throw new Error(`the mapping file ${shown(twice)} is given twice`);
-  const states = new Map<string, MappingFileState & { readonly digest?: string }>();
+  let states = new Map<string, MappingFileState & { readonly digest?: string }>();
+  let queue: Promise<unknown> = Promise.resolve();
 
   const listFiles = (): string[] => {
     if (!directory) return files ?? [];
     return fs.readdirSync(directory).filter((name) => MAPPING_EXTENSIONS.test(name) && !name.startsWith('.')).sort().map((name) => path.join(directory, name));
   };
 
-  function loadOne(filePath: string, previous: (MappingFileState & { readonly digest?: string }) | undefined, digest: string | undefined) {
+  /** `text`: the file as read just before (a change in between only makes the next reload compile it again). */
+  function loadOne(filePath: string, previous: (MappingFileState & { readonly digest?: string }) | undefined, text: string | undefined, digest: string | undefined) {
     const file = shown(filePath);
     const at = new Date().toISOString();
-    const result = checkMappingFile(filePath, { env, displayName: file });
-    if (result.mapping) return { file, mapping: result.mapping, loadedAt: at, last: { at, ok: true, problems: [] }, digest };
+    const result = checkMappingFile(filePath, { env, displayName: file, compileOptions });
+    // The TLS files as the new mapping read them: a renewed certificate is seen at the next reload.
+    const made = text === undefined ? undefined : digestOf(text, tlsInputs(result.mapping));
+    if (result.mapping) return { file, mapping: result.mapping, loadedAt: at, last: { at, ok: true, problems: [] }, digest: made };
     const problems = result.issues.filter((issue) => issue.severity === 'error').map(formatIssue);
     return { file, mapping: previous?.mapping, loadedAt: previous?.loadedAt, last: { at, ok: false, problems }, digest };
+  }
+
+  async function loadAll(options: { readonly force?: boolean }): Promise<LoadReport> {
+    const next = new Map(states);
+    const present = listFiles();
+    const removed = [...next.keys()].filter((filePath) => !present.includes(filePath));
+    for (const filePath of removed) next.delete(filePath);
+    const attempts: MappingFileState[] = [];
+    for (const filePath of present) {
+      // Reading and hashing 200 files in one turn was itself a wait of a few hundred milliseconds on a busy machine.
+      await nextTurn();
+      const previous = next.get(filePath);
+      const text = readText(filePath);
+      const digest = text === undefined ? undefined : digestOnDisk(filePath, text, previous?.mapping);
+      // Unchanged: skipped; forced, a file that did not load is tried again all the same.
+      if (previous && digest !== undefined && previous.digest === digest && (!options.force || previous.last.ok)) continue;
+      const state = loadOne(filePath, previous, text, digest);
+      next.set(filePath, state);
+      attempts.push(state);
+    }
+    // Each mapping is served under /<name>: a file just loaded whose name another file already serves is refused.
+    const taken = new Map<string, string>();
+    const justLoaded = new Set(attempts.map((state) => state.file));
+    const unchangedFirst = [...next].sort(([, a], [, b]) => Number(justLoaded.has(a.file)) - Number(justLoaded.has(b.file)));
+    for (const [filePath, state] of unchangedFirst) {
+      const name = state.mapping?.name.toLowerCase();
+      if (name === undefined) continue;
+      const owner = taken.get(name);
+      if (owner === undefined) {
+        taken.set(name, state.file);
+        continue;
+      }
+      const problem = `${state.file}  the mapping name "${state.mapping?.name}" is already served from ${owner}; each mapping is served under /<name>, so names must differ`;
+      const refused = { ...state, mapping: undefined, loadedAt: undefined, last: { at: state.last.at, ok: false, problems: [problem] } };
+      next.set(filePath, refused);
+      const attempt = attempts.findIndex((entry) => entry.file === state.file);
+      if (attempt >= 0) attempts[attempt] = refused;
+    }
+    states = next;
+    const all = [...next.values()];
+    return { mappings: all.flatMap((state) => (state.mapping ? [state.mapping] : [])), states: all, attempts, removed: removed.map(shown) };
   }
 
   return {
@@ -97,38 +175,9 @@ export function createMappingSource(paths: readonly string[], env: NodeJS.Proces
       ? [{ dir: directory, concerns: () => true }]
       : [...new Set((files ?? []).map((file) => path.dirname(file)))].map((dir) => ({ dir, concerns: (name) => (files ?? []).includes(path.join(dir, name)) })),
     load(options = {}) {
-      const present = listFiles();
-      const removed = [...states.keys()].filter((filePath) => !present.includes(filePath));
-      for (const filePath of removed) states.delete(filePath);
-      const attempts: MappingFileState[] = [];
-      for (const filePath of present) {
-        const previous = states.get(filePath);
-        const digest = digestOf(filePath);
-        if (!options.force && previous && digest !== undefined && previous.digest === digest) continue;
-        const state = loadOne(filePath, previous, digest);
-        states.set(filePath, state);
-        attempts.push(state);
-      }
-      // Each mapping is served under /<name>: a file just loaded whose name another file already serves is refused.
-      const taken = new Map<string, string>();
-      const justLoaded = new Set(attempts.map((state) => state.file));
-      const unchangedFirst = [...states].sort(([, a], [, b]) => Number(justLoaded.has(a.file)) - Number(justLoaded.has(b.file)));
-      for (const [filePath, state] of unchangedFirst) {
-        const name = state.mapping?.name.toLowerCase();
-        if (name === undefined) continue;
-        const owner = taken.get(name);
-        if (owner === undefined) {
-          taken.set(name, state.file);
-          continue;
-        }
-        const problem = `${state.file}  the mapping name "${state.mapping?.name}" is already served from ${owner}; each mapping is served under /<name>, so names must differ`;
-        const refused = { ...state, mapping: undefined, loadedAt: undefined, last: { at: state.last.at, ok: false, problems: [problem] } };
-        states.set(filePath, refused);
-        const attempt = attempts.findIndex((entry) => entry.file === state.file);
-        if (attempt >= 0) attempts[attempt] = refused;
-      }
-      const all = [...states.values()];
-      return { mappings: all.flatMap((state) => (state.mapping ? [state.mapping] : [])), states: all, attempts, removed: removed.map(shown) };
+      const next = queue.then(() => loadAll(options));
+      queue = next.catch(() => undefined);
+      return next;
     },
     states: () => [...states.values()],
   };

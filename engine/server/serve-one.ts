@@ -4,7 +4,8 @@ import { createMetrics } from './metrics';
 import { openState } from '../state/state-store';
 import { storeSupport } from '../outbox/support';
 import { installProcessGuards } from './process-guards';
-import { listeningLines, type ServeSettings } from './settings';
+import type { ServeSettings } from './settings';
+import { announceListening } from './startup-lines';
 import { onSignals } from './signals';
 import { watchMappings } from './watch';
 
@@ -19,11 +20,12 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets });
   const removeGuards = installProcessGuards(instance.engine, log);
   // Before the first "listening" line (see onSignals); they stay installed while draining: a second Ctrl-C must not kill the requests in flight.
-  const signals = onSignals(() => instance.reload({ force: true }));
+  const signals = onSignals(() => void instance.reload({ force: true, certificates: true }));
   let admin: AdminListener;
   try {
     const address = await listenOn(instance.server, settings.port, settings.host);
-    for (const line of listeningLines(settings, address.port, instance.engine.mappings.map((mapping) => mapping.name))) settings.print(line);
+    settings.listening?.(address);
+    announceListening(settings.announce, address, { tls: settings.tls !== undefined, prefixed: settings.prefixed, mappings: instance.engine.mappings.map((mapping) => mapping.name) });
     admin = await startAdminListener(settings, {
       ready: () => instance.readiness(),
       metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.text() }),
@@ -42,7 +44,7 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
 
   instance.engine.deliverer?.start();
   const stopWatching = settings.watch
-    ? watchMappings(settings.source.watched, () => instance.reload(), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP'))
+    ? watchMappings(settings.source.watched, () => void instance.reload(), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP'))
     : () => undefined;
   const signal = await signals.stopped;
   stopWatching();

@@ -1,9 +1,11 @@
+import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log';
 import type { SecretRegistry } from '../mapping/secret-registry';
 import type { AdminTokens } from './admin-tokens';
 import type { TlsFiles } from './listener';
 import type { StateLocation } from '../state/state-store';
 import type { LoadReport, MappingSource } from './mapping-source';
+import type { Announce } from './startup-lines';
 
 /** What `serve` decided from its flags, handed to the single-process or the cluster runner. */
 export interface ServeSettings {
@@ -24,19 +26,8 @@ export interface ServeSettings {
   readonly log: Logger;
   /** The secret values the engine masks, and the log with it. */
   readonly secrets: SecretRegistry;
-  /** Lines for the operator's terminal (the listening addresses). */
-  readonly print: (line: string) => void;
-}
-
-/** The address in a URL people can click: all interfaces shown as localhost, IPv6 in brackets. */
-function shownHost(host: string | undefined): string {
-  if (!host || host === '0.0.0.0' || host === '::') return 'localhost';
-  return host.includes(':') ? `[${host}]` : host;
-}
-
-/** The lines `serve` prints once listening; scripts and tests read the URLs from them. */
-export function listeningLines(settings: ServeSettings, port: number, mappings: readonly string[]): string[] {
-  const base = `${settings.tls ? 'https' : 'http'}://${shownHost(settings.host)}:${port}`;
-  if (!settings.prefixed) return mappings.map((name) => `adapter engine (mapping "${name}") listening on ${base}`);
-  return mappings.map((name) => `adapter engine (mapping "${name}") listening on ${base}/${encodeURIComponent(name)}`);
+  /** The start-up lines (where it listens), as log lines. */
+  readonly announce: Announce;
+  /** Told the address actually bound (--port 0 picks a port), once the platform's listener listens. */
+  readonly listening?: (bound: AddressInfo) => void;
 }

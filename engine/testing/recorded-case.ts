@@ -7,6 +7,7 @@ import type { RouteSpec } from '../contract/routes';
 import { isTruncated, type EventState, type JournalEntry } from '../journal/journal-entry';
 import type { TraceStep } from '../trace/steps';
 import type { TransportErrorCode } from '../http/client';
+import { RETRYABLE_STATUS } from '../http/with-retry';
 import { isSecretName } from '../mapping/mask';
 import type { RecordedAnswer } from './answers';
 import { testSchemaLine, type TestCase } from './test-file';
@@ -37,8 +38,10 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
     // A fan-out element is labelled `call[i]`; its answers are the call's, in order.
     const call = step.step === 'response' || step.step === 'no answer' ? step.call.replace(/\[\d+\]$/, '') : undefined;
     if (call === undefined) continue;
+    // A call that failed after retries failed alike each time: the replay gets the failure as often as the
+    // engine tried, so its retries find an answer too (one answer would leave them unanswered).
     if (step.step === 'no answer') {
-      (answers[call] ??= []).push({ error: step.error as TransportErrorCode });
+      (answers[call] ??= []).push(...Array.from({ length: Math.max(1, step.attempts) }, () => ({ error: step.error as TransportErrorCode })));
       continue;
     }
     if (step.step !== 'response') continue;
@@ -51,7 +54,9 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
       // answer the engine could not read is replayed as text that cannot be read either (no JSON).
       ...(step.xml && typeof step.body === 'string' ? { xml: step.body } : step.bodyError !== undefined ? { text: '' } : { body: step.body }),
     };
-    (answers[call] ??= []).push(answer);
+    // Likewise a status the engine tries again (429, 503) it got on every attempt; an answer after retries
+    // that ended them is given once (the failures before it were not kept).
+    (answers[call] ??= []).push(...Array.from({ length: RETRYABLE_STATUS.has(step.status) ? Math.max(1, step.attempts ?? 1) : 1 }, () => answer));
   }
   const delivery = ran.event && deliveryOf(ran.event);
   if (delivery && 'problem' in delivery) return delivery;

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type RunningPlatform } from '../platform';
 import { startErp, type RunningErp } from './main';
+import { pushesUnder } from './pushes';
 import { erpClient } from './test-client';
 
 /** The example ERP's pushes (to a recording server on 127.0.0.1 standing for the engine), and the platform stand-in. */
@@ -26,7 +27,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve));
-  erp = await startErp({ port: 0, push: { url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}/push`, secret: SECRET } });
+  erp = await startErp({ port: 0, push: { url: pushesUnder(`http://127.0.0.1:${(engine.address() as AddressInfo).port}/push`), secret: SECRET } });
   quiet = await startErp({ port: 0 });
 });
 afterAll(async () => {

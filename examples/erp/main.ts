@@ -10,7 +10,7 @@
 import http from 'node:http';
 import { listen, runAsProcess } from '../listen';
 import { BASE_PATH, createErpApp } from './app';
-import type { PushTarget } from './pushes';
+import { pushesUnder, type PushTarget } from './pushes';
 import type { ErpState } from './types';
 
 export interface StartErpOptions {
@@ -43,5 +43,5 @@ if (require.main === module) {
   const port = Number(process.env.ERP_PORT ?? 8081);
   const extraOrders = Number(process.env.ERP_EXTRA_ORDERS ?? 0);
   const { ERP_PUSH_URL: url, ERP_PUSH_SECRET: secret } = process.env;
-  runAsProcess('example ERP', () => startErp({ port, host: process.env.ERP_HOST, extraOrders, push: url && secret ? { url, secret } : undefined }));
+  runAsProcess('example ERP', () => startErp({ port, host: process.env.ERP_HOST, extraOrders, push: url && secret ? { url: pushesUnder(url), secret } : undefined }));
 }

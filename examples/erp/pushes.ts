@@ -12,10 +12,19 @@ import type { ErpPosition, ErpPush, ErpSalesOrder, ErpState, UnitCode } from './
 import { UNIT_CODES } from './types';
 
 export interface PushTarget {
-  /** The engine's push endpoints, e.g. http://localhost:8080/push; a push goes to <url>/<name>. */
-  readonly url: string;
+  /**
+   * Where a push of this name goes, asked at each push: e.g. http://localhost:8080/push/NewOrder, or
+   * under a mapping's prefix when the engine serves several (/<mapping>/push/NewOrder); none: nobody
+   * takes it, and it is kept as not sent.
+   */
+  url(push: string): string | undefined;
   /** The signing secret shared with the mapping (ERP_PUSH_SECRET). */
   readonly secret: string;
+}
+
+/** Every push to `<base>/<name>`, e.g. base http://localhost:8080/push: one engine that serves one mapping at its root. */
+export function pushesUnder(base: string): PushTarget['url'] {
+  return (push) => `${base}/${push}`;
 }
 
 export function signature(secret: string, timestamp: number, body: string): string {
@@ -25,11 +34,15 @@ export function signature(secret: string, timestamp: number, body: string): stri
 async function send(target: PushTarget | undefined, state: ErpState, push: string, body: unknown): Promise<ErpPush> {
   const record: ErpPush = { id: state.pushes.length + 1, push, sentAt: new Date().toISOString(), body, answer: { error: 'no push target: start the ERP with ERP_PUSH_URL and ERP_PUSH_SECRET' } };
   state.pushes.push(record);
-  if (!target) return record;
+  const url = target?.url(push);
+  if (!target || !url) {
+    if (target) record.answer = { error: `no mapping served by the engine has the push endpoint ${push}` };
+    return record;
+  }
   const text = JSON.stringify(body);
   const timestamp = Math.floor(Date.now() / 1000);
   try {
-    const response = await fetch(`${target.url}/${push}`, {
+    const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-timestamp': String(timestamp), 'x-signature': signature(target.secret, timestamp, text) },
       body: text,

@@ -68,6 +68,14 @@ export interface Serving {
   output(): { stdout: string; stderr: string };
 }
 
+/** A JSON log line of `serve` (pino): its message and fields. */
+export type LogLine = { readonly level: number; readonly msg: string } & Readonly<Record<string, unknown>>;
+
+/** The JSON log lines in `serve`'s standard output, whole lines only (a chunk may end inside one). */
+export function startupLines(stdout: string): LogLine[] {
+  return stdout.split('\n').filter((line) => line.startsWith('{') && line.endsWith('}')).map((line) => JSON.parse(line) as LogLine);
+}
+
 /**
  * Starts `serve` and resolves with the URLs it printed (and the admin URL with --admin-port); the
  * caller stops it with SIGTERM.
@@ -87,8 +95,9 @@ export function startServe(args: readonly string[], env: Record<string, string> 
         announced = true;
         options.onFirstListeningLine?.(child);
       }
-      const urls = [...stdout.matchAll(/adapter engine \(mapping "[^"]+"\) listening on (\S+)/g)].map((match) => match[1]);
-      const adminUrl = /admin endpoints on (\S+)/.exec(stdout)?.[1];
+      const lines = startupLines(stdout);
+      const urls = lines.filter((line) => line.msg.startsWith('adapter engine listening on ')).map((line) => String(line.url));
+      const adminUrl = lines.find((line) => line.msg.startsWith('admin endpoints on '))?.url as string | undefined;
       if (urls.length >= expectedUrls && (!wantsAdmin || adminUrl)) resolve({ child, urls, adminUrl, exited, output: () => ({ stdout, stderr }) });
     });
     void exited.then((result) => reject(new Error(`serve exited with ${result.code} before listening:\n${result.stdout}\n${result.stderr}`)));

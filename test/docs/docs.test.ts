@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { formatIssue } from '../../engine/errors';
@@ -14,6 +15,7 @@ import { anchorsOf, blocksOf, commandOf, docFiles, linksOf, ROOT } from './markd
  * example loads, every command example that can run does run, every relative link resolves.
  */
 const BINARY = path.join(ROOT, 'dist', 'engine', 'cli', 'main.js');
+const execFileAsync = promisify(execFile);
 const ENV = { ERP_URL: 'http://erp.test/api/v1', ERP_USER: 'u', ERP_PASSWORD: 'p', ERP_TOKEN: 't', ERP_API_KEY: 'k', ERP_CLIENT_ID: 'id', ERP_CLIENT_SECRET: 's', PLATFORM_API_KEY: 'k1', PLATFORM_API_KEY_NEXT: 'k2', PLATFORM_URL: 'http://platform.test', PLATFORM_CLIENT_SECRET: 's', ERP_PUSH_SECRET: 's', ERP_PUSH_KEY: 'k', ODOO_URL: 'http://odoo.test', ODOO_KEY: 'k', NAV_URL: 'http://nav.test/WS/CRONUS' };
 const MAPPING_KEYS = ['version', 'name', 'description', 'system', 'inbound', 'limits', 'functions', 'operations', 'platform', 'push'];
 const example = parse(fs.readFileSync(path.join(ROOT, 'mappings', 'example.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
@@ -94,8 +96,9 @@ describe('documentation', () => {
     }
   }, 60_000);
 
-  it('every command example that can run here runs and succeeds', () => {
-    const blocks = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'sh' && !/^# (needs a running engine|long-running)/.test(block.text));
+  it('every command example that can run here runs and succeeds', async () => {
+    // A block shown to exit 1 (diff finding differences) is followed by its own guide's test.
+    const blocks = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'sh' && !/^# (needs a running engine|long-running|exits 1)/.test(block.text));
     const commands = blocks.flatMap((block) => block.text.split('\n').map((line, index) => ({ line: line.trim(), at: `${block.file}:${block.line + 1 + index}` })))
       .filter(({ line }) => /^([A-Z_]+=\S+\s+)*npx adapter-engine /.test(line))
       .filter(({ line }, index, all) => all.findIndex((other) => other.line === line) === index);
@@ -109,8 +112,9 @@ describe('documentation', () => {
       const processEnv: NodeJS.ProcessEnv = { ...process.env, ...env, NO_COLOR: '1', LOG_LEVEL: 'silent' };
       // --example-erp starts the bundled ERP for the run; ERP_URL would point the mapping elsewhere.
       if (args.includes('--example-erp')) delete processEnv.ERP_URL;
-      const run = () => execFileSync(process.execPath, [BINARY, ...args], { cwd: dir, env: processEnv, encoding: 'utf8', timeout: 30_000 });
-      expect(run, at).not.toThrow();
+      // Awaited, not execFileSync: a minute of examples on a busy machine must not keep the worker from answering vitest.
+      const failure = await execFileAsync(process.execPath, [BINARY, ...args], { cwd: dir, env: processEnv, encoding: 'utf8', timeout: 30_000 }).then(() => undefined, (error: Error) => error.message);
+      expect(failure, at).toBeUndefined();
     }
   }, 180_000);
 
@@ -153,14 +157,14 @@ describe('documentation', () => {
     expect(broken).toEqual([]);
   });
 
-  it('the command-line guide names every command and every long option of --help', () => {
+  it('the command-line guide names every command and every long option of --help', async () => {
     const guide = fs.readFileSync(path.join(ROOT, 'docs', 'cli.md'), 'utf8');
-    const help = (args: string[]) => execFileSync(process.execPath, [BINARY, ...args, '--help'], { encoding: 'utf8' });
-    const commands = [...help([]).matchAll(/^ {2}([a-z-]+)(?: \[options\]| <|\s)/gm)].map((match) => match[1]).filter((name) => name !== 'help');
+    const help = async (args: string[]) => (await execFileAsync(process.execPath, [BINARY, ...args, '--help'], { encoding: 'utf8' })).stdout;
+    const commands = [...(await help([])).matchAll(/^ {2}([a-z-]+)(?: \[options\]| <|\s)/gm)].map((match) => match[1]).filter((name) => name !== 'help');
     expect(commands).toEqual(expect.arrayContaining(['serve', 'validate', 'dry-run', 'test', 'routes']));
     for (const command of commands) {
       expect(guide, command).toContain(command);
-      for (const [option] of help([command]).matchAll(/--[a-z][a-z-]+/g)) if (option !== '--help') expect(guide, `${command} ${option}`).toContain(option);
+      for (const [option] of (await help([command])).matchAll(/--[a-z][a-z-]+/g)) if (option !== '--help') expect(guide, `${command} ${option}`).toContain(option);
     }
-  });
+  }, 60_000); // a Node process per command (eleven with diff), slow on a busy machine
 });

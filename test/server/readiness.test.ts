@@ -31,7 +31,7 @@ describe('readiness', () => {
     writeFile(dir, 'up.yaml', mapping('up', erp.url, 'healthCheck:\n  path: /health'));
     writeFile(dir, 'down.yaml', mapping('down', 'http://127.0.0.1:9', 'healthCheck:\n  path: /health\n  timeoutMs: 500'));
     const source = createMappingSource([dir], {});
-    const engine = createEngine({ mappings: source.load().mappings, prefixed: true });
+    const engine = createEngine({ mappings: (await source.load()).mappings, prefixed: true });
     cleanups.push(() => engine.close());
     const result = await readiness(engine, source.states(), '127.0.0.1');
     expect(result.ready).toBe(false);
@@ -49,7 +49,7 @@ describe('readiness', () => {
     writeFile(dir, 'open.yaml', mapping('open', 'http://127.0.0.1:9'));
     writeFile(dir, 'closed.yaml', mapping('closed', 'http://127.0.0.1:9', '', 'inbound:\n  auth:\n    type: apiKey\n    keys: ["${KEY}"]\n'));
     const source = createMappingSource([dir], { KEY: 'k' });
-    const engine = createEngine({ mappings: source.load().mappings, prefixed: true });
+    const engine = createEngine({ mappings: (await source.load()).mappings, prefixed: true });
     cleanups.push(() => engine.close());
     for (const [host, warned] of [['0.0.0.0', true], [undefined, true], ['127.0.0.1', false], ['localhost', false]] as const) {
       const result = await readiness(engine, source.states(), host);
@@ -62,31 +62,48 @@ describe('readiness', () => {
 });
 
 describe('the mapping source of serve DIR', () => {
-  it('a file that takes a name another file serves is refused, and the first keeps serving', () => {
+  it('a file that takes a name another file serves is refused, and the first keeps serving', async () => {
     const dir = tempDir();
     writeFile(dir, 'a.yaml', mapping('same', 'http://127.0.0.1:9'));
     const source = createMappingSource([dir], {});
-    expect(source.load().mappings.map((m) => m.name)).toEqual(['same']);
+    expect((await source.load()).mappings.map((m) => m.name)).toEqual(['same']);
     writeFile(dir, '0-copy.yaml', mapping('same', 'http://127.0.0.1:9'));
-    const report = source.load();
+    const report = await source.load();
     expect(report.mappings.map((m) => path.basename(m.file))).toEqual(['a.yaml']);
     const refused = report.attempts.find((state) => state.file.endsWith('0-copy.yaml'))!;
     expect(refused.last).toMatchObject({ ok: false, problems: [expect.stringContaining('the mapping name "same" is already served from')] });
   });
 
-  it('reads only changed files unless forced, and forgets removed ones', () => {
+  it('reads only changed files, forced or not, and forgets removed ones', async () => {
     const dir = tempDir();
     writeFile(dir, 'a.yaml', mapping('a', 'http://127.0.0.1:9'));
     writeFile(dir, 'b.yml', mapping('b', 'http://127.0.0.1:9'));
     writeFile(dir, 'notes.txt', 'not a mapping');
     const source = createMappingSource([dir], {});
-    expect(source.load().attempts).toHaveLength(2);
-    expect(source.load().attempts).toHaveLength(0);
-    expect(source.load({ force: true }).attempts).toHaveLength(2);
+    expect((await source.load()).attempts).toHaveLength(2);
+    expect((await source.load()).attempts).toHaveLength(0);
+    // SIGHUP with 200 files compiled all 200 for one change (issue 28).
+    expect((await source.load({ force: true })).attempts).toHaveLength(0);
+    writeFile(dir, 'a.yaml', mapping('a', 'http://127.0.0.1:10'));
+    expect((await source.load({ force: true })).attempts.map((state) => state.mapping?.system.baseUrl.port)).toEqual(['10']);
     fs.rmSync(path.join(dir, 'b.yml'));
-    const report = source.load();
+    const report = await source.load();
     expect(report.removed.map((file) => path.basename(file))).toEqual(['b.yml']);
     expect(report.mappings.map((m) => m.name)).toEqual(['a']);
+  });
+
+  it('a changed TLS file reloads the mapping that names it; forced, a file that did not load is tried again', async () => {
+    const dir = tempDir();
+    const ca = fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'tls', 'ca.pem'), 'utf8');
+    writeFile(dir, 'ca.pem', ca);
+    writeFile(dir, 'a.yaml', mapping('a', 'https://127.0.0.1:9', 'tls: { caFile: ca.pem }'));
+    writeFile(dir, 'b.yaml', mapping('b', 'http://127.0.0.1:9').replace('static:', 'statik:'));
+    const source = createMappingSource([dir], {});
+    expect((await source.load()).attempts.map((state) => state.last.ok)).toEqual([true, false]);
+    expect((await source.load()).attempts).toHaveLength(0);
+    writeFile(dir, 'ca.pem', `${ca}\n`);
+    expect((await source.load()).attempts.map((state) => path.basename(state.file))).toEqual(['a.yaml']);
+    expect((await source.load({ force: true })).attempts.map((state) => [path.basename(state.file), state.last.ok])).toEqual([['b.yaml', false]]);
   });
 
   it('a directory and files together are refused', () => {

@@ -312,7 +312,7 @@ function compilePath(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
  * What evaluateStep gives for the last step over one item whose value is an array: the array itself,
  * unless it is a sequence, whose items are taken into a new one (a cons sequence stays one item).
  */
-function lastStepArray(run: Run, value: unknown[]): unknown {
+export function lastStepArray(run: Run, value: unknown[]): unknown {
   if (!isSequence(value)) return value;
   const flat = createSequence(run);
   if (value.cons) pushItem(run, flat, value);
@@ -325,7 +325,7 @@ function lastStepArray(run: Run, value: unknown[]): unknown {
  * second sequence; here they are flattened as they come, counting them against the sequence limit as
  * the first sequence would (an empty array counts there, and adds nothing to the second).
  */
-function evaluateStep(step: Evaluator, input: readonly unknown[], frame: Frame, run: Run, lastStep: boolean): unknown[] {
+export function evaluateStep(step: Evaluator, input: readonly unknown[], frame: Frame, run: Run, lastStep: boolean): unknown[] {
   const flat = createSequence(run);
   let count = 0;
   let only: unknown;

@@ -1,3 +1,4 @@
+import { generateEvaluator } from './codegen';
 import { compileNode } from './compile-node';
 import { ASYNC_FALLBACK, Frame, createSequence, fastFunctionsReady, guardedPushFor, isFunctionValue, isSequence, type Run } from './runtime';
 import { checkSubset, type AstNode } from './subset';
@@ -12,6 +13,13 @@ export interface FastPath {
   evaluate(input: unknown, bindings: Record<string, unknown>): { value: unknown } | undefined;
   /** Set once the expression called an async built-in: from then on only the interpreter runs it. */
   readonly disabled: boolean;
+  /** The generated function's source (codegen/), or undefined when the closures run it. */
+  readonly generated?: { readonly source: string; readonly delegated: readonly string[] };
+}
+
+/** Why a tree is not run by the fast path (checkSubset's reason), for `dry-run --explain`. */
+export interface OutsideFastPath {
+  readonly outside: string;
 }
 
 export interface FastPathLimits {
@@ -37,11 +45,14 @@ export function buildFastPath(
   constants: ReadonlyMap<string, unknown>,
   limits: FastPathLimits,
   reserved: ReadonlySet<string>,
-): FastPath | undefined {
+  codegen: boolean,
+): FastPath | OutsideFastPath {
   const root = ast as AstNode;
   const verdict = checkSubset(root, limits.maxDepth, reserved);
-  if (!verdict.supported) return undefined;
-  const evaluate = compileNode(root, verdict.lambdaNames);
+  if (!verdict.supported) return { outside: verdict.reason ?? 'outside the subset' };
+  // One function generated from the tree (codegen/), or the closures where code cannot be generated or is turned off.
+  const generated = codegen ? generateEvaluator(root, verdict.lambdaNames) : undefined;
+  const evaluate = generated?.evaluate ?? compileNode(root, verdict.lambdaNames);
   // The frame of the folded literal tables (the interpreter's `environment`, below each evaluation's own).
   const base = new Frame();
   for (const [name, value] of constants) base.vars[name] = value;
@@ -86,6 +97,7 @@ export function buildFastPath(
   };
   return {
     evaluate: evaluateFast,
+    generated: generated && { source: generated.source, delegated: generated.delegated },
     get disabled() {
       return disabled;
     },

@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compileExpression, DEFAULT_EXPRESSION_LIMITS, type CompiledExpression } from './compile';
+import { HELPER_NAMES } from './fast-path/codegen/helpers';
+import { whenFastFunctionsReady } from './fast-path/runtime';
+
+/**
+ * The generated code is written from the parse tree only: texts of the mapping (field names, string
+ * literals, object keys) are JSON string literals in it, never code, however they are spelled.
+ */
+const HOSTILE = [
+  'a"b', 'a\\b', '${x}', '*/', '/*', '\u2028', '\u2029', '__proto__', 'constructor', 'prototype', 'toString', '\\u0022',
+  '"); globalThis.__codegenRan = true; ("', "'); globalThis.__codegenRan = true; ('", '}); globalThis.__codegenRan = true; ({', '</script>', 'h', 'K', 'C', 'input', 'run', '\n',
+];
+
+/** A JSONata string literal (its escapes are JSON's). */
+const quoted = (text: string): string => JSON.stringify(text);
+
+function hostileExpression(): string {
+  const fields = HOSTILE.map((text, index) => `${quoted(`k${index}${text}`)}: \`${text}\``);
+  const literals = `[${HOSTILE.map(quoted).join(', ')}]`;
+  return `{ ${fields.join(', ')}, "all": ${literals}, "joined": ${quoted(HOSTILE[0])} & \`${HOSTILE[1]}\`, "path": \`__proto__\`.\`constructor\`, "same": \`h\` = ${quoted('h')} ? ${quoted('*/')} : \`*/\` }`;
+}
+
+/** Every field an own property, `__proto__` included (as JSON.parse makes it). */
+function hostileInput(): unknown {
+  const pairs = HOSTILE.map((text, index) => `${JSON.stringify(text)}: ${JSON.stringify(text === '__proto__' ? { constructor: `value ${index}` } : `value ${index}`)}`);
+  return JSON.parse(`{ ${pairs.join(', ')} }`) as unknown;
+}
+
+async function answer(expression: CompiledExpression, input: unknown): Promise<unknown> {
+  try {
+    return { json: JSON.stringify(await expression.evaluate(structuredClone(input))) };
+  } catch (error) {
+    return { error: (error as { code?: string }).code };
+  }
+}
+
+/** The source with its string literals (JSON.stringify's, double-quoted) and the strict-mode directive taken out. */
+function outsideLiterals(code: string): string {
+  return code.replace(/"(?:[^"\\]|\\.)*"/g, '""').replace("'use strict';", '');
+}
+
+beforeAll(async () => {
+  expect(await whenFastFunctionsReady()).toBe(true);
+});
+
+describe('generated code', () => {
+  it('gives what the closures and the interpreter give for texts full of quotes, escapes and names of JavaScript, and runs none of them', async () => {
+    const source = hostileExpression();
+    const compiled = compileExpression(source);
+    const input = hostileInput();
+    const expected = await answer(compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { fastPath: false }), input);
+    expect(expected).toHaveProperty('json');
+    expect(await answer(compiled, input)).toEqual(expected);
+    expect(await answer(compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { codegen: false }), input)).toEqual(expected);
+    expect(compiled.stats.fast).toBe(1);
+    expect((globalThis as Record<string, unknown>).__codegenRan).toBeUndefined();
+
+    const explained = compiled.explain();
+    expect(explained.runs).toBe('compiled');
+    const code = explained.code ?? '';
+    // U+2028 and U+2029 are written as escapes even inside literals.
+    expect(code).not.toMatch(/[\u2028\u2029]/);
+    const rest = outsideLiterals(code);
+    for (const fragment of ['__codegenRan', '${', '*/', '/*', '__proto__', 'constructor', '`', "'", 'script']) expect([fragment, rest.includes(fragment)]).toEqual([fragment, false]);
+    // Every identifier outside the literals is the compiler's: a helper, a name it made, or JavaScript's.
+    const own = new Set([...HELPER_NAMES, 'h', 'K', 'C', 'input', 'frame', 'run', 'v', 'items', 'r', 'x', 'o', 'first', 'vars', 'lookup', 'ticks', 'push', 'outerWrapper',
+      'Array', 'isArray', 'const', 'let', 'function', 'return', 'if', 'new', 'undefined', 'true', 'false', 'null', 'length']);
+    const strangers = (rest.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((name) => !own.has(name) && !/^[abfpsS]\d+$/.test(name));
+    expect(strangers).toEqual([]);
+  });
+
+  it('writes negative zero, exponents and negative numbers as the interpreter reads them', async () => {
+    // JSON would write -0 as 0: compared with Object.is, item by item.
+    const exact = (value: unknown): unknown => (Array.isArray(value) ? value.map(exact) : Object.is(value, -0) ? '-0' : value);
+    for (const source of ['-0', '[-0, -1.5e-7, 1e21, 0.1 + 0.2, -(-0)]']) {
+      const compiled = compileExpression(source);
+      const interpreted = compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { fastPath: false });
+      expect([source, exact(await compiled.evaluate({}))]).toEqual([source, exact(await interpreted.evaluate({}))]);
+      expect(compiled.explain().runs).toBe('compiled');
+    }
+    expect(exact(await compileExpression('-0').evaluate({}))).toBe('-0');
+  });
+
+  it('says why an expression is not compiled', () => {
+    expect(compileExpression('a[0]').explain()).toMatchObject({ runs: 'interpreter', why: expect.stringContaining("outside the fast path's subset") });
+    expect(compileExpression('a.b', DEFAULT_EXPRESSION_LIMITS, '', { codegen: false }).explain()).toEqual({ runs: 'closures', why: 'code generation is turned off (--no-codegen)' });
+  });
+});
+
+describe('a process that disallows code generation from strings', () => {
+  it('runs the closure fast path with the same answer, and says why', () => {
+    // The built engine in a real Node process started with the flag (`npm run build` first).
+    const script = `
+      const { compileExpression } = require(${JSON.stringify(path.resolve('dist/engine/expressions/compile.js'))});
+      const { whenFastFunctionsReady } = require(${JSON.stringify(path.resolve('dist/engine/expressions/fast-path/runtime.js'))});
+      (async () => {
+        await whenFastFunctionsReady();
+        const expression = compileExpression('{ "n": a.b & "!", "c": $count(a.c) }');
+        const value = await expression.evaluate({ a: { b: 'x', c: [1, 2] } });
+        process.stdout.write(JSON.stringify({ value, explained: expression.explain(), stats: expression.stats }));
+      })();`;
+    const output = JSON.parse(execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '-e', script], { encoding: 'utf8' })) as Record<string, unknown>;
+    expect(output).toEqual({
+      value: { n: 'x!', c: 2 },
+      explained: { runs: 'closures', why: expect.stringContaining('code generation from strings is disallowed in this process') },
+      stats: { fast: 1, fallback: 0, interpreter: 0 },
+    });
+  });
+});

@@ -1,0 +1,113 @@
+import type { AstNode } from '../subset';
+import { numberLiteral, plainLiteral, textLiteral } from './literals';
+import { arrayFunction, blockFunction, objectFunction, pathFunction } from './structures';
+import type { Unit, Writer } from './unit';
+
+/**
+ * JavaScript for one node of a tree that passed checkSubset, as an expression over the names `input`
+ * (or the name given), `frame` and `run`; the nodes that need statements (path, block, array and
+ * object constructors) become functions of their own, called here. Each case does what compileNode
+ * (compile-node.ts) does for the node, with the same helpers.
+ */
+function expression(node: AstNode, unit: Unit, input = 'input'): string {
+  const nodeFunction = functionOf(node, unit);
+  if (nodeFunction !== undefined) return `${nodeFunction}(${input}, frame, run)`;
+  switch (node.type) {
+    case 'string': return textLiteral(node.value as string);
+    case 'number': return numberLiteral(node.value as number) ?? unit.constant(node.value);
+    case 'value': return plainLiteral(node.value) ?? unit.constant(node.value);
+    case 'name': {
+      const key = textLiteral(node.value as string);
+      return `finish(Array.isArray(${input}) ? lookup(run, ${input}, ${key}) : fieldOf(${input}, ${key}), false)`;
+    }
+    case 'variable':
+      if (node.value === '') return `finish(${input} && ${input}.outerWrapper ? ${input}[0] : ${input}, false)`;
+      return `finish(frame.lookup(${textLiteral(node.value as string)}), false)`;
+    case 'unary': return `negate(${expression(node.expression as AstNode, unit, input)})`;
+    case 'binary': return binaryExpression(node, unit, input);
+    case 'condition': {
+      const otherwise = node.else === undefined ? 'undefined' : expression(node.else as AstNode, unit, input);
+      return `(toBoolean(${expression(node.condition as AstNode, unit, input)}) ? ${expression(node.then as AstNode, unit, input)} : ${otherwise})`;
+    }
+    case 'bind': return bindExpression(node, unit, input);
+    case 'function': return callExpression(node, unit, input);
+    default: throw new Error(`codegen: node type ${node.type} passed the subset check`);
+  }
+}
+
+/** The name of a function `(input, frame, run)` for the node: its own, or one that returns its expression. */
+export function functionFor(node: AstNode, unit: Unit): string {
+  return functionOf(node, unit) ?? unit.memo(node, (name) => `function ${name}(input, frame, run) { return ${expression(node, unit)}; }`);
+}
+
+const WRITER: Writer = { expression, functionFor };
+
+/** The nodes written as functions of their own; undefined for those written as expressions. */
+function functionOf(node: AstNode, unit: Unit): string | undefined {
+  switch (node.type) {
+    case 'path': return pathFunction(node, unit, WRITER);
+    case 'block': return blockFunction(node, unit, WRITER);
+    case 'unary':
+      if (node.value === '[') return arrayFunction(node, unit, WRITER);
+      if (node.value === '{') return objectFunction(node, unit, WRITER);
+      return undefined;
+    case 'lambda': return tailCallFunction(node, unit);
+    default: return undefined;
+  }
+}
+
+/**
+ * A tail call inside a lambda body (the parser's thunk): it gives a Thunk that the caller's trampoline
+ * runs (runtime.ts's apply), with the callee and each argument as functions, as compileNode's.
+ */
+function tailCallFunction(node: AstNode, unit: Unit): string {
+  return unit.memo(node, (name) => {
+    const call = node.body as AstNode;
+    const callee = (call.procedure as AstNode).value as string;
+    const isLambda = unit.lambdaNames.has(callee);
+    const procedure = unit.name('p');
+    const site = isLambda ? 'undefined' : unit.name('s');
+    const args = unit.name('a');
+    const argFunctions = (call.arguments as AstNode[]).map((arg) => functionFor(arg, unit));
+    return [
+      isLambda ? `function ${procedure}(input, frame) { return frame.lookup(${textLiteral(callee)}); }` : `function ${procedure}() { return fastFunction(${textLiteral(callee)}); }`,
+      isLambda ? '' : `const ${site} = new CallSiteSignature();`,
+      `const ${args} = [${argFunctions.join(', ')}];`,
+      `function ${name}(input, frame, run) { return new Thunk(${procedure}, ${args}, input, frame, ${site}); }`,
+    ].filter(Boolean).join('\n');
+  });
+}
+
+function binaryExpression(node: AstNode, unit: Unit, input: string): string {
+  const op = node.value as string;
+  const lhs = expression(node.lhs as AstNode, unit, input);
+  const rhs = expression(node.rhs as AstNode, unit, input);
+  if (op === 'and') return `(boolize(${lhs}) && boolize(${rhs}))`;
+  if (op === 'or') return `(boolize(${lhs}) || boolize(${rhs}))`;
+  // Arguments are evaluated left to right: the left operand first, as in the closures and the interpreter.
+  const value = `binary(${textLiteral(op)}, ${lhs}, ${rhs})`;
+  return op === '&' ? `checkText(run, ${value})` : value;
+}
+
+function bindExpression(node: AstNode, unit: Unit, input: string): string {
+  const name = textLiteral((node.lhs as AstNode).value as string);
+  const rhs = node.rhs as AstNode;
+  if (rhs.type !== 'lambda') return `(frame.vars[${name}] = ${expression(rhs, unit, input)})`;
+  const params = (rhs.arguments as AstNode[]).map((param) => textLiteral(param.value as string));
+  const signature = rhs.signature === undefined ? 'undefined' : unit.constant(rhs.signature);
+  const body = functionFor(rhs.body as AstNode, unit);
+  return `(frame.vars[${name}] = new FastLambda([${params.join(', ')}], ${signature}, ${body}, ${input}, frame))`;
+}
+
+function callExpression(node: AstNode, unit: Unit, input: string): string {
+  const name = (node.procedure as AstNode).value as string;
+  const args = `[${(node.arguments as AstNode[]).map((arg) => expression(arg, unit, input)).join(', ')}]`;
+  if (unit.lambdaNames.has(name)) {
+    return `finish(apply(run, needProcedure(frame.lookup(${textLiteral(name)})), ${args}, ${input}, undefined), false)`;
+  }
+  // A built-in or helper: found at the first call, its signature planned per call site (signature-plan.ts).
+  const builtin = unit.name('b');
+  const site = unit.name('s');
+  unit.lines.push(`let ${builtin}; const ${site} = new CallSiteSignature();`);
+  return `finish(applyBuiltin(run, ${builtin} === undefined ? (${builtin} = resolveBuiltin(${textLiteral(name)})) : ${builtin}, ${args}, ${input}, ${site}), false)`;
+}

@@ -1,0 +1,87 @@
+import { binary, boolize } from '../operators';
+import { evaluateStep, lastStepArray, type Evaluator } from '../compile-node';
+import {
+  ASYNC_FALLBACK, FALLBACK, FastLambda, Frame, Thunk, apply, applyBuiltin, checkClock, checkText, createSequence, fastFunction, fieldOf, finish, isAsyncImplementation, lookup,
+  toBoolean, type JsonataFunction, type Run, type Sequence,
+} from '../runtime';
+import { CallSiteSignature } from '../signature-plan';
+
+/**
+ * What generated code calls: handed to each generated function as its parameter `h` and unpacked into
+ * local names, so the code never reaches a global or anything by a name taken from the mapping. The
+ * operations are the closure fast path's own (runtime.ts, operators.ts, compile-node.ts): the generated
+ * code differs from the closures only in how the tree's nodes are joined, not in what each one does.
+ */
+
+/** The built-in or helper a call site names, found at its first call (as compile-node.ts's compileCall). */
+function resolveBuiltin(name: string): JsonataFunction {
+  const found = fastFunction(name);
+  if (found === undefined) throw FALLBACK;
+  if (isAsyncImplementation(found.implementation)) throw ASYNC_FALLBACK;
+  return found;
+}
+
+/** A call of a mapping function not bound (yet) in the frames: the interpreter gives the error. */
+function needProcedure(procedure: unknown): unknown {
+  if (procedure === undefined) throw FALLBACK;
+  return procedure;
+}
+
+function negate(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  if (typeof value === 'number' && Number.isFinite(value)) return -value;
+  throw FALLBACK;
+}
+
+/** A path's step gave an array while it followed one value: the items the next steps run over, undefined for none. */
+function stepItems(run: Run, value: unknown[]): readonly unknown[] | undefined {
+  if ((value as Sequence).cons) return [value];
+  if (value.length === 0) return undefined;
+  if (run.maxSequence && value.length > run.maxSequence) throw FALLBACK;
+  return value;
+}
+
+/** The steps of a path from `index` on, over a sequence of items (compile-node.ts's compilePath, second half). */
+function pathRest(run: Run, frame: Frame, steps: readonly Evaluator[], items: readonly unknown[], index: number): unknown {
+  const last = steps.length - 1;
+  let result: readonly unknown[] = items;
+  for (; index <= last; index++) {
+    result = evaluateStep(steps[index], items, frame, run, index === last);
+    if (result.length === 0) break;
+    items = result;
+  }
+  return finish(result, false);
+}
+
+/** An array constructor's item that is not itself an array constructor: a list adds its items (compileArray). */
+function appendItem(run: Run, result: unknown[], value: unknown): void {
+  if (!Array.isArray(value)) {
+    if (result.length + 1 > run.maxSequence) throw FALLBACK;
+    result.push(value);
+    return;
+  }
+  if (result.length + value.length > run.maxSequence) throw FALLBACK;
+  for (let index = 0; index < value.length; index++) result[result.length] = value[index];
+}
+
+function markCons(result: unknown[]): unknown[] {
+  Object.defineProperty(result, 'cons', { enumerable: false, configurable: false, value: true });
+  return result;
+}
+
+function emptyObject(): Record<string, unknown> {
+  // As compileObject: a `{}` given the null prototype before it is filled keeps V8's fast properties.
+  const object = {} as Record<string, unknown>;
+  Object.setPrototypeOf(object, null);
+  return object;
+}
+
+export const HELPERS = Object.freeze({
+  FALLBACK, Frame, FastLambda, Thunk, CallSiteSignature, apply, applyBuiltin, appendItem, binary, boolize, checkClock, checkText, createSequence,
+  emptyObject, fastFunction, fieldOf, finish, lastStepArray, lookup, markCons, needProcedure, negate, pathRest, resolveBuiltin, stepItems, toBoolean,
+});
+
+export type Helpers = typeof HELPERS;
+
+/** The names generated code may use for the helpers: the keys above, and nothing else. */
+export const HELPER_NAMES: readonly string[] = Object.keys(HELPERS);
