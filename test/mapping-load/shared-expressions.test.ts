@@ -27,8 +27,8 @@ describe('an expression shared by several mappings', () => {
     const expression = 'input.number & $frobnicate(input.number)';
     const first = checkMappingText(mapping(expression, 0), 'first.yaml', {});
     const second = checkMappingText(mapping(expression, 3), 'second.yaml', {});
-    expect(errorsOf(first.issues)).toEqual([{ file: 'first.yaml', line: 7, col: 30, code: 'FUNCTION_UNKNOWN' }]);
-    expect(errorsOf(second.issues)).toEqual([{ file: 'second.yaml', line: 10, col: 30, code: 'FUNCTION_UNKNOWN' }]);
+    expect(errorsOf(first.issues)).toEqual([{ file: 'first.yaml', line: 7, col: 28, code: 'FUNCTION_UNKNOWN' }]);
+    expect(errorsOf(second.issues)).toEqual([{ file: 'second.yaml', line: 10, col: 28, code: 'FUNCTION_UNKNOWN' }]);
   });
 
   it('a syntax error is reported in each mapping that has it', () => {
@@ -56,7 +56,7 @@ describe('an expression shared by several mappings', () => {
     await expect(roomy.evaluate({})).resolves.toBe(100);
     await expect(tight.evaluate({})).rejects.toMatchObject({ code: 'D1011' });
     await expect(again.evaluate({})).resolves.toBe(100);
-    expect(again.origin).toEqual({ file: 'again.yaml', line: 11, col: 13 });
+    expect(again.origin).toEqual({ file: 'again.yaml', line: 11, col: 14 });
     const counted = (stats: typeof roomy.stats) => stats.fast + stats.fallback + stats.interpreter;
     expect([counted(roomy.stats), counted(again.stats)]).toEqual([1, 1]);
   });
