@@ -35,7 +35,7 @@ const LAYERS = [
   ['studio', [...BELOW_CORE, 'core', 'testing']],
   ['server', [...BELOW_CORE, 'core', 'studio', 'shadow']],
   ['cli', [...BELOW_CORE, 'core', 'testing', 'studio', 'shadow', 'server']],
-  ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'core', 'xml']],
+  ['scripts', ['contract', 'expressions', 'mapping', 'http', 'files', 'pipeline', 'core', 'xml', 'testing']],
 ];
 const FOLDERS = LAYERS.map(([name]) => name);
 

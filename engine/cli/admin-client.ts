@@ -2,7 +2,7 @@ import { adminTokensFrom } from '../server/admin-tokens';
 import { usageError } from './usage';
 
 /**
- * How the commands that read a running server (`requests`) reach its admin listener: where it is
+ * How the commands that read a running server (`requests`, `outbox --admin`) reach its admin listener: where it is
  * (--admin, ADMIN_URL or ADMIN_PORT) and the bearer token it asks for: ADMIN_TOKEN, else the first of the
  * server's own variables (ADMIN_TOKENS, ADMIN_TOKENS_FILE) when the command runs beside it.
  */
@@ -26,12 +26,17 @@ function adminToken(): string | undefined {
   }
 }
 
-export async function fetchAdmin(options: AdminOptions, pathAndQuery: string): Promise<{ status: number; body: unknown }> {
+/** GET, or POST with a JSON body (the outbox's actions). */
+export async function fetchAdmin(options: AdminOptions, pathAndQuery: string, post?: Record<string, unknown>): Promise<{ status: number; body: unknown }> {
   const url = `${adminUrl(options)}${pathAndQuery}`;
   const token = adminToken();
   let response: Response;
   try {
-    response = await fetch(url, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });
+    response = await fetch(url, {
+      headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(post ? { 'content-type': 'application/json' } : {}) },
+      ...(post ? { method: 'POST', body: JSON.stringify(post) } : {}),
+      signal: AbortSignal.timeout(10_000),
+    });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     return usageError(`cannot reach the admin listener at ${adminUrl(options)}: ${cause}`);

@@ -109,8 +109,10 @@ function testCase(route: RouteSpec): string {
   ].join('\n');
 }
 
-export function initialTests(name: string): string {
+/** `schemaLine`: the test file's yaml-language-server line (testSchemaLine). */
+export function initialTests(name: string, schemaLine: string): string {
   return [
+    schemaLine,
     `# Tests of ${name}.yaml: npx adapter-engine test <this file>. Each case gives the platform's input,`,
     '# the ERP\'s answers by call name and what the answer must hold; nothing is sent to any ERP. Add a',
     '# case with a real ERP answer per route as you map it (docs/cli.md#test).',

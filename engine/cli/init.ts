@@ -7,6 +7,7 @@ import { out } from './output';
 import { usageError } from './usage';
 import { displayName } from '../mapping/yaml-file';
 import { validate } from './validate';
+import { testSchemaLine } from '../testing/test-file';
 
 interface InitOptions {
   dir: string;
@@ -27,7 +28,7 @@ async function init(name: string, options: InitOptions): Promise<number> {
   // Relative to the file written, with forward slashes (the yaml-language-server reads a URI-like path).
   const schemaPath = path.relative(path.dirname(path.resolve(mappingFile)), MAPPING_SCHEMA_FILE).split(path.sep).join('/');
   fs.writeFileSync(mappingFile, initialMapping(name, schemaPath), { flag: 'wx' });
-  fs.writeFileSync(testFile, initialTests(name), { flag: 'wx' });
+  fs.writeFileSync(testFile, initialTests(name, testSchemaLine(testFile)), { flag: 'wx' });
   out.line(`wrote ${displayName(mappingFile)} and ${displayName(testFile)}`);
   out.line('');
   const code = await validate([mappingFile], {});

@@ -36,7 +36,7 @@ async function list(options: AdminOptions & JournalQuery): Promise<number> {
 
 async function entryFor(id: string, options: AdminOptions): Promise<{ entry: JournalEntry; route?: RouteSpec }> {
   const { status, body } = await fetchAdmin(options, `/requests/${encodeURIComponent(id)}`);
-  if (status === 404) usageError(errorOf(body));
+  if (status === 404 || status === 409) usageError(errorOf(body));
   if (status !== 200) throw new Error(`GET /requests/${id} answered ${status}: ${errorOf(body)}`);
   const entry = body as JournalEntry;
   if (entry.mode === 'push') return { entry };
@@ -126,7 +126,9 @@ async function exportRequest(id: string | undefined, options: ExportOptions): Pr
   const { entry, route } = await entryFor(id, options);
   // A served push's platform calls run later, in the background: the journal holds no answers to replay.
   if (!route || !entry.envelope) return usageError(`request ${id} is a push (${entry.route}); its platform calls ran after its answer, so the journal has no answers to replay: write a push case (push:, input:, the platform's answers) in the mapping's tests instead`);
-  const testCase = testCaseOf({ route, input: inputOf(entry, route), steps: entry.steps, resultName: entry.result, envelope: entry.envelope }, `request ${entry.requestId} at ${entry.at} answered ${entry.result}`);
+  // An event stored in the outbox (one per request) is replayed with its delivery's answer.
+  const event = entry.events?.[0];
+  const testCase = testCaseOf({ route, input: inputOf(entry, route), steps: entry.steps, resultName: entry.result, envelope: entry.envelope, event }, `request ${entry.requestId} at ${entry.at} answered ${entry.result}${event ? `, its event ${event.status === 'pending' ? 'waiting for a retry' : event.status}` : ''}`);
   if ('problem' in testCase) usageError(`request ${id} cannot be exported: ${testCase.problem}`);
   const mappingFile = options.mappingFile ?? entry.file;
   if (!options.out) {

@@ -51,7 +51,8 @@ function printFile(result: FileResult, drift: readonly string[]): void {
       out.line(`        ${c.green('- expected')}  ${shortJson(mismatch.expected)}`);
       out.line(`        ${c.red('+ actual')}    ${shortJson(mismatch.actual)}`);
     }
-    if (testCase.failure) out.line(`      ${c.dim(`engine: ${testCase.failure}`)}`);
+    // A failure may list its problems one per line (each at its mapping line).
+    if (testCase.failure) for (const [index, line] of testCase.failure.split('\n').entries()) out.line(`      ${c.dim(index === 0 ? `engine: ${line}` : `  ${line}`)}`);
   }
   if (result.coverage.length > 0) {
     out.line(`  ${c.yellow('not exercised')} ${c.dim('(validate --strict makes these errors)')}`);

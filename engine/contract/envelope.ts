@@ -23,7 +23,8 @@ export function toEnvelope(route: RouteSpec, outcome: Outcome): Envelope {
   const envelope: Envelope = {
     isResultSuccess: outcome.resultName === route.successResult,
     result,
-    validationStatus: outcome.problems && outcome.problems.length > 0 ? outcome.problems : null,
+    // Path and message only: where in the mapping a value was made is for the integrator, not the platform.
+    validationStatus: outcome.problems && outcome.problems.length > 0 ? outcome.problems.map(({ path, message }) => ({ path, message })) : null,
     externalMessage: outcome.externalMessage ?? null,
   };
   if (route.kind === 'data') envelope.data = outcome.data ?? null;

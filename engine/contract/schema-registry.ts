@@ -59,11 +59,14 @@ export function listedOf(problems: readonly Problem[]): readonly Problem[] {
  * A value that fails every branch of an `anyOf` (a work order or null) gets AJV's report of each branch
  * and of the `anyOf` itself: "must be null", "must match a schema in anyOf", then the real problems.
  * Where a branch's own errors say what is wrong at or below that place, the noise goes: one problem per mistake.
+ * So does a type error beside an enum's at the same place (the list of values says what the value must be).
  */
 function withoutBranchNoise(errors: readonly ErrorObject[]): readonly ErrorObject[] {
   const noise = (error: ErrorObject) => error.keyword === 'anyOf' || error.keyword === 'oneOf' || (error.keyword === 'type' && (error.params as { type: unknown }).type === 'null');
   const explained = (error: ErrorObject) => errors.some((other) => !noise(other) && other !== error && (other.instancePath === error.instancePath || other.instancePath.startsWith(`${error.instancePath}/`)));
-  return errors.filter((error) => !(noise(error) && explained(error)));
+  // An enum of integers also says "must be integer" of a text: its list of values says more.
+  const listed = (error: ErrorObject) => error.keyword === 'type' && errors.some((other) => other.keyword === 'enum' && other.instancePath === error.instancePath);
+  return errors.filter((error) => !(noise(error) && explained(error)) && !listed(error));
 }
 
 function toProblems(errors: readonly ErrorObject[] | null | undefined, root = ''): Problem[] {

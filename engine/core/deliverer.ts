@@ -3,9 +3,11 @@ import type { Logger } from '../log';
 import type { Masker } from '../mapping/mask';
 import type { Mapping, SystemSpec } from '../mapping/model';
 import type { Meter } from '../metrics/meter';
-import type { OutboxStore } from '../outbox/store';
+import type { AttemptOutcome, OutboxStore } from '../outbox/store';
+import { allOf, type TraceObserver } from '../trace/observer';
 import type { CallReport } from '../pipeline/fetch-call';
 import { deliverEvent } from '../pipeline/run-operation';
+import { bodyText } from '../pipeline/run-call';
 import { deliverPush } from '../pipeline/run-push';
 import { OperationFailure } from '../errors';
 import { continueTrace, parseTraceparent } from '../trace/context';
@@ -32,7 +34,10 @@ export function startDeliverer(deps: { store: OutboxStore; mappings: () => reado
       }, deps.mask);
       const trace = span?.context ?? own;
       const eventLog = log.child({ requestId: event.requestId, mapping: mapping.name, event: event.id, traceId: trace.traceId });
-      const common = { log: eventLog, requestId: event.requestId, idempotencyKey: event.id, onCall, trace, observer: span?.observer };
+      // The last answer is kept with the delivered event: support staff see it, and `requests export` replays it.
+      let answer: AttemptOutcome | undefined;
+      const keepAnswer: TraceObserver = { response: (call, response) => { answer = { error: 'none: delivered', call, status: response.status, body: bodyText(response.body) }; } };
+      const common = { log: eventLog, requestId: event.requestId, idempotencyKey: event.id, onCall, trace, observer: allOf(keepAnswer, span?.observer) };
       try {
         if (target.kind === 'push') {
           await deliverPush(target.push, event.input, { ...common, connection: pool.connectionFor(mapping.platform as SystemSpec), deadlineMs: Math.min(deadlineMs, target.push.deadlineMs ?? deadlineMs) });
@@ -41,6 +46,7 @@ export function startDeliverer(deps: { store: OutboxStore; mappings: () => reado
           await deliverEvent(operation, event.input, undefined, { ...common, connection: pool.connectionFor(mapping.system), deadlineMs: Math.min(deadlineMs, operation.deadlineMs ?? deadlineMs) });
         }
         span?.end({ 'adapter.delivered': true });
+        return answer;
       } catch (error) {
         span?.end({ 'adapter.delivered': false }, error instanceof OperationFailure ? error.kind : 'INTERNAL');
         throw error;

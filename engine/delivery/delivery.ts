@@ -14,7 +14,7 @@ import type { AttemptOutcome, OutboxStore, StoredEvent } from '../outbox/store';
  */
 
 export type Verdict =
-  | { readonly kind: 'delivered' }
+  | { readonly kind: 'delivered'; readonly answer?: AttemptOutcome }
   | { readonly kind: 'retry'; readonly outcome: AttemptOutcome; readonly retryAfterMs?: number }
   | { readonly kind: 'dead'; readonly outcome: AttemptOutcome };
 
@@ -23,7 +23,7 @@ const RETRIED_STATUS = (status: number) => status === 408 || status === 429 || s
 /** What a failed delivery attempt means for the event. */
 export function verdictOf(error: unknown): Verdict {
   if (!(error instanceof OperationFailure)) return { kind: 'retry', outcome: { error: 'internal engine error while delivering; see the adapter log' } };
-  const outcome: AttemptOutcome = { error: error.message, status: error.answer?.status, body: error.answer?.body };
+  const outcome: AttemptOutcome = { error: error.message, call: error.answer?.call, status: error.answer?.status, body: error.answer?.body };
   switch (error.kind) {
     case 'ERP_UNREACHABLE':
     case 'DEADLINE_EXCEEDED':
@@ -66,7 +66,8 @@ export interface DeliveryDeps {
   /** The mappings served now (a reload changes them). */
   readonly mappings: () => readonly Mapping[];
   /** Sends one event through its operation's (or push's) calls; throws OperationFailure as a request would. */
-  readonly deliver: (mapping: Mapping, target: DeliveryTarget, event: StoredEvent, deadlineMs: number) => Promise<void>;
+  /** Resolves with the receiver's answer to the last call (kept with the event), or nothing. */
+  readonly deliver: (mapping: Mapping, target: DeliveryTarget, event: StoredEvent, deadlineMs: number) => Promise<AttemptOutcome | void>;
   readonly log: Logger;
   /** The secret values masked in the receiver's answer before it is stored (an ERP may echo the credentials it was sent). */
   readonly mask: Masker;
@@ -124,10 +125,10 @@ export function createDeliverer(deps: DeliveryDeps): Deliverer {
   const masked = (outcome: AttemptOutcome): AttemptOutcome => ({ ...outcome, error: deps.mask.text(outcome.error), ...(outcome.body === undefined ? {} : { body: deps.mask.text(outcome.body) }) });
 
   async function settle(event: StoredEvent, given: Verdict, maxAgeMs: number): Promise<void> {
-    const verdict: Verdict = given.kind === 'delivered' ? given : { ...given, outcome: masked(given.outcome) };
+    const verdict: Verdict = given.kind === 'delivered' ? { kind: 'delivered', answer: given.answer && masked(given.answer) } : { ...given, outcome: masked(given.outcome) };
     const at = now();
     if (verdict.kind === 'delivered') {
-      await deps.store.delivered(event.id, owner, at);
+      await deps.store.delivered(event.id, owner, at, verdict.answer);
     } else if (verdict.kind === 'retry' && at - event.acceptedAt + backoffMs(event.attempts) < maxAgeMs) {
       const wait = Math.max(verdict.retryAfterMs ?? 0, backoffMs(event.attempts));
       await deps.store.retryLater(event.id, owner, at + wait, verdict.outcome);
@@ -150,8 +151,8 @@ export function createDeliverer(deps: DeliveryDeps): Deliverer {
     }
     let verdict: Verdict;
     try {
-      await deps.deliver(found.mapping, found.target, event, leaseMs - LEASE_MARGIN_MS);
-      verdict = { kind: 'delivered' };
+      const answer = await deps.deliver(found.mapping, found.target, event, leaseMs - LEASE_MARGIN_MS);
+      verdict = { kind: 'delivered', answer: answer ?? undefined };
     } catch (error) {
       verdict = verdictOf(error);
       if (!(error instanceof OperationFailure)) deps.log.error({ err: error, event: event.id }, 'engine fault while delivering an outbox event');

@@ -60,10 +60,14 @@ export type FailureKind = keyof typeof FAILURE_RESULTS;
 export interface Problem {
   readonly path: string;
   readonly message: string;
+  /** Where in the mapping the wrong value was made (file:line:col of the output's field), when known. */
+  readonly madeAt?: { readonly file: string; readonly line: number; readonly col: number };
 }
 
 /** What the ERP answered, when a failure comes from its answer: the outbox decides from it whether to retry. */
 export interface ErpAnswerSummary {
+  /** The call that got the answer. */
+  readonly call?: string;
   readonly status: number;
   /** Retry-After, in milliseconds, when the ERP sent one. */
   readonly retryAfterMs?: number;

@@ -43,7 +43,7 @@ export interface JournalFilter {
   readonly limit?: number;
 }
 
-const JOURNAL_LIST_LIMIT = { default: 50, most: 1000 } as const;
+export const JOURNAL_LIST_LIMIT = { default: 50, most: 1000 } as const;
 
 export interface JournalStore {
   readonly location: string;

@@ -6,6 +6,7 @@ import type { ErrorObject } from 'ajv';
 import { ROUTES } from '../contract/routes';
 import type { MappingIssue } from '../errors';
 import { mappingSchemaFile } from './format/schema-file';
+import { misplacedSetting } from './misplaced-setting';
 import { AHEAD_OF_TIME_FILE, structureAjv } from './structure-ajv';
 import type { PathSegment, YamlSource } from './yaml-source';
 
@@ -100,7 +101,7 @@ export function closest(name: string, candidates: readonly string[]): string | u
 }
 
 /** One AJV error as a plain-language issue at the offending line:col; also used for the CLI's test files. */
-export function toIssue(error: ErrorObject, source: YamlSource): MappingIssue | undefined {
+export function toIssue(error: ErrorObject, source: YamlSource, format: Readonly<Record<string, unknown>> = mappingSchemaFile()): MappingIssue | undefined {
   const path = segments(error.instancePath);
   const here = describePath(path) || 'the file';
   const at = (pos: { line: number; col: number }, code: MappingIssue['code'], message: string): MappingIssue => ({
@@ -125,7 +126,10 @@ export function toIssue(error: ErrorObject, source: YamlSource): MappingIssue | 
           `${here}.${extra} does not apply to ${variant}${takes.length > 0 ? ` (it takes: ${takes.join(', ')})` : ''}`);
       }
       const hint = closest(extra, allowed);
-      return at(source.keyAt([...path, extra]), 'UNKNOWN_SETTING',
+      const key = source.keyAt([...path, extra]);
+      const belongs = hint ? undefined : misplacedSetting(format, blockAt(source.value, path) ?? {}, path, extra);
+      if (belongs) return at(key, 'UNKNOWN_SETTING', `"${extra}" is not a setting of ${here} but of ${describePath(belongs) || 'the file'}: check the indentation of line ${key.line}`);
+      return at(key, 'UNKNOWN_SETTING',
         `unknown setting "${extra}" in ${here}${hint ? `; did you mean "${hint}"?` : ''} (allowed: ${allowed.join(', ')})`);
     }
     case 'required': {

@@ -1,3 +1,4 @@
+import { outputFields } from './output-fields';
 import { declaredSecretValues } from './mask';
 import { Secret } from './secret';
 import { secretCalls, type SecretCall } from './secret-calls';
@@ -409,7 +410,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     this.capped(raw, path, target.spec);
     const outbox = this.beforeAnyCall(operationId, defined, 'outbox.orderingKey', () => this.outbox(raw, path, route, outcomes as OutcomeRule[]));
     if (outbox === false) return undefined;
-    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, deadlineMs: raw.deadlineMs, onInvalidRecord: raw.onInvalidRecord, outbox };
+    const outputFieldOrigins = output && outputFields(output.source).map((field) => ({ keys: field.keys, origin: { file: this.source.file, ...this.source.insideString([...path, 'output'], field.offset) } }));
+    return { mode: 'flow', route, origin, calls: calls as CallSpec[], outcomes: outcomes as OutcomeRule[], output, outputFields: outputFieldOrigins, deadlineMs: raw.deadlineMs, onInvalidRecord: raw.onInvalidRecord, outbox };
   }
 
   /**

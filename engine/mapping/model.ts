@@ -145,6 +145,8 @@ export interface FlowOperation extends OperationBase {
   readonly outcomes: readonly OutcomeRule[];
   /** Builds `data`; absent on event routes. */
   readonly output?: LocatedExpression;
+  /** Where the output builds each field of the data (output-fields.ts): a contract problem names that line. */
+  readonly outputFields?: readonly { readonly keys: readonly string[]; readonly origin: Origin }[];
   /** Overall time budget of one contract request, over all its calls and retries. */
   readonly deadlineMs?: number;
   /** List routes: a record that fails the contract check fails the answer, or is left out of the list. */

@@ -13,6 +13,8 @@ import { parseYamlSource, type PathSegment, type YamlSource } from './yaml-sourc
 export interface ShapeCheck {
   (value: unknown): boolean;
   readonly errors: readonly ErrorObject[];
+  /** The schema it checks with (a misplaced setting is looked up in it). */
+  readonly schema: Record<string, unknown>;
 }
 
 /** A JSON Schema check compiled on first use, so that loading the CLI compiles nothing. */
@@ -23,7 +25,7 @@ export function compileShape(schema: Record<string, unknown>): ShapeCheck {
     compiled ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true }).compile(schema);
     return compiled(value);
   };
-  return Object.defineProperty(check, 'errors', { get: () => compiled?.errors ?? [] }) as ShapeCheck;
+  return Object.defineProperties(check, { errors: { get: () => compiled?.errors ?? [] }, schema: { value: schema } }) as ShapeCheck;
 }
 
 export function displayName(filePath: string): string {
@@ -45,7 +47,7 @@ export function readCheckedYaml(filePath: string, validate: ShapeCheck): { sourc
   const seen = new Set<string>();
   const issues: MappingIssue[] = [];
   for (const error of validate.errors) {
-    const found = toIssue(error, parsed.source);
+    const found = toIssue(error, parsed.source, validate.schema);
     const key = found && `${found.line}:${found.col}:${found.message}`;
     if (found && key && !seen.has(key)) {
       seen.add(key);

@@ -49,6 +49,27 @@ function issue(code: MappingIssueCode, message: string, pos: { line: number; col
  * `env` null reads the text as it is, without `${VAR}` expansion: test and recorded-answer files hold
  * literal ERP answers, in which `${` is ordinary text.
  */
+/** The parser's complaints that come from a line indented wrongly (or with tabs). */
+const INDENTATION_ERRORS = new Set(['BAD_INDENT', 'TAB_AS_INDENT', 'MISSING_CHAR', 'BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY']);
+
+/**
+ * The line to fix when the parser's complaint is one of indentation, at its first character. A block
+ * nested under a plain value (`baseUrl: x` followed by a deeper line) is reported at the value: the
+ * deeper line after it is the one to fix.
+ */
+function indentationLine(code: string, at: { line: number; col: number }, lines: readonly string[]): { line: number; col: number } | undefined {
+  if (!INDENTATION_ERRORS.has(code)) return undefined;
+  let index = at.line - 1;
+  const indent = (text: string) => text.length - text.replace(/^[ \t]+/, '').length;
+  if (code === 'BLOCK_AS_IMPLICIT_KEY' || code === 'MULTILINE_IMPLICIT_KEY') {
+    const next = lines.findIndex((line, i) => i > index && line.trim() !== '' && !line.trimStart().startsWith('#'));
+    // Not followed by a deeper line: a second "key:" on one line (name: a: b), no matter of indentation.
+    if (next === -1 || indent(lines[next]) <= indent(lines[index] ?? '')) return undefined;
+    index = next;
+  }
+  return { line: index + 1, col: indent(lines[index] ?? '') + 1 };
+}
+
 export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessEnv | null, unsetVariables: UnsetVariables = 'error'): { source?: YamlSource; issues: MappingIssue[] } {
   const lineCounter = new LineCounter();
   const lines = text.split('\n');
@@ -57,9 +78,15 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
   const posOf = (offset: number) => lineCounter.linePos(Math.max(0, offset));
 
   for (const error of doc.errors) {
-    const code: MappingIssueCode = error.code === 'DUPLICATE_KEY' ? 'YAML_DUPLICATE_KEY' : 'YAML_SYNTAX';
-    const message = error.code === 'DUPLICATE_KEY' ? 'this key appears twice in the same block; keep one' : `YAML: ${error.message.split('\n')[0]}`;
-    issues.push(issue(code, message, posOf(error.pos[0])));
+    if (error.code === 'DUPLICATE_KEY') {
+      issues.push(issue('YAML_DUPLICATE_KEY', 'this key appears twice in the same block; keep one', posOf(error.pos[0])));
+      continue;
+    }
+    const misindented = indentationLine(error.code, posOf(error.pos[0]), lines);
+    // One mistake of indentation often gives the parser two complaints about the same place: say it once.
+    if (misindented && issues.some((known) => known.line === misindented.line && known.col === misindented.col)) continue;
+    const tabs = error.code === 'TAB_AS_INDENT' ? ' (indent with spaces)' : '';
+    issues.push(issue('YAML_SYNTAX', `YAML: ${error.message.split('\n')[0]}${tabs}${misindented ? `; check the indentation of line ${misindented.line}` : ''}`, misindented ?? posOf(error.pos[0])));
   }
   for (const warning of doc.warnings) {
     issues.push(issue('YAML_WARNING', `YAML: ${warning.message.split('\n')[0]} (the engine accepts plain YAML only)`, posOf(warning.pos[0])));

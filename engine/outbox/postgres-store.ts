@@ -107,7 +107,7 @@ function toEvent(row: EventRow): StoredEvent {
   };
 }
 
-const outcomeJson = (o: AttemptOutcome) => JSON.stringify({ error: o.error, status: o.status, body: o.body });
+const outcomeJson = (o: AttemptOutcome) => JSON.stringify({ error: o.error, call: o.call, status: o.status, body: o.body });
 
 const COLUMNS = `seq, id, kind, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
   status, attempts, next_attempt_at, last, settled_at, drop_reason, traceparent, tracestate`;
@@ -241,9 +241,9 @@ export async function openPostgresStore(database: PostgresDatabase, options: { s
       }
     },
 
-    async delivered(id: string, owner: string, at: number): Promise<boolean> {
-      return changed(`UPDATE ${T} SET status = 'delivered', settled_at = $1, ${SETTLE}
-        WHERE id = $2 AND lease_owner = $3 AND status = 'pending'`, [at, id, owner]);
+    async delivered(id: string, owner: string, at: number, answer?: AttemptOutcome): Promise<boolean> {
+      return changed(`UPDATE ${T} SET status = 'delivered', settled_at = $1, last = COALESCE($4, last), ${SETTLE}
+        WHERE id = $2 AND lease_owner = $3 AND status = 'pending'`, [at, id, owner, answer ? outcomeJson(answer) : null]);
     },
 
     async retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean> {
@@ -280,9 +280,16 @@ export async function openPostgresStore(database: PostgresDatabase, options: { s
       return rows.map(toEvent);
     },
 
-    async retry(id: string, now: number): Promise<boolean> {
-      return changed(`UPDATE ${T} SET status = 'pending', next_attempt_at = $1, settled_at = NULL, ${SETTLE}
-        WHERE id = $2 AND status = 'dead'`, [now, id]);
+    async retry(id: string, now: number): Promise<'dead' | 'pending' | undefined> {
+      if (await changed(`UPDATE ${T} SET status = 'pending', next_attempt_at = $1, settled_at = NULL, ${SETTLE}
+        WHERE id = $2 AND status = 'dead'`, [now, id])) return 'dead';
+      // Only the time: an attempt in flight keeps its lease, so the event is not sent twice at once.
+      return (await changed(`UPDATE ${T} SET next_attempt_at = $1 WHERE id = $2 AND status = 'pending'`, [now, id])) ? 'pending' : undefined;
+    },
+
+    async idsStartingWith(prefix: string, limit: number): Promise<string[]> {
+      const { rows } = await run<{ id: string }>(`SELECT id FROM ${T} WHERE left(id, $1) = $2 ORDER BY seq LIMIT $3`, [prefix.length, prefix, limit]);
+      return rows.map((row) => row.id);
     },
 
     async drop(id: string, reason: string, now: number): Promise<boolean> {

@@ -98,7 +98,7 @@ function toEvent(row: EventRow): StoredEvent {
 }
 
 function outcomeJson(outcome: AttemptOutcome): string {
-  return JSON.stringify({ error: outcome.error, status: outcome.status, body: outcome.body });
+  return JSON.stringify({ error: outcome.error, call: outcome.call, status: outcome.status, body: outcome.body });
 }
 
 function migrate(db: Database.Database, file: string): void {
@@ -169,7 +169,7 @@ function prepareStatements(db: Database.Database) {
     WHERE e.status = 'pending' AND e.next_attempt_at <= ? AND (e.lease_until IS NULL OR e.lease_until < ?)
     ORDER BY e.seq LIMIT ?`);
   const lease = db.prepare(`UPDATE events SET lease_owner = ?, lease_until = ?, attempts = attempts + 1 WHERE seq = ?`);
-  const settledDelivered = db.prepare(`UPDATE events SET status = 'delivered', settled_at = ?, lease_owner = NULL,
+  const settledDelivered = db.prepare(`UPDATE events SET status = 'delivered', settled_at = ?, last = COALESCE(?, last), lease_owner = NULL,
     lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
   const settledLater = db.prepare(`UPDATE events SET next_attempt_at = ?, last = ?, lease_owner = NULL,
     lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
@@ -177,12 +177,15 @@ function prepareStatements(db: Database.Database) {
     lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
   const retryDead = db.prepare(`UPDATE events SET status = 'pending', next_attempt_at = ?, settled_at = NULL,
     lease_owner = NULL, lease_until = NULL WHERE id = ? AND status = 'dead'`);
+  // Only the time: an attempt in flight keeps its lease, so the event is not sent twice at once.
+  const duePending = db.prepare(`UPDATE events SET next_attempt_at = ? WHERE id = ? AND status = 'pending'`);
+  const byPrefix = db.prepare<[number, string, number], { id: string }>(`SELECT id FROM events WHERE substr(id, 1, ?) = ? ORDER BY seq LIMIT ?`);
   const dropEvent = db.prepare(`UPDATE events SET status = 'dropped', drop_reason = ?, settled_at = ?,
     lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('pending', 'dead')`);
   const purgeSettled = db.prepare(`DELETE FROM events WHERE status IN ('delivered', 'dropped') AND settled_at < ?`);
   const counts = db.prepare<[], { kind: EventKind; status: EventStatus; n: number }>(`SELECT kind, status, COUNT(*) AS n FROM events GROUP BY kind, status`);
   const oldest = db.prepare<[], { kind: EventKind; at: number }>(`SELECT kind, MIN(accepted_at) AS at FROM events WHERE status = 'pending' GROUP BY kind`);
-  return { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, dropEvent, purgeSettled, counts, oldest };
+  return { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, duePending, byPrefix, dropEvent, purgeSettled, counts, oldest };
 }
 
 export function openSqliteStore(dir: string): OutboxStore {
@@ -193,7 +196,7 @@ export function openSqliteStore(dir: string): OutboxStore {
     migrate(opened, file);
   });
 
-  const { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, dropEvent, purgeSettled, counts, oldest } = prepareStatements(db);
+  const { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, duePending, byPrefix, dropEvent, purgeSettled, counts, oldest } = prepareStatements(db);
 
   const claim = db.transaction((options: ClaimOptions): StoredEvent[] => {
     const rows = due.all(options.now, options.now, options.limit);
@@ -282,8 +285,8 @@ export function openSqliteStore(dir: string): OutboxStore {
       return relaxed(() => claim.immediate(options));
     },
 
-    async delivered(id: string, owner: string, at: number): Promise<boolean> {
-      return relaxed(() => settledDelivered.run(at, id, owner).changes === 1);
+    async delivered(id: string, owner: string, at: number, answer?: AttemptOutcome): Promise<boolean> {
+      return relaxed(() => settledDelivered.run(at, answer ? outcomeJson(answer) : null, id, owner).changes === 1);
     },
 
     async retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean> {
@@ -317,8 +320,13 @@ export function openSqliteStore(dir: string): OutboxStore {
       return db.prepare<(string | number)[], EventRow>(sql).all(...params).map(toEvent);
     },
 
-    async retry(id: string, now: number): Promise<boolean> {
-      return retryDead.run(now, id).changes === 1;
+    async retry(id: string, now: number): Promise<'dead' | 'pending' | undefined> {
+      if (retryDead.run(now, id).changes === 1) return 'dead';
+      return duePending.run(now, id).changes === 1 ? 'pending' : undefined;
+    },
+
+    async idsStartingWith(prefix: string, limit: number): Promise<string[]> {
+      return byPrefix.all(prefix.length, prefix, limit).map((row) => row.id);
     },
 
     async drop(id: string, reason: string, now: number): Promise<boolean> {

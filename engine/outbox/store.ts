@@ -36,9 +36,11 @@ export interface NewEvent {
   readonly trace?: { readonly traceparent: string; readonly tracestate?: string };
 }
 
-/** What the ERP last answered (status and the start of the body), or why no answer came. */
+/** What the ERP last answered (status and the start of the body), or why no answer came; for a delivered event, its answer. */
 export interface AttemptOutcome {
   readonly error: string;
+  /** The call that got this answer (an operation's call, or a push's platform call). */
+  readonly call?: string;
   readonly status?: number;
   /** At most a few KB of the body, for support staff. */
   readonly body?: string;
@@ -139,16 +141,21 @@ export interface OutboxStore {
   enqueuePush(push: NewPush): Promise<PushReceipt>;
   /** Due pending events (nextAttemptAt ≤ now, no live lease) that are first of their key, oldest first; each gets a lease and one more attempt. */
   claimDue(options: ClaimOptions): Promise<StoredEvent[]>;
-  /** The ERP took it. False when `owner` no longer holds the lease (another process has it now). */
-  delivered(id: string, owner: string, at: number): Promise<boolean>;
+  /** The ERP took it (`answer`: what it answered, kept as the event's last answer). False when `owner` no longer holds the lease (another process has it now). */
+  delivered(id: string, owner: string, at: number, answer?: AttemptOutcome): Promise<boolean>;
   /** Try again at `nextAttemptAt`; the lease ends. */
   retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean>;
   /** Not retried any more; waits for support staff (retry or drop). */
   dead(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean>;
   get(id: string): Promise<StoredEvent | undefined>;
   list(filter: ListFilter): Promise<StoredEvent[]>;
-  /** A dead event becomes pending again, due now. False when it is not dead. */
-  retry(id: string, now: number): Promise<boolean>;
+  /**
+   * A dead event becomes pending again, due now; a pending one waiting for its next attempt is due now
+   * (after the attempt in flight, if one is). What the event was, or undefined when it was neither.
+   */
+  retry(id: string, now: number): Promise<'dead' | 'pending' | undefined>;
+  /** Ids that start with `prefix` (at most `limit`), for ids shortened as git's. */
+  idsStartingWith(prefix: string, limit: number): Promise<string[]>;
   /** A pending or dead event is given up, with the reason kept. False when it is neither. */
   drop(id: string, reason: string, now: number): Promise<boolean>;
   /**

@@ -53,8 +53,8 @@ function retryAfterMs(value: string | undefined): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
-/** The start of an answer's body, as text, for the outbox's record of the ERP's last answer. */
-function bodyText(body: unknown): string | undefined {
+/** The start of an answer's body, as text, for the outbox's record of the ERP's last answer (a failed or a delivered attempt's). */
+export function bodyText(body: unknown): string | undefined {
   if (body === undefined || body === null) return undefined;
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
@@ -108,7 +108,7 @@ async function judge(call: CallSpec, rules: CallRules, label: string, answer: An
     const words = refused.message ?? 'no message';
     const how = byRule ? `refusal rule at ${call.refusal?.when.origin.line}:${call.refusal?.when.origin.col}` : 'a SOAP fault';
     env.observer?.note?.(`calls.${label}: the external system refused (${how}): ${words}`);
-    const summary = { status, body: bodyText(body) };
+    const summary = { call: label, status, body: bodyText(body) };
     const logged = maskCredentials(`the external system refused ${answer.target} (status ${status}): ${words}`, env.connection.system.auth);
     return { failure: new OperationFailure('ERP_REFUSED', logged, [{ path: `calls.${label}`, message: `the external system refused: ${maskCredentials(words, env.connection.system.auth)}` }], summary, { refusal: { externalMessage: refused.message, retryable: refused.retryable } }) };
   }
@@ -117,7 +117,7 @@ async function judge(call: CallSpec, rules: CallRules, label: string, answer: An
   // The summary (with the body as text) is made for a failure only: made for every answer, it wrote the
   // ERP's answer as JSON once more on every successful call.
   const fail = (kind: FailureKind, logged: string, told: string) => {
-    const summary = { status, retryAfterMs: retryAfterMs(headers['retry-after']), body: bodyText(body) };
+    const summary = { call: label, status, retryAfterMs: retryAfterMs(headers['retry-after']), body: bodyText(body) };
     return { failure: new OperationFailure(kind, maskCredentials(logged, env.connection.system.auth), [{ path: `calls.${label}`, message: told }], summary) };
   };
   // Redirects are never followed (see http/client.ts), so a 3xx is not the answer either: without this

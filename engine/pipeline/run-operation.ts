@@ -1,6 +1,7 @@
 import type { Outcome } from '../contract/envelope';
 import type { Validator } from '../contract/schema-registry';
-import { OperationFailure } from '../errors';
+import { OperationFailure, type Problem } from '../errors';
+import { fieldFor } from '../mapping/output-fields';
 import type { ErpConnection } from '../http/connection';
 import { Deadline } from '../http/deadline';
 import type { Logger } from '../log';
@@ -91,7 +92,9 @@ export async function runFlow(
     }
     data = kept;
   }
-  const problems = checkData ? (await checkData.inSlices(data)).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message })) : [];
+  const fields = operation.outputFields ?? [];
+  const madeAt = (path: string) => (fieldFor(fields, path) ?? { origin: operation.output?.origin }).origin;
+  const problems: Problem[] = checkData ? (await checkData.inSlices(data)).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message, madeAt: madeAt(p.path) })) : [];
   deps.observer?.check?.(problems);
   if (problems.length > 0) {
     throw new OperationFailure('OUTPUT_INVALID', `the output does not match the contract: ${problems.slice(0, 3).map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);

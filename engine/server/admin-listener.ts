@@ -14,9 +14,9 @@ export async function startAdminListener(settings: Pick<ServeSettings, 'admin' |
   if (!admin) return { close: async () => undefined };
   const server = createListener(createAdminApp(sources, admin.tokens).callback());
   const address = await listenOn(server, admin.port, admin.host);
-  if (admin.tokens.current().length === 0) settings.announce('warn', {}, 'no admin token is set (ADMIN_TOKENS, ADMIN_TOKENS_FILE): /metrics, /openapi.json, /requests and the details of /health/ready answer 401 to everyone');
+  if (admin.tokens.current().length === 0) settings.announce('warn', {}, 'no admin token is set (ADMIN_TOKENS, ADMIN_TOKENS_FILE): /metrics, /openapi.json, /requests, /outbox and the details of /health/ready answer 401 to everyone');
   const url = boundUrl(address, false);
-  settings.announce('info', { url, address: address.address, port: address.port }, `admin endpoints on ${url} (/health/live, /health/ready, /metrics, /openapi.json, /requests, /shadow)`);
+  settings.announce('info', { url, address: address.address, port: address.port }, `admin endpoints on ${url} (/health/live, /health/ready, /metrics, /openapi.json, /requests${sources.outbox ? ', /outbox' : ''}${sources.shadow ? ', /shadow' : ''}${sources.studio ? ', /studio' : ''})`);
   return {
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());

@@ -7,7 +7,8 @@ import { listenOn, servedOpenApi, startInstance, type Instance } from './instanc
 import type { JournalEntry } from '../journal/journal-entry';
 import { listLimit, type JournalFilter, type JournalSummary } from '../journal/store';
 import { createMetrics } from './metrics';
-import { openState } from '../state/state-store';
+import { openServedOutbox, openState } from '../state/state-store';
+import { storeSupport } from '../outbox/support';
 import { installProcessGuards } from './process-guards';
 import { engineVersion } from '../paths';
 import type { ServeSettings } from './settings';
@@ -133,6 +134,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     };
   };
 
+  const outbox = await openServedOutbox(settings, log);
   const admin = await startAdminListener(settings, {
     ready: readiness,
     metrics: async () => ({ contentType: aggregator.contentType, text: `${await aggregator.clusterMetrics()}\n${await own.metrics()}` }),
@@ -145,6 +147,8 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
       async (asked) => mergedRequests([...(await ask({ type: 'adapter:requests?', filter: asked })).values()], asked),
       async (entryId) => [...(await ask({ type: 'adapter:request?', entryId })).values()].find((entry): entry is JournalEntry => entry !== null),
     ),
+    // The workers poll the shared store: a retried event goes out at their next look (every 500 ms).
+    outbox: outbox && storeSupport(outbox),
   });
   const stopWatching = settings.watch ? watchMappings(settings.source.watched, () => void reload(false), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP')) : () => undefined;
   await signals.stopped;
@@ -158,6 +162,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   await exited;
   clearTimeout(hard);
   await admin.close();
+  await outbox?.close();
   signals.remove();
   removeGuards();
 }

@@ -3,6 +3,7 @@ import { startAdminListener, type AdminListener } from './admin-listener';
 import { listenOn, startInstance } from './instance';
 import { createMetrics } from './metrics';
 import { openState } from '../state/state-store';
+import { storeSupport } from '../outbox/support';
 import { installProcessGuards } from './process-guards';
 import type { ServeSettings } from './settings';
 import { announceListening } from './startup-lines';
@@ -42,6 +43,8 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
         settle: settings.admin?.studioWrite === true,
         log,
       }),
+      // A retried event goes out now, not at the next poll.
+      outbox: outbox && storeSupport(outbox, () => instance.engine.deliverer?.wake()),
     });
   } catch (error) {
     await instance.stop(0);

@@ -42,9 +42,17 @@ export async function openOutboxStore(location: StateLocation, log?: Logger): Pr
  * named one, and then the outbox and the journal in it (one PostgreSQL pool for both); the journal keeps
  * the latest requests in memory always, so it outlives a restart only with a store.
  */
+function opensStore(settings: Pick<StateSettings, 'outbox' | 'initial'>): boolean {
+  return settings.outbox.explicit || usesOutbox(settings.initial.mappings);
+}
+
+/** The outbox store of `serve --workers`' primary, which serves none of it but the admin listener's /outbox: the workers' store, or none. */
+export async function openServedOutbox(settings: Pick<StateSettings, 'outbox' | 'initial'>, log: Logger): Promise<OutboxStore | undefined> {
+  return opensStore(settings) ? openOutboxStore(settings.outbox, log) : undefined;
+}
+
 export async function openState(settings: StateSettings, log: Logger): Promise<{ readonly outbox?: OutboxStore; readonly journal: Journal }> {
-  const opens = settings.outbox.explicit || usesOutbox(settings.initial.mappings);
-  if (!opens) return { journal: createJournal({ size: settings.journalSize, log }) };
+  if (!opensStore(settings)) return { journal: createJournal({ size: settings.journalSize, log }) };
   const { databaseUrl, stateDir } = settings.outbox;
   const database: PostgresDatabase | undefined = databaseUrl ? await openPostgres(databaseUrl, log) : undefined;
   const outbox = database ? await openPostgresStore(database) : openSqliteStore(path.resolve(stateDir));

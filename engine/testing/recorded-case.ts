@@ -1,15 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Document, isMap, isSeq, parseDocument } from 'yaml';
+import { Document } from 'yaml';
+import { appendedCase } from './append-case';
 import type { Envelope } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
-import { isTruncated, type JournalEntry } from '../journal/journal-entry';
+import { isTruncated, type EventState, type JournalEntry } from '../journal/journal-entry';
 import type { TraceStep } from '../trace/steps';
 import type { TransportErrorCode } from '../http/client';
 import { RETRYABLE_STATUS } from '../http/with-retry';
 import { isSecretName } from '../mapping/mask';
 import type { RecordedAnswer } from './answers';
-import type { TestCase } from './test-file';
+import { testSchemaLine, type TestCase } from './test-file';
 
 /**
  * A request that ran against the ERP, written as a mapping test case (the format of `adapter-engine
@@ -23,6 +24,8 @@ export interface RanRequest {
   readonly steps: readonly TraceStep[];
   readonly resultName: string;
   readonly envelope: Envelope;
+  /** delivery: outbox: where the stored event stands, with the receiver's last answer; the case replays that delivery. */
+  readonly event?: EventState;
 }
 
 /** Headers that describe the connection, not the answer: a replay does not need them. */
@@ -55,6 +58,9 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
     // that ended them is given once (the failures before it were not kept).
     (answers[call] ??= []).push(...Array.from({ length: RETRYABLE_STATUS.has(step.status) ? Math.max(1, step.attempts ?? 1) : 1 }, () => answer));
   }
+  const delivery = ran.event && deliveryOf(ran.event);
+  if (delivery && 'problem' in delivery) return delivery;
+  if (delivery) answers[delivery.call] = [delivery.answer];
   if (isTruncated(ran.input)) return { problem: `the request body was larger than the journal keeps (${ran.input.truncated})` };
   const { envelope } = ran;
   if (isTruncated(envelope.data)) return { problem: `the answered data was larger than the journal keeps (${envelope.data.truncated})` };
@@ -67,8 +73,32 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
       result: ran.resultName,
       ...(envelope.data === undefined || envelope.data === null ? {} : { data: envelope.data }),
       ...(envelope.externalMessage === null ? {} : { externalMessage: envelope.externalMessage }),
+      ...(delivery ? { delivery: delivery.verdict } : {}),
     },
   };
+}
+
+const VERDICTS = { delivered: 'delivered', pending: 'retry', dead: 'dead' } as const;
+
+/** The delivery of a stored event as a case replays it: the receiver's last answer to its call, and what the delivery made of it. */
+function deliveryOf(event: EventState): { call: string; answer: RecordedAnswer; verdict: 'delivered' | 'retry' | 'dead' } | { problem: string } {
+  if (event.status === 'dropped' || event.status === 'gone') return { problem: `its event ${event.id} was ${event.status === 'gone' ? 'purged' : 'dropped'}: the outbox no longer says how its delivery went` };
+  const { last } = event;
+  if (!last?.call || last.status === undefined) {
+    const why = event.status === 'pending' && event.attempts === 0 ? 'it has not been tried yet' : `its last attempt got no answer (${last?.error ?? 'nothing recorded'})`;
+    return { problem: `its event ${event.id} has no answer of the external system to replay: ${why}` };
+  }
+  // The outbox keeps the first 2,000 characters of an answer (see run-call.ts bodyText).
+  if (last.body !== undefined && last.body.length > 2000 && last.body.endsWith('…')) return { problem: `the answer to its event ${event.id} was longer than the outbox keeps; record the case with "adapter-engine record" instead` };
+  let body: { body: unknown } | { text: string } | object = {};
+  if (last.body !== undefined) {
+    try {
+      body = { body: JSON.parse(last.body) as unknown };
+    } catch {
+      body = { text: last.body };
+    }
+  }
+  return { call: last.call, answer: { ...(last.status === 200 ? {} : { status: last.status }), ...body }, verdict: VERDICTS[event.status] };
 }
 
 /** The input of a journal entry as a test case gives it: where the route reads it from. */
@@ -90,16 +120,11 @@ function mappingReference(testFile: string, mappingFile: string): string | undef
 
 /** The text of a test file holding `testCase`: appended to `existing` (kept as written, comments too), or a new file. */
 export function withCase(existing: string | undefined, testCase: TestCase, testFile: string, mappingFile: string): string {
-  if (existing !== undefined && existing.trim() !== '') {
-    const doc = parseDocument(existing);
-    if (doc.errors.length > 0) throw new Error(`${testFile} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
-    const cases = isMap(doc.contents) ? doc.contents.get('cases', true) : undefined;
-    if (!isSeq(cases)) throw new Error(`${testFile} has no "cases:" list to add to`);
-    cases.add(doc.createNode(testCase));
-    return doc.toString({ lineWidth: 0 });
-  }
+  if (existing !== undefined && existing.trim() !== '') return appendedCase(existing, testCase, testFile);
   const reference = mappingReference(testFile, mappingFile);
-  return new Document({ ...(reference === undefined ? {} : { mapping: reference }), cases: [testCase] }).toString({ lineWidth: 0 });
+  const doc = new Document({ ...(reference === undefined ? {} : { mapping: reference }), cases: [testCase] });
+  doc.commentBefore = ` ${testSchemaLine(testFile).replace(/^# /, '')}`;
+  return doc.toString({ lineWidth: 0 });
 }
 
 /** Appends the case to the test file (created when missing). */

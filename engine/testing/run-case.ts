@@ -5,7 +5,7 @@ import { failureOutcome } from '../core/dispatch';
 import { createEngine, type Engine } from '../core/engine';
 import type { EngineAnswer } from '../core/stage';
 import { requestFor } from '../core/request';
-import { OperationFailure } from '../errors';
+import { OperationFailure, type Problem } from '../errors';
 import { CSRF_TOKEN_CALL } from '../http/csrf';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { Logger } from '../log';
@@ -28,7 +28,7 @@ export interface CaseRun {
   readonly steps: TraceStep[];
   readonly outcome: Outcome;
   /** Set when the outcome is a failure: the engine's own explanation (also in validationStatus). */
-  readonly failure?: { kind: string; message: string };
+  readonly failure?: { kind: string; message: string; problems?: readonly Problem[] };
   readonly envelope: Envelope;
   readonly resultName: string;
   /** The input the case ran with (masked by the caller when shown). */
@@ -71,7 +71,7 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     if (answer.fault !== undefined) throw answer.fault;
     if (!answer.outcome) throw new Error(`the engine did not route ${request.method} ${request.path} to ${route.operationId}: ${JSON.stringify(answer.body)}`);
     outcome = answer.outcome;
-    if (answer.failure) failure = { kind: answer.failure.kind, message: mask.text(answer.failure.message) };
+    if (answer.failure) failure = { kind: answer.failure.kind, message: mask.text(answer.failure.message), problems: answer.failure.problems };
     steps = maskSteps(answer.steps ?? [], mask);
     entry = answer.entry;
   }

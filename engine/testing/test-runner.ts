@@ -12,7 +12,7 @@ import { answerableCalls, checkAnswers, createAnsweringClient, type AnsweringCli
 import { noMasking } from '../mapping/mask';
 import { partialMatch, type Mismatch } from './partial-match';
 import { resolveOperation } from './resolve-operation';
-import { runCase, runPushCase, type TraceStep } from './run-case';
+import { runCase, runPushCase, type CaseRun, type TraceStep } from './run-case';
 import { readTestFile, type ExpectedRequest, type ExpectedRequests, type OperationCase, type PushCase, type TestCase } from './test-file';
 import { displayName, issueAt } from '../mapping/yaml-file';
 
@@ -159,9 +159,20 @@ async function runOne(coverage: Coverage, testCase: OperationCase, at: string, s
     at,
     passed: mismatches.length === 0,
     mismatches,
-    failure: run.failure && `${run.failure.kind}: ${run.failure.message}`,
+    failure: run.failure && failureText(run.failure),
     resultName: run.resultName,
   };
+}
+
+/**
+ * The engine's failure as a case shows it: a contract problem of the output on a line of its own, at the
+ * mapping line that made the value (the output's field), so each mistake is one line that says where.
+ */
+function failureText(failure: NonNullable<CaseRun['failure']>): string {
+  const located = (failure.problems ?? []).filter((problem) => problem.madeAt !== undefined);
+  if (located.length === 0) return `${failure.kind}: ${failure.message}`;
+  const lines = located.map((problem) => `${displayName(problem.madeAt?.file ?? '')}:${problem.madeAt?.line}:${problem.madeAt?.col}  ${problem.path} ${problem.message}`);
+  return [`${failure.kind}: ${failure.message.split(': ')[0]}:`, ...lines].join('\n');
 }
 
 /** Checks a test file against its mapping (operations, result names, call names), then runs every case. */

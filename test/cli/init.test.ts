@@ -29,6 +29,9 @@ describe('adapter-engine init', () => {
     const strict = await runCli(['validate', '--strict', 'mappings/acme.yaml'], { cwd: dir, env: { ERP_URL: 'http://erp.invalid/api' } });
     expect(strict.stdout).toContain(`mappings/acme.yaml  ok  ${ROUTES.length} of ${ROUTES.length} routes mapped`);
     expect(strict.code).toBe(0);
+    // The test file names its own schema the same way.
+    const testSchema = /^# yaml-language-server: \$schema=(\S+)$/.exec(fs.readFileSync(path.join(dir, 'mappings', 'acme.test.yaml'), 'utf8').split('\n')[0])?.[1];
+    expect(JSON.parse(fs.readFileSync(path.resolve(dir, 'mappings', testSchema ?? 'none'), 'utf8'))).toMatchObject({ title: 'Adapter engine mapping tests' });
   });
 
   it('comments every route from the contract table: what the platform sends, what it must answer, its result names', async () => {

@@ -68,6 +68,9 @@ describe('adapter-engine requests', () => {
     const exported = await runCli(['requests', 'export', requests[0].id, '--as-test', '--out', testFile, '--admin', admin]);
     expect(exported.code, exported.stderr).toBe(0);
     const written = fs.readFileSync(testFile, 'utf8');
+    const schema = /^# yaml-language-server: \$schema=(\S+)\n/.exec(written)?.[1];
+    expect(fs.existsSync(path.resolve(dir, schema ?? 'none')), `${schema} is the test files' schema`).toBe(true);
+    expect(schema).toMatch(/schemas\/mapping-test\.schema\.json$/);
     expect(written).not.toContain(SECRET);
     expect(written).not.toMatch(/authorization/i);
 
@@ -114,6 +117,20 @@ describe('adapter-engine requests', () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/outbox +stored as event ([0-9a-f-]{36}) \(ordering key SO-4711; adapter-engine outbox show \1\)/);
     expect(shown.stdout).toMatch(/now +event [0-9a-f-]{36} +delivered to the ERP at \d{4}-\d\d-\d\dT[\d:.]+Z \(1 attempt\)/);
+
+    // Exported with its delivery (the ERP's recorded answer), the case replays offline and passes.
+    const testFile = path.join(dir, 'acme.test.yaml');
+    const exported = await runCli(['requests', 'export', listed[0].id, '--as-test', '--out', testFile, '--admin', serving.adminUrl as string]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const written = fs.readFileSync(testFile, 'utf8');
+    expect(written).toContain('placement:\n        body:\n          ok: true');
+    expect(written).toContain('delivery: delivered');
+    serving.child.kill('SIGTERM');
+    await serving.exited;
+    await erp.close();
+    const replayed = await runCli(['test', testFile], { env: OFFLINE });
+    expect(replayed.stdout).toContain('1 passed, 0 failed');
+    expect(replayed.code).toBe(0);
   }, 60_000);
 
   it('refuses a filter it does not know, and an id the journal does not hold', async () => {

@@ -35,13 +35,18 @@ describe('serve: the admin listener needs a token', () => {
     expect(admin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await fetch(`${serving.urls[0]}/WorkOrders/WorkOrderExternalIndexableValueLabel`);
 
-    for (const endpoint of ['/requests', '/requests/x-1', '/metrics', '/openapi.json']) {
+    for (const endpoint of ['/requests', '/requests/x-1', '/metrics', '/openapi.json', '/outbox', '/outbox/abcd1234']) {
       for (const token of [undefined, 'wrong-token', 'old-token-1x']) {
         const refused = await get(`${admin}${endpoint}`, token);
         expect(refused.status, `${endpoint} with ${token}`).toBe(401);
         expect(refused.challenge).toBe('Bearer realm="adapter-engine admin"');
       }
     }
+    // The outbox's actions change state: POST only, behind the same token.
+    const drop = await fetch(`${admin}/outbox/abcd1234/drop`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"reason":"x"}' });
+    expect(drop.status).toBe(401);
+    expect((await get(`${admin}/outbox/abcd1234/drop`, 'old-token-1')).status).toBe(405);
+    expect(await get(`${admin}/outbox`, 'old-token-1')).toMatchObject({ status: 200, body: { events: [] } });
     expect((await get(`${admin}/metrics`, 'old-token-1')).status).toBe(200);
     expect((await get(`${admin}/openapi.json`, 'new-token-2')).status).toBe(200);
     const listed = await get(`${admin}/requests`, 'new-token-2');

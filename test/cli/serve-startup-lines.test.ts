@@ -37,7 +37,7 @@ describe('serve: start-up lines', () => {
       { level: 30, msg: '1 mapping loaded: partial' },
       { level: 40, msg: `mapping "partial": 18 of 19 routes unmapped (adapter-engine routes ${file} lists them)` },
       { level: 30, msg: `adapter engine listening on http://127.0.0.1:${port} (mapping "partial")` },
-      { level: 30, msg: `admin endpoints on http://127.0.0.1:${adminPort} (/health/live, /health/ready, /metrics, /openapi.json, /requests)` },
+      { level: 30, msg: `admin endpoints on http://127.0.0.1:${adminPort} (/health/live, /health/ready, /metrics, /openapi.json, /requests, /outbox, /shadow, /studio)` },
     ]);
     expect(lines[2]).toMatchObject({ name: 'adapter-engine', mapping: 'partial', url: `http://127.0.0.1:${port}`, address: '127.0.0.1', port });
     expect(lines[3]).toMatchObject({ url: `http://127.0.0.1:${adminPort}`, address: '127.0.0.1', port: adminPort });

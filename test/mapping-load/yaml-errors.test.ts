@@ -93,3 +93,35 @@ describe('${VAR} expansion', () => {
     expect(mapping?.system.baseUrl.href).toBe('http://erp.local/api');
   });
 });
+
+describe('YAML indentation mistakes: a hint at the line to fix', () => {
+  const system = ['version: 1', 'name: test', 'system:', '  baseUrl: http://erp.local/api'];
+
+  it('a line indented deeper than the value above it', () => {
+    expectOnlyError(yaml(...system, '    headers: { Accept: application/json }', 'operations: {}'),
+      { code: 'YAML_SYNTAX', line: 5, col: 5, mentions: ['check the indentation of line 5'] });
+  });
+
+  it('a tab used as indentation', () => {
+    expectOnlyError(yaml('version: 1', 'name: test', 'system:', '\tbaseUrl: http://erp.local/api', 'operations: {}'),
+      { code: 'YAML_SYNTAX', line: 4, col: 2, mentions: ['Tabs', 'indent with spaces', 'check the indentation of line 4'] });
+  });
+
+  it('a setting of a list item written less deep than the item', () => {
+    expectOnlyError(yaml(...system, 'operations:', '  GetItem:', '    calls:', '      - name: article', '     method: GET'),
+      { code: 'YAML_SYNTAX', line: 9, col: 6, mentions: ['check the indentation of line 9'] });
+  });
+
+  it('valid YAML whose setting landed in the block above the one it belongs to', () => {
+    const issues = errorsOf(yaml(...system, 'operations:', '  GetItem:', '    calls:', '      - name: article', '        method: GET', '    path: /articles/{input.number}', '    output: calls.article.body'));
+    expect(issues).toContainEqual(expect.objectContaining({
+      code: 'UNKNOWN_SETTING', line: 10, col: 5,
+      message: '"path" is not a setting of operations.GetItem but of operations.GetItem.calls[0]: check the indentation of line 10',
+    }));
+  });
+
+  it('a setting of the enclosing block written one level too deep', () => {
+    const issues = errorsOf(yaml(...system, '  retry:', '    attempts: 3', '    timeoutMs: 100', 'operations: {}'));
+    expect(issues).toContainEqual(expect.objectContaining({ code: 'UNKNOWN_SETTING', line: 7, col: 5, message: expect.stringContaining('"timeoutMs" is not a setting of system.retry but of system: check the indentation of line 7') }));
+  });
+});

@@ -201,9 +201,10 @@ describe('delivery: outbox in the request journal', () => {
     now += 10 * 60_000;
     await deliverAll(engine);
     expect((await engine.describeRequest(refused.entry!.id))?.events).toEqual([
-      { id: eventId, status: 'dead', attempts: 2, settledAt: new Date(now).toISOString(), last: { error: expect.stringContaining('422'), status: 422, body: '{"error":"refused"}' } },
+      { id: eventId, status: 'dead', attempts: 2, settledAt: new Date(now).toISOString(), last: { error: expect.stringContaining('422'), call: 'placement', status: 422, body: '{"error":"refused"}' } },
     ]);
-    expect((await engine.describeRequest(taken.entry!.id))?.events).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1 })]);
+    // A delivered event keeps the answer it got: support staff see it, and an export replays it.
+    expect((await engine.describeRequest(taken.entry!.id))?.events).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1, last: expect.objectContaining({ call: 'placement', status: expect.any(Number) }) })]);
 
     // Delivered and dropped events are purged after a week; the journal still names the event.
     await store.drop(eventId, 'the order was cancelled in the ERP', now);

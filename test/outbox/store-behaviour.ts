@@ -206,6 +206,28 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
       expect((await store.get(second.id))?.status).toBe('pending');
     });
 
+    it('retry makes a pending event in its backoff due now, keeps an attempt in flight to its owner, and leaves a delivered one alone', async () => {
+      const [event] = await enqueueAll([newEvent()]);
+      await claim(T0);
+      expect(await store.retryLater(event.id, 'w1', T0 + 3_600_000, { error: 'ERP down', status: 503 })).toBe(true);
+      expect(await claim(T0 + 10)).toEqual([]);
+      expect(await store.retry(event.id, T0 + 10)).toBe('pending');
+      expect(ids(await claim(T0 + 10))).toEqual([event.id]);
+      // In flight now (leased to w1): made due, but not handed to a second deliverer while the lease lasts.
+      expect(await store.retry(event.id, T0 + 11)).toBe('pending');
+      expect(await claim(T0 + 12)).toEqual([]);
+      expect(await store.delivered(event.id, 'w1', T0 + 13)).toBe(true);
+      expect(await store.retry(event.id, T0 + 14)).toBeUndefined();
+    });
+
+    it('finds events by the first characters of their id', async () => {
+      const [first, second] = await enqueueAll([newEvent(), newEvent()]);
+      expect(await store.idsStartingWith(first.id.slice(0, 8), 5)).toEqual([first.id]);
+      expect(await store.idsStartingWith(second.id, 5)).toEqual([second.id]);
+      expect((await store.idsStartingWith('', 5)).sort()).toEqual([first.id, second.id].sort());
+      expect(await store.idsStartingWith('zzzz', 5)).toEqual([]);
+    });
+
     it('a dead event that does not block its key lets the next one go', async () => {
       const [first, second] = await enqueueAll([newEvent({ blocksKeyWhenDead: false }), newEvent()]);
       await claim(T0);
@@ -213,14 +235,13 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
       expect(ids(await claim(T0 + 2))).toEqual([second.id]);
     });
 
-    it('retry makes a dead event pending and due now; it is false for other events', async () => {
+    it('retry makes a dead event pending and due now; it says what the event was, and nothing for an unknown one', async () => {
       const [first, second] = await enqueueAll([newEvent(), newEvent()]);
       await claim(T0);
       await store.dead(first.id, 'w1', T0 + 1, { error: 'refused' });
-      expect(await store.retry(second.id, T0 + 100)).toBe(false);
-      expect(await store.retry(randomUUID(), T0 + 100)).toBe(false);
-      expect(await store.retry(first.id, T0 + 100)).toBe(true);
-      expect(await store.retry(first.id, T0 + 100)).toBe(false);
+      expect(await store.retry(randomUUID(), T0 + 100)).toBeUndefined();
+      expect(await store.retry(first.id, T0 + 100)).toBe('dead');
+      expect(await store.retry(first.id, T0 + 100)).toBe('pending');
       const got = await store.get(first.id);
       expect(got).toMatchObject({ status: 'pending', nextAttemptAt: T0 + 100, attempts: 1 });
       expect(await claim(T0 + 99)).toEqual([]);

@@ -1,0 +1,71 @@
+import jsonata from 'jsonata';
+
+/**
+ * Where an operation's output expression builds each field of the data: the keys of its object
+ * constructors (`{ "number": ..., "items": lines.{ "qty": ... } }`), found in JSONata's parse tree, so
+ * that a contract check that refuses `data/items/3/qty` can name the line that wrote "qty".
+ */
+export interface OutputField {
+  /** The field's keys from the top of the data, without list indexes: ["items", "qty"]. */
+  readonly keys: readonly string[];
+  /** Offset of the key in the expression text. */
+  readonly offset: number;
+}
+
+interface Node {
+  readonly type?: string;
+  readonly value?: unknown;
+  readonly position?: number;
+  readonly lhs?: unknown;
+  readonly expressions?: readonly Node[];
+  readonly steps?: readonly Node[];
+  readonly then?: Node;
+  readonly else?: Node;
+}
+
+/** Deeper than any hand-written output; the walk stops there rather than follow a hostile tree. */
+const MAX_DEPTH = 40;
+
+function collect(node: Node | undefined, keys: readonly string[], depth: number, into: OutputField[]): void {
+  if (!node || depth > MAX_DEPTH) return;
+  const next = (child: Node | undefined, at: readonly string[] = keys) => collect(child, at, depth + 1, into);
+  if (node.type === 'unary' && node.value === '{' && Array.isArray(node.lhs)) {
+    for (const [key, value] of node.lhs as [Node, Node][]) {
+      if (key.type !== 'string' || typeof key.value !== 'string' || typeof key.position !== 'number') continue;
+      // JSONata records the position just after the closing quote.
+      into.push({ keys: [...keys, key.value], offset: Math.max(0, key.position - key.value.length - 2) });
+      next(value, [...keys, key.value]);
+    }
+    return;
+  }
+  if (node.type === 'unary' && node.value === '[') for (const element of node.expressions ?? []) next(element);
+  // What a path, a block or a condition gives is its last step, its last expression, or either branch.
+  if (node.type === 'path') next(node.steps?.at(-1));
+  if (node.type === 'block') next(node.expressions?.at(-1));
+  if (node.type === 'condition') {
+    next(node.then);
+    next(node.else);
+  }
+}
+
+/** The fields an output expression builds; none when it builds no object literally (it passes an answer on). */
+export function outputFields(text: string): OutputField[] {
+  const fields: OutputField[] = [];
+  try {
+    collect(jsonata(text).ast() as Node, [], 0, fields);
+  } catch {
+    // The expression was compiled before this is asked: a parse error here would be reported already.
+  }
+  return fields;
+}
+
+/** The field that best explains a problem at `path` (`/items/3/qty`): the one with the most of its keys. */
+export function fieldFor<T extends { readonly keys: readonly string[] }>(fields: readonly T[], path: string): T | undefined {
+  const keys = path.split('/').filter((segment) => segment !== '' && !/^\d+$/.test(segment));
+  let best: T | undefined;
+  for (const field of fields) {
+    const matches = field.keys.length <= keys.length && field.keys.every((key, index) => key === keys[index]);
+    if (matches && (!best || field.keys.length > best.keys.length)) best = field;
+  }
+  return best;
+}
