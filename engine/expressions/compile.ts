@@ -1,4 +1,5 @@
 import jsonata from 'jsonata';
+import { LRUCache } from 'lru-cache';
 import { CONCAT_STRING_FUNCTION, writeConcatOperands } from './concat-operands';
 import { foldLiteralObjects } from './constant-objects';
 import { buildFastPath, type FastPath } from './fast-path';
@@ -133,8 +134,9 @@ export function compileExpression(
  * does not keep that tree: JSONata's tokens inherit from its parser's symbol table, whose functions
  * hold the whole parser, so each tree kept ~14 KB from load until the first evaluation (for routes
  * never asked, for good): 1,200 expressions in 20 mapping files, 17 MB that every young-generation
- * collection of the start-up copied again. The first evaluation parses the text anew (it parsed at
- * load, so it cannot fail), as it always did for an expression with the mapping's functions.
+ * collection of the start-up copied again. Only the bounded CHECKED_EXPRESSIONS keeps trees, one per
+ * distinct expression. The first evaluation parses the text anew (it parsed at load, so it cannot
+ * fail), as it always did for an expression with the mapping's functions.
  */
 export function compileWithTree(
   source: string,
@@ -142,37 +144,7 @@ export function compileWithTree(
   prelude = '',
   compileOptions: CompileOptions = {},
 ): { readonly compiled: CompiledExpression; readonly tree: unknown } {
-  const options = {
-    // JSONata compares this with the wall time of its run: the clock turns the own-time limit into that.
-    get timeout(): number {
-      return currentClock()?.jsonataTimeout() ?? limits.timeoutMs;
-    },
-    stack: limits.maxDepth,
-    sequence: limits.maxSequence,
-    // Not JSONata's: read by $string (guarded-builtins.ts), which stops writing past it.
-    maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH,
-    // Linear-time matching (regex.ts); JSONata's type says RegExpConstructor but it only calls `new` with the literal's RegExp.
-    RegexEngine: LinearRegex as unknown as RegExpConstructor,
-  };
-  let expression: jsonata.Expression;
-  try {
-    expression = jsonata(source, options);
-  } catch (fault) {
-    throw new ExpressionSyntaxError(fault as JsonataFault, source);
-  }
-  const tree = expression.ast();
-  const longList = findLongListLiteral(tree, limits.maxDepth);
-  if (longList) throw new ExpressionSyntaxError({ code: 'S0000', message: longList.message, position: longList.position }, source);
-  const regexProblem = findUnsupportedRegex(tree, source);
-  if (regexProblem) throw new UnsupportedRegexError(regexProblem.message, regexProblem.offset, source);
-  // Everything below can neither fail nor report a problem of the mapping (the text and the prelude's
-  // functions were checked above and on their own), so it runs on the first evaluation instead of at
-  // load: a server with many mapping files answers sooner, and routes never asked cost nothing.
-  let prepared: PreparedExpression | undefined;
-  const prepare = () => {
-    prepared ??= prepareExpression(jsonata(prelude ? `(${prelude}\n${source}\n)` : source, options), source, prelude !== '', limits, compileOptions);
-    return prepared;
-  };
+  const { tree, prepare } = checkedExpression(source, limits, prelude, compileOptions);
   const stats = { fast: 0, fallback: 0, interpreter: 0 };
   // JSONata's D1012 names the timeout it was given, which the clock stretched by the waits: name the limit.
   const withTheLimit = (error: unknown): never => {
@@ -231,6 +203,69 @@ export function compileWithTree(
   // Not enumerable: whoever walks the mapping's values (deepFreeze) must not prepare every expression.
   Object.defineProperty(compiled, 'fastPath', { enumerable: false, get: () => prepare().fast !== undefined });
   return { compiled: Object.freeze(compiled) as CompiledExpression, tree };
+}
+
+/** An expression's parse tree, checked at load, and its preparation to run (on its first evaluation). */
+interface CheckedExpression {
+  readonly tree: unknown;
+  readonly prepare: () => PreparedExpression;
+}
+
+/**
+ * Checked expressions by everything the checks and the preparation depend on: text, prelude, limits and
+ * options. Mappings made from one template repeat the same expressions: 200 copies of the example
+ * mapping parsed each of its expressions 200 times at start-up, and prepared each again on its first
+ * evaluation. Bounded because each entry keeps JSONata's tree, which holds its parser (~14 KB, see
+ * compileWithTree): 512 entries hold at most ~7 MB whatever the number of mappings. Only expressions
+ * that passed every check are kept: a bad one is parsed again by each mapping that has it, and each
+ * reports it at its own file:line:col.
+ */
+const CHECKED_EXPRESSIONS = new LRUCache<string, CheckedExpression>({ max: 512 });
+
+/**
+ * The parts of a compiled expression that depend only on its text, prelude, limits and options: the
+ * parse tree (checked) and the preparation for running. Mappings made from one template repeat the
+ * same expressions, so these are shared through a bounded cache (CHECKED_EXPRESSIONS); every caller
+ * still gets its own CompiledExpression (its own counts) and reports problems at its own place.
+ */
+function checkedExpression(source: string, limits: ExpressionLimits, prelude: string, compileOptions: CompileOptions): CheckedExpression {
+  const key = JSON.stringify([source, prelude, limits, compileOptions]);
+  const cached = CHECKED_EXPRESSIONS.get(key);
+  if (cached) return cached;
+  const options = {
+    // JSONata compares this with the wall time of its run: the clock turns the own-time limit into that.
+    get timeout(): number {
+      return currentClock()?.jsonataTimeout() ?? limits.timeoutMs;
+    },
+    stack: limits.maxDepth,
+    sequence: limits.maxSequence,
+    // Not JSONata's: read by $string (guarded-builtins.ts), which stops writing past it.
+    maxTextLength: limits.maxTextLength ?? DEFAULT_MAX_TEXT_LENGTH,
+    // Linear-time matching (regex.ts); JSONata's type says RegExpConstructor but it only calls `new` with the literal's RegExp.
+    RegexEngine: LinearRegex as unknown as RegExpConstructor,
+  };
+  let expression: jsonata.Expression;
+  try {
+    expression = jsonata(source, options);
+  } catch (fault) {
+    throw new ExpressionSyntaxError(fault as JsonataFault, source);
+  }
+  const tree = expression.ast();
+  const longList = findLongListLiteral(tree, limits.maxDepth);
+  if (longList) throw new ExpressionSyntaxError({ code: 'S0000', message: longList.message, position: longList.position }, source);
+  const regexProblem = findUnsupportedRegex(tree, source);
+  if (regexProblem) throw new UnsupportedRegexError(regexProblem.message, regexProblem.offset, source);
+  // Everything below can neither fail nor report a problem of the mapping (the text and the prelude's
+  // functions were checked above and on their own), so it runs on the first evaluation instead of at
+  // load: a server with many mapping files answers sooner, and routes never asked cost nothing.
+  let prepared: PreparedExpression | undefined;
+  const prepare = () => {
+    prepared ??= prepareExpression(jsonata(prelude ? `(${prelude}\n${source}\n)` : source, options), source, prelude !== '', limits, compileOptions);
+    return prepared;
+  };
+  const checked = { tree, prepare };
+  CHECKED_EXPRESSIONS.set(key, checked);
+  return checked;
 }
 
 interface PreparedExpression {

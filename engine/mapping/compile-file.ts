@@ -1,4 +1,5 @@
 import jsonata from 'jsonata';
+import { LRUCache } from 'lru-cache';
 import type { RouteSpec } from '../contract/routes';
 import type { MappingIssueCode } from '../errors';
 import { columnConverter } from './column-types';
@@ -26,8 +27,23 @@ type RawCsv = NonNullable<FileDocument['csv']>;
 
 export const FILE_ROUTES: Readonly<Record<string, 'workOrders' | 'items'>> = { ParseWorkOrderFile: 'workOrders', ParseItemFile: 'items' };
 
+/**
+ * bareColumn's answers by text: each field of a file route is parsed to tell, and mappings of one
+ * template repeat the same fields. Bounded; an entry is a short text and a column name.
+ */
+const BARE_COLUMNS = new LRUCache<string, { readonly column?: string }>({ max: 1024 });
+
 /** A bare name (`orderNo`, `` `Order No` ``) is a column; a literal is a constant; anything else is JSONata. */
 function bareColumn(text: string): string | undefined {
+  let known = BARE_COLUMNS.get(text);
+  if (!known) {
+    known = { column: parsedBareColumn(text) };
+    BARE_COLUMNS.set(text, known);
+  }
+  return known.column;
+}
+
+function parsedBareColumn(text: string): string | undefined {
   let ast: { type: string; steps?: { type: string; value: unknown }[] };
   try {
     ast = jsonata(text).ast() as typeof ast;

@@ -14,8 +14,26 @@ export interface TreeNode {
   readonly index?: unknown;
 }
 
+/**
+ * The nodes of each tree in walking order, found once: the load's checks walk every expression's tree
+ * four times, and mappings of one template share their trees (CHECKED_EXPRESSIONS in compile.ts), so
+ * 200 such mappings walked each tree 800 times. The trees the checks read are never changed.
+ */
+const WALK_ORDERS = new WeakMap<object, readonly TreeNode[]>();
+
 /** Every node once, parents before children in source order, without recursion (a deep tree cannot overflow the stack). */
 export function walkTree(tree: unknown, visit: (node: TreeNode) => void): void {
+  if (tree === null || typeof tree !== 'object') return;
+  let order = WALK_ORDERS.get(tree);
+  if (!order) {
+    order = walkOrder(tree);
+    WALK_ORDERS.set(tree, order);
+  }
+  for (const node of order) visit(node);
+}
+
+function walkOrder(tree: object): TreeNode[] {
+  const order: TreeNode[] = [];
   const seen = new Set<unknown>();
   const pending: unknown[] = [tree];
   while (pending.length > 0) {
@@ -23,9 +41,10 @@ export function walkTree(tree: unknown, visit: (node: TreeNode) => void): void {
     if (value === null || typeof value !== 'object' || value instanceof RegExp || seen.has(value)) continue;
     seen.add(value);
     const children = Array.isArray(value) ? value : Object.values(value);
-    if (!Array.isArray(value)) visit(value as TreeNode);
+    if (!Array.isArray(value)) order.push(value as TreeNode);
     for (let index = children.length - 1; index >= 0; index -= 1) pending.push(children[index]);
   }
+  return order;
 }
 
 /** The calls `$name(...)` of a tree. */
