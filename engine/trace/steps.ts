@@ -50,7 +50,7 @@ export function outputOrigin(mapping: Mapping, route: RouteSpec): Origin | undef
 }
 
 /** A run records at most this many expressions (a fan-out over a long list evaluates its templates per element). */
-export const EXPRESSION_STEPS_LIMIT = 200;
+const EXPRESSION_STEPS_LIMIT = 200;
 
 /** Each expression as a step, up to EXPRESSION_STEPS_LIMIT, then one note that the rest are not shown. */
 function expressionRecorder(steps: TraceStep[]): TraceObserver['expression'] {
