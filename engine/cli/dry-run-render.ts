@@ -9,6 +9,13 @@ function headerLines(headers: Record<string, string>, c: Colors): string[] {
   return Object.entries(headers).map(([name, value]) => `${INDENT}${c.dim(`${name}: ${value}`)}`);
 }
 
+/** An expression's value on one line, cut at 100 characters: the full value is in --json and the studio. */
+function oneLine(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
 function sourceNote(step: Extract<TraceStep, { step: 'request' }>, c: Colors): string {
   switch (step.source) {
     case 'live': return c.magenta('(sent)');
@@ -46,6 +53,8 @@ function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
       const verdict = step.matched ? c.green('matched') : c.dim('no');
       return [`  rule ${step.index + 1}  ${step.when}  → ${step.result}  ${verdict}  ${c.dim(step.at)}`];
     }
+    case 'expression':
+      return [`  ${c.bold('=')} ${step.what}  ${c.cyan(step.source.replace(/\s+/g, ' '))}  → ${oneLine(step.gave)}  ${c.dim(step.at)}`];
     case 'output':
       return ['', `${c.bold('output')}  ${c.dim(step.at ?? '')}`, prettyJson(step.data, INDENT)];
     case 'check':

@@ -60,7 +60,7 @@ export async function runRoute(parts: EngineParts, served: Served, mapping: Mapp
     const { input, problems } = readInput(route, request, params);
     const outcome = await dispatch(mapping, deps.prepared, input, problems, {
       connection: () => deps.pool.connectionFor(mapping.system),
-      observer: allOf(options.observer, steps && traceRecorder(mapping.system.baseUrl, outputOrigin(mapping, route), steps), driftObserver, served.span?.observer),
+      observer: allOf(options.observer, steps && traceRecorder(mapping.system.baseUrl, outputOrigin(mapping, route), steps, options.expressions), driftObserver, served.span?.observer),
       log: requestLog,
       requestId,
       trace: served.trace,

@@ -13,7 +13,7 @@ import { stepsFor, type EngineAnswer, type EngineParts, type RequestContext, typ
 export async function servePushRequest(parts: EngineParts, served: Served, mapping: Mapping, pushName: string, servePush: PushServer['serve'], keep: Keep): Promise<EngineAnswer> {
   const { request, requestId, started, options } = served;
   const steps = stepsFor(parts, served);
-  const recorder = steps && traceRecorder(mapping.platform?.baseUrl ?? mapping.system.baseUrl, undefined, steps);
+  const recorder = steps && traceRecorder(mapping.platform?.baseUrl ?? mapping.system.baseUrl, undefined, steps, options.expressions);
   const scope: RequestContext = { requestId, mapping: mapping.name, operation: `push/${pushName}`, method: request.method, path: request.path };
   const pushed = await parts.context.run(scope, () => servePush(mapping, pushName, request, requestId, () => secondsSince(parts, served), allOf(options.observer, recorder, served.span?.observer), served.trace));
   const durationMs = parts.clock.now() - started;

@@ -34,6 +34,11 @@ export interface RunOptions {
   readonly observer?: TraceObserver;
   /** Return every step of the request (the dry-run trace) in the answer, even when the journal keeps none. */
   readonly trace?: boolean;
+  /**
+   * Record each mapping expression with what it read and gave in the steps (dry runs and the studio's
+   * runs); a served request records none, so the serving path does no per-expression work for it.
+   */
+  readonly expressions?: boolean;
 }
 
 /** What a request gave: the HTTP answer, and for a contract route what happened on the way. */

@@ -210,6 +210,22 @@ export function capped(value: unknown): unknown {
 }
 
 /**
+ * What an expression step keeps of what it read and gave: a dry run's trace is read by a person, and
+ * the document an expression reads holds every answer before it. Its own limit, outside the entry's
+ * budget for bodies, so that expressions never push the ERP's answers out of the entry.
+ */
+export const EXPRESSION_LIMIT_BYTES = 2 * 1024;
+
+/** Steps with each expression's read and gave cut to EXPRESSION_LIMIT_BYTES; the other steps as they are. */
+export function cappedExpressions(steps: readonly TraceStep[]): TraceStep[] {
+  return steps.map((step) => {
+    if (step.step !== 'expression') return step;
+    const gave = 'gave' in step ? { gave: cutTo(step.gave, EXPRESSION_LIMIT_BYTES).kept } : {};
+    return { ...step, read: cutTo(step.read, EXPRESSION_LIMIT_BYTES).kept, ...gave };
+  });
+}
+
+/**
  * The entry with every body (request, calls, output, envelope data) cut to BODY_LIMIT_BYTES, and all
  * of them together to ENTRY_BODIES_LIMIT_BYTES: the platform's request first, then what it was
  * answered, then the calls in the order they ran.
@@ -230,7 +246,7 @@ export function cappedEntry(entry: JournalEntry): JournalEntry {
   const request = { ...entry.request, body: cutOnce(entry.request.body) };
   const { envelope } = entry;
   const answered = envelope && 'data' in envelope ? { ...envelope, data: cutOnce(envelope.data) } : envelope;
-  const steps = entry.steps.map((step) => {
+  const steps = cappedExpressions(entry.steps).map((step) => {
     switch (step.step) {
       case 'request': return step.body === undefined ? step : { ...step, body: cutOnce(step.body) };
       case 'response': return { ...step, body: cutOnce(step.body) };

@@ -7,7 +7,8 @@ import { XmlError } from '../xml/errors';
 import { soapEnvelope } from '../xml/soap';
 import { fillXmlTemplate } from '../xml/template';
 import { writeXml } from '../xml/write';
-import { evaluateAt } from '../mapping/evaluate';
+import type { TraceObserver } from '../trace/observer';
+import { evaluateSeen } from './evaluate-seen';
 
 /**
  * Builds the outbound request of one call. The path can only ever grow the base URL's path: placeholder
@@ -26,10 +27,10 @@ function scalarText(value: unknown, what: string): string {
  * A template that is one placeholder may give nothing (the parameter is left out) or a list (repeated).
  * `encode` applies to placeholder values, `literal` to the template's own text.
  */
-async function render(template: Template, context: ExpressionContext, what: string, encode: (text: string) => string, literal: (text: string) => string = (text) => text): Promise<Rendered> {
+async function render(template: Template, context: ExpressionContext, what: string, observer: TraceObserver | undefined, encode: (text: string) => string, literal: (text: string) => string = (text) => text): Promise<Rendered> {
   const sole = template.parts.length === 1 && typeof template.parts[0] !== 'string' ? template.parts[0] : undefined;
   if (sole) {
-    const value = await evaluateAt(sole, context, what);
+    const value = await evaluateSeen(sole, context, what, observer);
     if (value === undefined || value === null) return undefined;
     if (Array.isArray(value)) return value.map((item) => encode(scalarText(item, what)));
     return encode(scalarText(value, what));
@@ -40,7 +41,7 @@ async function render(template: Template, context: ExpressionContext, what: stri
       text += literal(part);
       continue;
     }
-    const value = await evaluateAt(part, context, what);
+    const value = await evaluateSeen(part, context, what, observer);
     if (value === undefined || value === null) {
       throw new OperationFailure('REQUEST_INVALID', `${what}: the placeholder {${part.source}} gave no value`, [{ path: what, message: `the placeholder {${part.source}} gave no value` }]);
     }
@@ -84,7 +85,7 @@ function unsendableInHeader(text: string): string | undefined {
  * that go with it; the JSON value as it is otherwise. A value XML cannot hold fails the request, naming
  * the field; a bodyXml placeholder's value is escaped for its place, so it can never add markup.
  */
-async function xmlBody(call: CallSpec, system: SystemSpec, context: ExpressionContext, value: unknown): Promise<{ body: unknown; xmlHeaders: Record<string, string> }> {
+async function xmlBody(call: CallSpec, system: SystemSpec, context: ExpressionContext, value: unknown, observer: TraceObserver | undefined): Promise<{ body: unknown; xmlHeaders: Record<string, string> }> {
   const label = `calls.${call.name}`;
   if (!call.soap && !call.bodyXml && call.requestType !== 'xml') return { body: value, xmlHeaders: {} };
   const { namespaces } = system.xml;
@@ -92,11 +93,11 @@ async function xmlBody(call: CallSpec, system: SystemSpec, context: ExpressionCo
     let text: string | undefined;
     if (call.bodyXml) {
       const values: unknown[] = [];
-      for (const part of call.bodyXml) if (typeof part !== 'string') values.push(await evaluateAt(part.expression, context, `${label}.bodyXml`));
+      for (const part of call.bodyXml) if (typeof part !== 'string') values.push(await evaluateSeen(part.expression, context, `${label}.bodyXml`, observer));
       text = fillXmlTemplate(call.bodyXml.map((part) => (typeof part === 'string' ? part : { expression: part.expression.source, context: part.context, line: part.expression.origin.line, column: part.expression.origin.col })), values);
     }
     if (call.soap) {
-      const action = call.soap.action ? await render(call.soap.action, context, `${label}.soap.action`, (t) => t) : undefined;
+      const action = call.soap.action ? await render(call.soap.action, context, `${label}.soap.action`, observer, (t) => t) : undefined;
       const envelope = soapEnvelope(call.bodyXml ? undefined : value, { version: call.soap.version, action: typeof action === 'string' ? action : undefined, namespaces });
       return { body: text ?? envelope.body.toString('utf8'), xmlHeaders: { ...envelope.headers } };
     }
@@ -108,30 +109,31 @@ async function xmlBody(call: CallSpec, system: SystemSpec, context: ExpressionCo
   }
 }
 
-export async function buildRequest(call: CallSpec, system: SystemSpec, context: ExpressionContext): Promise<OutboundRequest> {
+/** `observer`: told each expression's input and output when it asks (dry runs, the studio). */
+export async function buildRequest(call: CallSpec, system: SystemSpec, context: ExpressionContext, observer?: TraceObserver): Promise<OutboundRequest> {
   const label = `calls.${call.name}`;
-  const path = await render(call.path, context, `${label}.path`, encodePathValue);
+  const path = await render(call.path, context, `${label}.path`, observer, encodePathValue);
   if (typeof path !== 'string') {
     throw new OperationFailure('REQUEST_INVALID', `${label}.path gave no value`, [{ path: `${label}.path`, message: 'the path gave no value' }]);
   }
   const pairs: string[] = [];
   for (const [name, template] of call.query) {
     const raw = call.rawQuery.includes(name);
-    const value = await render(template, context, `${label}.query.${name}`, (text) => encodeQueryValue(text, raw ? 'raw' : call.queryEncoding), raw ? encodeRawLiteral : (text) => encodeQueryValue(text, call.queryEncoding));
+    const value = await render(template, context, `${label}.query.${name}`, observer, (text) => encodeQueryValue(text, raw ? 'raw' : call.queryEncoding), raw ? encodeRawLiteral : (text) => encodeQueryValue(text, call.queryEncoding));
     for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) pairs.push(`${encodeQueryName(name)}=${item}`);
   }
   const url = withQueryPairs(joinUnderBase(system.baseUrl, path, call.name), pairs);
   const headers: Record<string, string> = Object.fromEntries(system.headers);
   for (const [name, template] of call.headers) {
-    const value = await render(template, context, `${label}.headers.${name}`, (text) => text);
+    const value = await render(template, context, `${label}.headers.${name}`, observer, (text) => text);
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
     const unsendable = unsendableInHeader(text);
     if (unsendable) throw new OperationFailure('REQUEST_INVALID', `${label}.headers.${name} contains ${unsendable}, which a header cannot carry`);
     headers[name] = text;
   }
-  const value = call.body ? await evaluateAt(call.body, context, `${label}.body`) : undefined;
-  const { body, xmlHeaders } = await xmlBody(call, system, context, value);
+  const value = call.body ? await evaluateSeen(call.body, context, `${label}.body`, observer) : undefined;
+  const { body, xmlHeaders } = await xmlBody(call, system, context, value, observer);
   // The mapping's own headers win over the ones XML brings (any letter case).
   for (const [name, text] of Object.entries(xmlHeaders)) if (!Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase())) headers[name] = text;
   return {

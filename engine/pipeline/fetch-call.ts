@@ -145,7 +145,7 @@ export async function fetchAnswer(call: CallSpec, context: ExpressionContext, la
   const keeps: (() => void)[] = [];
   const keep = () => keeps.forEach((offer) => offer());
   const send = sender(call, label, env, keeps);
-  const build = async (page?: PageState) => withEngineHeaders(await buildRequest(call, system, page ? { ...context, page } : context), system, env);
+  const build = async (page?: PageState) => withEngineHeaders(await buildRequest(call, system, page ? { ...context, page } : context, env.observer), system, env);
   if (call.paginate) {
     const { refusal } = call;
     const refused = refusal && (async (page: CallRecord) => (await evaluateAt(refusal.when, { ...context, response: page, call: call.name }, `calls.${label}: refusal.when`)) === true);

@@ -3,6 +3,7 @@ import { EMPTY_BODY } from '../http/client';
 import type { AuthSpec, CallSpec, OutcomeRule, RefusalSpec } from '../mapping/model';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
+import { evaluateSeen } from './evaluate-seen';
 import { runInOrder, unitsOf, type Unit } from './fan-out';
 import type { Answer, CallEnv } from './fetch-call';
 import { fetchWithSession, withSession } from './session';
@@ -184,7 +185,7 @@ function named(unit: Unit, callName: string, failure: OperationFailure): Operati
 
 async function runFanOut(call: CallSpec, rules: CallRules, base: ExpressionContext, env: CallEnv): Promise<CallResult> {
   const forEach = call.forEach!;
-  const units = unitsOf(await evaluateAt(forEach.list, base, `calls.${call.name}.forEach.list`), forEach);
+  const units = unitsOf(await evaluateSeen(forEach.list, base, `calls.${call.name}.forEach.list`, env.observer), forEach);
   const successName = rules.successResult;
   const results = await runInOrder(units, forEach.maxConcurrency, async (unit) => {
     const label = `${call.name}[${unit.index}]`;
@@ -223,7 +224,7 @@ async function runFanOut(call: CallSpec, rules: CallRules, base: ExpressionConte
 /** undefined when the call's `when` gives anything but true: the call is skipped and has no record. */
 export async function runCall(call: CallSpec, rules: CallRules, given: ExpressionContext, env: CallEnv): Promise<CallResult | undefined> {
   const base = await withSession(given, env);
-  if (call.when && (await evaluateAt(call.when, base, `calls.${call.name}.when`)) !== true) {
+  if (call.when && (await evaluateSeen(call.when, base, `calls.${call.name}.when`, env.observer)) !== true) {
     env.observer?.skipped?.(call.name, `not made: its when (${call.when.source}) is not true`);
     return undefined;
   }

@@ -7,7 +7,7 @@ import { Deadline } from '../http/deadline';
 import type { Logger } from '../log';
 import type { FlowOperation } from '../mapping/model';
 import type { CallRecord } from './context';
-import { evaluateAt } from '../mapping/evaluate';
+import { evaluateSeen } from './evaluate-seen';
 import { runCall, type CallRules } from './run-call';
 import { withSession } from './session';
 import { withoutInvalidRecords, type SkippedRecord } from './skip-invalid';
@@ -78,7 +78,7 @@ export async function runFlow(
 
   // The output reads the session its calls used (kept, so no new login), when the system has one.
   const context = operation.calls.length > 0 ? await withSession({ input, calls }, env) : { input, calls };
-  const raw = await evaluateAt(operation.output, context, 'output');
+  const raw = await evaluateSeen(operation.output, context, 'output', deps.observer);
   let data = asDeclaredShape(raw, (route.dataSchema as { type?: string }).type === 'array');
   deps.observer?.output?.(data);
   if (operation.onInvalidRecord === 'skip' && checkData && Array.isArray(data)) {

@@ -61,14 +61,14 @@ export async function tryRoute(workspace: Workspace, asked: TryRequest): Promise
   if (asked.source === 'recorded') {
     const client = createAnsweringClient({ answers: recordedAnswers(file, route.operationId), notSent: route.kind === 'event' });
     try {
-      run = await runCase(mapping, route, input, client, mask);
+      run = await runCase(mapping, route, input, client, mask, { expressions: true });
     } finally {
       client.close();
     }
     if (run.entry) engine.journal.add(run.entry, mask);
   } else {
     // The studio's engine sends with its own client: this one only stands in for runCase's bookkeeping.
-    run = await runCase(mapping, route, input, createAnsweringClient({}), mask, { engine, prefix });
+    run = await runCase(mapping, route, input, createAnsweringClient({}), mask, { engine, prefix, expressions: true });
   }
   return {
     operation: route.operationId,

@@ -10,7 +10,7 @@ import { CSRF_TOKEN_CALL } from '../http/csrf';
 import { OAUTH2_TOKEN_CALL } from '../http/token-source';
 import type { Logger } from '../log';
 import type { Mapping, Operation } from '../mapping/model';
-import type { JournalEntry } from '../journal/journal-entry';
+import { cappedExpressions, type JournalEntry } from '../journal/journal-entry';
 import { maskSteps, type TraceStep } from '../trace/steps';
 import { createMasker, declaredSecretNames, type Masker } from '../mapping/mask';
 import type { AnsweringClient } from './answers';
@@ -45,6 +45,8 @@ export interface CaseOptions {
   readonly engine?: Engine;
   /** The engine's path prefix of the mapping (`/<name>`) when that engine serves several (the studio's). */
   readonly prefix?: string;
+  /** Record each mapping expression with what it read and gave (dry-run, the studio). */
+  readonly expressions?: boolean;
 }
 
 export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unknown, client: AnsweringClient, mask: Masker, options: CaseOptions = {}): Promise<CaseRun> {
@@ -63,7 +65,7 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     const engine = options.engine ?? createEngine({ mappings: [mapping], http: client, schemas: options.schemas, log: options.log, checkInboundAuth: false, outbox: 'inline' });
     let answer;
     try {
-      answer = await engine.handle(request, { trace: true });
+      answer = await engine.handle(request, { trace: true, expressions: options.expressions });
     } finally {
       if (!options.engine) await engine.close();
     }
@@ -72,7 +74,7 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     if (!answer.outcome) throw new Error(`the engine did not route ${request.method} ${request.path} to ${route.operationId}: ${JSON.stringify(answer.body)}`);
     outcome = answer.outcome;
     if (answer.failure) failure = { kind: answer.failure.kind, message: mask.text(answer.failure.message), problems: answer.failure.problems };
-    steps = maskSteps(answer.steps ?? [], mask);
+    steps = cappedExpressions(maskSteps(answer.steps ?? [], mask));
     entry = answer.entry;
   }
   markSources(steps, client);
@@ -130,11 +132,11 @@ export function maskerOf(mapping: Mapping): Masker {
   return createMasker(mapping.secretValues, declaredSecretNames(mapping.system, mapping.platform));
 }
 
-/** One run for a person to read (dry-run, record): masked with the mapping's secrets; the client is closed after. */
+/** One run for a person to read (dry-run, record): masked with the mapping's secrets, with each expression's input and output; the client is closed after. */
 export async function runMasked(mapping: Mapping, route: RouteSpec, input: unknown, client: AnsweringClient): Promise<{ run: CaseRun; mask: Masker }> {
   const mask = maskerOf(mapping);
   try {
-    return { run: await runCase(mapping, route, input, client, mask), mask };
+    return { run: await runCase(mapping, route, input, client, mask, { expressions: true }), mask };
   } finally {
     client.close();
   }

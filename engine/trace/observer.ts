@@ -1,6 +1,6 @@
 import type { OutboundRequest, OutboundResponse } from '../http/client';
 import type { AttemptReport } from '../http/with-retry';
-import type { OutcomeRule } from '../mapping/model';
+import type { LocatedExpression, OutcomeRule } from '../mapping/model';
 
 /**
  * Hooks for the CLI's dry-run: each step as it happens. `label` names the call as messages do: the
@@ -27,6 +27,12 @@ export interface TraceObserver {
   /** The event is stored in the outbox (durable): its id and ordering key, for support staff to follow it. */
   stored?(eventId: string, orderingKey: string): void;
   output?(data: unknown): void;
+  /**
+   * A mapping expression evaluated (`what`: its place, as failures name it): the document it read and
+   * the value it gave. Only dry runs and the studio ask for it (RunOptions.expressions): it is one more
+   * object per expression, which the serving path does not pay for.
+   */
+  expression?(what: string, expression: LocatedExpression, context: unknown, value: unknown): void;
   check?(problems: readonly { path: string; message: string }[]): void;
 }
 
@@ -44,6 +50,8 @@ export function allOf(...given: readonly (TraceObserver | undefined)[]): TraceOb
     note: (text) => list.forEach((o) => o.note?.(text)),
     stored: (eventId, orderingKey) => list.forEach((o) => o.stored?.(eventId, orderingKey)),
     output: (data) => list.forEach((o) => o.output?.(data)),
+    // Left undefined unless one of them records expressions, so the serving path calls nothing per expression.
+    expression: list.some((o) => o.expression) ? (what, expression, context, value) => list.forEach((o) => o.expression?.(what, expression, context, value)) : undefined,
     check: (problems) => list.forEach((o) => o.check?.(problems)),
   };
 }

@@ -3,6 +3,7 @@ import { outgoingHeaders } from '../http/client';
 import { isSecretName, MASK, maskHeaderNames, maskUrlNames, type Masker } from '../mapping/mask';
 import type { RouteSpec } from '../contract/routes';
 import type { Mapping, Origin } from '../mapping/model';
+import { expressionRead } from './expression-read';
 import type { TraceObserver } from './observer';
 
 /**
@@ -22,6 +23,12 @@ export type TraceStep =
   | { step: 'no answer'; call: string; error: string; attempts: number }
   | { step: 'rule'; call: string; index: number; when: string; result: string; matched: boolean; at: string }
   | { step: 'output'; data: unknown; at?: string }
+  /**
+   * A mapping expression (dry runs and the studio only): its place (`what`, as failures name it), its
+   * text and file:line:col, the parts of the document it read (expression-read.ts) and what it gave
+   * (`gave` absent: nothing). Both are cut when the trace is shown or kept (cappedExpression).
+   */
+  | { step: 'expression'; what: string; source: string; at: string; read: unknown; gave?: unknown }
   | { step: 'check'; problems: readonly Problem[] }
   | { step: 'note'; text: string }
   /** The event was stored in the outbox; the ERP gets it from there (see the journal entry's `events`). */
@@ -42,12 +49,31 @@ export function outputOrigin(mapping: Mapping, route: RouteSpec): Origin | undef
   return operation?.mode === 'flow' ? operation.output?.origin : undefined;
 }
 
+/** A run records at most this many expressions (a fan-out over a long list evaluates its templates per element). */
+const EXPRESSION_STEPS_LIMIT = 200;
+
+/** Each expression as a step, up to EXPRESSION_STEPS_LIMIT, then one note that the rest are not shown. */
+function expressionRecorder(steps: TraceStep[]): TraceObserver['expression'] {
+  let recorded = 0;
+  return (what, expression, context, value) => {
+    recorded += 1;
+    if (recorded > EXPRESSION_STEPS_LIMIT) {
+      if (recorded === EXPRESSION_STEPS_LIMIT + 1) steps.push({ step: 'note', text: `expressions after the first ${EXPRESSION_STEPS_LIMIT} of this request are not shown` });
+      return;
+    }
+    const { origin } = expression;
+    steps.push({ step: 'expression', what, source: expression.source, at: `${origin.file}:${origin.line}:${origin.col}`, read: expressionRead(expression.source, context), ...(value === undefined ? {} : { gave: value }) });
+  };
+}
+
 /**
  * An observer that appends each step to `steps`, keeping references to what the pipeline made (no
  * copies). `base`: the URL call paths are shown under (the ERP's; the platform's for a push).
+ * `expressions`: record each mapping expression too (RunOptions.expressions).
  */
-export function traceRecorder(base: URL, output: Origin | undefined, steps: TraceStep[]): TraceObserver {
+export function traceRecorder(base: URL, output: Origin | undefined, steps: TraceStep[], expressions = false): TraceObserver {
   return {
+    expression: expressions ? expressionRecorder(steps) : undefined,
     request(request) {
       const query: Record<string, string | string[]> = {};
       for (const name of new Set(request.url.searchParams.keys())) {
@@ -121,6 +147,8 @@ export function maskSteps(steps: readonly TraceStep[], mask: Masker): TraceStep[
         return { ...step, headers: mask.headers(step.headers), body: mask.deep(step.body), ...(step.bodyError === undefined ? {} : { bodyError: mask.text(step.bodyError) }) };
       case 'output':
         return { ...step, data: mask.deep(step.data) };
+      case 'expression':
+        return { ...step, read: mask.deep(step.read), ...('gave' in step ? { gave: mask.deep(step.gave) } : {}) };
       case 'check':
         return { ...step, problems: step.problems.map((problem) => ({ ...problem, message: mask.text(problem.message) })) };
       case 'note':

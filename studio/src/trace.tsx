@@ -1,6 +1,13 @@
 import type { Envelope, Step } from './api';
 import { Json } from './common';
 
+/** An expression's value in a title: its JSON, cut at 80 characters (the whole of it is in the detail). */
+function short(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
 /** A step's one-line title: what `dry-run` prints as its heading. */
 function title(step: Step): string {
   const s = step as Record<string, unknown>;
@@ -9,6 +16,7 @@ function title(step: Step): string {
     case 'response': return `← ${String(s.call)}: ${String(s.status)} in ${String(s.durationMs)} ms${s.attempts ? `, ${String(s.attempts)} attempt(s)` : ''}${s.cached ? ', cached' : ''}`;
     case 'no answer': return `✕ ${String(s.call)}: no answer: ${String(s.error)}`;
     case 'rule': return `${s.matched ? '✓' : '·'} rule ${String(s.when)} → ${String(s.result)}  (${String(s.at)})`;
+    case 'expression': return `ƒ ${String(s.what)}: ${String(s.source)} → ${short(s.gave)}  (${String(s.at)})`;
     case 'output': return `output${s.at ? `  (${String(s.at)})` : ''}`;
     case 'check': return `contract check: ${(s.problems as unknown[]).length === 0 ? 'ok' : `${(s.problems as unknown[]).length} problem(s)`}`;
     case 'stored': return `stored in the outbox as ${String(s.eventId)} (key ${String(s.orderingKey)})`;
@@ -25,6 +33,8 @@ function detail(step: Step): unknown {
     case 'request': return { query: s.query, headers: s.headers, body: s.body };
     case 'response': return { headers: s.headers, body: s.body, ...(s.bodyError ? { bodyError: s.bodyError } : {}) };
     case 'output': return s.data;
+    // What it read: the parts of its document the expression names (input, calls.<name>, response, …).
+    case 'expression': return { read: s.read, gave: s.gave };
     default: return undefined;
   }
 }

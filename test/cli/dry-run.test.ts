@@ -68,7 +68,9 @@ describe('adapter-engine dry-run with recorded answers', () => {
     const trace = JSON.parse(result.stdout) as { operation: string; input: unknown; steps: { step: string }[]; resultName: string; envelope: { result: number; data: unknown } };
     expect(trace.operation).toBe('GetItem');
     expect(trace.input).toEqual({ number: 'A-100' });
-    expect(trace.steps.map((s) => s.step)).toEqual(['request', 'response', 'rule', 'output', 'check']);
+    // Each expression is a step too (the call's path, the output), with what it read and gave.
+    expect(trace.steps.map((s) => s.step)).toEqual(['expression', 'request', 'response', 'rule', 'expression', 'output', 'check']);
+    expect(trace.steps[0]).toMatchObject({ what: 'calls.article.path', read: { input: { number: 'A-100' } }, gave: 'A-100' });
     expect(trace.resultName).toBe('Succeed');
     expect(trace.envelope).toMatchObject({ result: 1, data: { number: 'A-100', unitOfMeasure: 0 } });
   });

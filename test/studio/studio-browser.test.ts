@@ -120,6 +120,8 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
     const trace = page.getByRole('region', { name: 'Trace' });
     await poll(() => trace.textContent()).toMatch(/→ order: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/sales-orders\/SO-1001/);
     expect(await trace.textContent()).toContain('← order: 200 in');
+    // Each expression with what it gave (its detail holds what it read).
+    expect(await trace.textContent()).toMatch(/ƒ calls\.order\.path: input\.Code → "SO-1001"/);
     expect(await page.getByLabel('Envelope').textContent()).toContain('"number": "SO-1001"');
     await shoot('try');
     await page.getByRole('button', { name: 'Save as test case' }).click();
