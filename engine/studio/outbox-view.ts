@@ -1,12 +1,13 @@
 import type { Logger } from '../log';
 import type { StoredEvent } from '../outbox/store';
+import { isProblem, storeSupport } from '../outbox/support';
 import { StudioError } from './studio-error';
 import type { StudioSources } from './sources';
 
 /**
  * The Outbox page: events and pushes waiting (pending, retrying: pending after a failed attempt) or dead,
  * counted per mapping and kind, with the oldest pending age; a dead letter's last ERP answer. Inputs and
- * answers are masked with their mapping's secrets. Retry and drop are the store's, as for `outbox retry/drop`.
+ * answers are masked with their mapping's secrets. Retry and drop are `outbox retry/drop`'s own (outbox/support.ts).
  */
 interface Group {
   readonly mapping: string;
@@ -40,18 +41,22 @@ export async function outboxView(sources: StudioSources, now: number): Promise<O
   return { groups: [...groups.values()], events };
 }
 
-/** Retry (dead → pending, delivered next) or drop (with the reason kept) one event; logged for the record. */
+/**
+ * Retry (a dead event pending again, a pending one due now) or drop (with the reason kept) one event:
+ * the same support actions as `outbox retry/drop` and the admin listener (outbox/support.ts); logged for the record.
+ */
 export async function settleEvent(sources: StudioSources, log: Logger, id: string, action: 'retry' | 'drop', reason: string | undefined): Promise<string> {
   const store = sources.outbox;
   if (!store) throw new StudioError(404, 'this studio keeps no outbox');
+  const support = storeSupport(store, () => sources.wake());
   if (action === 'retry') {
-    if (!(await store.retry(id, Date.now()))) throw new StudioError(409, `${id} is not retried: only a dead event can be`);
-    sources.wake();
-    log.info({ event: id, by: 'studio' }, 'outbox event retried from the studio');
-    return `${id}: pending again; the engine delivers it next`;
+    const retried = await support.retry(id);
+    if (isProblem(retried)) throw new StudioError(retried.status, retried.problem);
+    log.info({ event: retried.id, was: retried.was, by: 'studio' }, 'outbox event retried from the studio');
+    return retried.was === 'dead' ? `${retried.id}: pending again; the engine delivers it next` : `${retried.id}: due now; the engine delivers it next`;
   }
-  if (!reason || reason.trim() === '') throw new StudioError(400, 'say why the event is given up: the reason is kept in the record');
-  if (!(await store.drop(id, reason, Date.now()))) throw new StudioError(409, `${id} is not dropped: only a pending or dead event can be`);
-  log.info({ event: id, reason, by: 'studio' }, 'outbox event dropped from the studio');
-  return `${id}: dropped ("${reason}")`;
+  const dropped = await support.drop(id, reason ?? '');
+  if (isProblem(dropped)) throw new StudioError(dropped.status, dropped.problem);
+  log.info({ event: dropped.id, reason, by: 'studio' }, 'outbox event dropped from the studio');
+  return `${dropped.id}: dropped ("${reason ?? ''}")`;
 }
