@@ -207,6 +207,27 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
     expect(run.resultName).toBe('Succeed');
   });
 
+  it('every page is reached from the keyboard, and every control on it has a name a screen reader says', async () => {
+    const titles = await page.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
+    expect(titles.length).toBeGreaterThanOrEqual(6);
+    for (const title of titles) {
+      await page.getByRole('link', { name: title }).focus();
+      await page.keyboard.press('Enter');
+      await poll(() => page.locator('main').getAttribute('aria-label')).toBe(title);
+      await page.waitForLoadState('networkidle');
+      // A control's accessible name: its <label>, aria-label(ledby), title, or (buttons, links) its text.
+      const unnamed = await page.locator('main').evaluate((main) => [...main.querySelectorAll('button, input, select, textarea, a[href]')]
+        .filter((control) => {
+          const labelled = (control as HTMLInputElement).labels?.length ?? 0;
+          const named = control.getAttribute('aria-label') ?? control.getAttribute('aria-labelledby') ?? control.getAttribute('title');
+          const text = control.tagName === 'BUTTON' || control.tagName === 'A' ? control.textContent?.trim() : '';
+          return labelled === 0 && !named && !text && (control as HTMLInputElement).type !== 'hidden';
+        })
+        .map((control) => control.outerHTML.slice(0, 120)));
+      expect(unnamed, title).toEqual([]);
+    }
+  });
+
   it('ran with no script or style blocked by its Content-Security-Policy and no error in the page', () => {
     expect(pageErrors).toEqual([]);
   });
