@@ -1,4 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BINARY, cliEnv, eventually, ROOT, startServe, startupLines, stoppedAfterEach, tempDir, writeFile } from './cli-process';
 
@@ -59,12 +61,19 @@ describe('serve: start-up lines', () => {
   const hasScript = (() => { try { execFileSync('script', ['--version'], { stdio: 'ignore' }); return true; } catch { return false; } })();
   it.runIf(hasScript)('when standard error is a terminal, each start-up line is also written there as a plain line', async () => {
     const file = writeFile(tempDir(), 'partial.yaml', PARTIAL);
-    const command = `'${process.execPath}' -- '${BINARY}' serve --host 127.0.0.1 --port 0 '${file}' 2>&1 >/dev/null`;
+    // The shell writes its pid and becomes the server (exec): `script` runs it in a session of its own, which
+    // a signal to `script` does not reach, and the SIGHUP of the closing terminal only reloads a server.
+    const pidFile = path.join(path.dirname(file), 'serve.pid');
+    const command = `echo $$ > '${pidFile}'; exec '${process.execPath}' -- '${BINARY}' serve --host 127.0.0.1 --port 0 '${file}' 2>&1 >/dev/null`;
     const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: cliEnv() });
     let terminal = '';
     child.stdout.on('data', (chunk: Buffer) => { terminal += chunk.toString(); });
     const exited = new Promise((resolve) => child.on('close', resolve));
-    cleanups.push(async () => { child.kill('SIGTERM'); await exited; });
+    cleanups.push(async () => {
+      const server = Number(fs.readFileSync(pidFile, 'utf8'));
+      try { process.kill(server, 'SIGTERM'); } catch { /* already gone */ }
+      await exited;
+    });
     await eventually(() => terminal.includes('adapter engine listening on '), 'the plain listening line on the terminal');
     expect(terminal).toContain('1 mapping loaded: partial');
     expect(terminal).toContain('warning: mapping "partial": 18 of 19 routes unmapped');

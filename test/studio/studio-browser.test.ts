@@ -218,10 +218,11 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
       // A control's accessible name: its <label>, aria-label(ledby), title, or (buttons, links) its text.
       const unnamed = await page.locator('main').evaluate((main) => [...main.querySelectorAll('button, input, select, textarea, a[href]')]
         .filter((control) => {
-          const labelled = (control as HTMLInputElement).labels?.length ?? 0;
+          const field = control as unknown as { readonly labels?: { readonly length: number } | null; readonly type?: string };
+          const labelled = field.labels?.length ?? 0;
           const named = control.getAttribute('aria-label') ?? control.getAttribute('aria-labelledby') ?? control.getAttribute('title');
           const text = control.tagName === 'BUTTON' || control.tagName === 'A' ? control.textContent?.trim() : '';
-          return labelled === 0 && !named && !text && (control as HTMLInputElement).type !== 'hidden';
+          return labelled === 0 && !named && !text && field.type !== 'hidden';
         })
         .map((control) => control.outerHTML.slice(0, 120)));
       expect(unnamed, title).toEqual([]);
