@@ -1,4 +1,5 @@
 import jsonata from 'jsonata';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Settings an earlier version of the format spelt differently. Files written the old way keep loading:
@@ -54,7 +55,18 @@ const PAGE_NAMES = new Set(['status', 'headers', 'body']);
 
 interface AstNode { type: string; value?: unknown; position?: number; steps?: AstNode[]; [key: string]: unknown }
 
-export function pageRootToResponse(text: string): Insertion[] {
+/** Insertions by pagination text: each file of one template would parse the same expressions again. */
+const PAGE_INSERTIONS = new LRUCache<string, readonly Insertion[]>({ max: 512 });
+
+export function pageRootToResponse(text: string): readonly Insertion[] {
+  const known = PAGE_INSERTIONS.get(text);
+  if (known) return known;
+  const insertions = pageNamesIn(text);
+  PAGE_INSERTIONS.set(text, insertions);
+  return insertions;
+}
+
+function pageNamesIn(text: string): readonly Insertion[] {
   let ast: AstNode;
   try {
     ast = jsonata(text).ast() as AstNode;
