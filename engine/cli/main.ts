@@ -1,4 +1,6 @@
 #!/usr/bin/env -S node --
+// First: the modules below load faster from the compile cache it turns on (compile-cache.ts).
+import './compile-cache';
 import { Command } from 'commander';
 import { engineVersion } from '../paths';
 import { addEnvFileOption } from './env-file';
