@@ -30,9 +30,16 @@ const parsers = new Map<string, FormatParser>();
 const zones = new Map<string, Zone>([['UTC', FixedOffsetZone.utcInstance]]);
 const results = new LRUCache<string, string>({ max: 10_000 });
 
+/**
+ * The locale of every DateTime made here, the parsers' own: without one, luxon asks Intl for the
+ * system's locale on its first date, 12 ms of the first request that reads a date. The locale never
+ * shows: dates are written from their milliseconds (toIsoDateTime).
+ */
+const LOCALE = 'en-US';
+
 function parserFor(format: string): FormatParser {
   let parser = parsers.get(format);
-  if (!parser) parsers.set(format, (parser = DateTime.buildFormatParser(FORMATS[format], { locale: 'en-US' })));
+  if (!parser) parsers.set(format, (parser = DateTime.buildFormatParser(FORMATS[format], { locale: LOCALE })));
   return parser;
 }
 
@@ -80,7 +87,7 @@ function checked(date: DateTime, text: string, what = 'a calendar date'): string
 function withFormat(text: string, format: string, zone: Zone): DateTime | undefined {
   const problem = dateFormatProblem(format);
   if (problem) throw new Error(problem);
-  const date = DateTime.fromFormatParser(text, parserFor(format), { zone });
+  const date = DateTime.fromFormatParser(text, parserFor(format), { zone, locale: LOCALE });
   // Luxon says "unparsable" when the text has another shape, "unit out of range" for 31.04.
   return date.invalidReason === 'unparsable' ? undefined : date;
 }
@@ -90,7 +97,7 @@ export function toIsoDateTime(value: unknown, format?: string | null, zone?: str
   const readIn = zoneFor(zone ?? 'UTC');
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`${value} is not a timestamp`);
-    return checked(DateTime.fromMillis(value, { zone: FixedOffsetZone.utcInstance }), String(value));
+    return checked(DateTime.fromMillis(value, { zone: FixedOffsetZone.utcInstance, locale: LOCALE }), String(value));
   }
   if (typeof value !== 'string') throw new Error(`cannot read a date from ${JSON.stringify(value)}`);
   const key = `${value}\u0000${format ?? ''}\u0000${zone ?? ''}`;
@@ -107,10 +114,10 @@ function read(text: string, format: string | null | undefined, zone: Zone): stri
     if (!date) throw new Error(`"${text}" does not match the date format ${format}`);
     return checked(date, text);
   }
-  if (ISO_DATE_TIME.test(text)) return checked(DateTime.fromISO(text.replace(' ', 'T'), { zone }), text, 'a calendar date and time');
+  if (ISO_DATE_TIME.test(text)) return checked(DateTime.fromISO(text.replace(' ', 'T'), { zone, locale: LOCALE }), text, 'a calendar date and time');
   const msJson = MS_JSON_DATE.exec(text)?.groups;
   // Microsoft JSON dates count milliseconds since 1970 UTC; the offset after them is informational.
-  if (msJson) return checked(DateTime.fromMillis(Number(msJson.ms), { zone: FixedOffsetZone.utcInstance }), text);
+  if (msJson) return checked(DateTime.fromMillis(Number(msJson.ms), { zone: FixedOffsetZone.utcInstance, locale: LOCALE }), text);
   for (const candidate of UNAMBIGUOUS) {
     const date = withFormat(text, candidate, zone);
     if (date) return checked(date, text);
