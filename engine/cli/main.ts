@@ -5,18 +5,6 @@ import { Command } from 'commander';
 import { engineVersion } from '../paths';
 import { addEnvFileOption } from './env-file';
 import { exitCodeFor } from './fatal';
-import { registerDiff } from './diff';
-import { registerDryRun } from './dry-run';
-import { registerInit } from './init';
-import { registerOutbox } from './outbox';
-import { registerRecord } from './record';
-import { registerRequests } from './requests';
-import { registerRoutes } from './routes';
-import { registerServe } from './serve';
-import { registerStudio } from './studio';
-import { registerShadow } from './shadow';
-import { registerTest } from './test';
-import { registerValidate } from './validate';
 import { EXIT_CODES } from '../errors';
 
 // `node --`: Node 20 reads a `--env-file` anywhere in its arguments as its own option (nodejs/node#54232)
@@ -27,7 +15,30 @@ import { EXIT_CODES } from '../errors';
  * 1 the mapping or test failed, 2 usage error, 3 a bug in the engine (with its stack trace).
  */
 
-export function buildProgram(): Command {
+type Register = (program: Command, run: (work: Promise<number>) => Promise<void>) => void;
+
+/**
+ * Each subcommand's module, in the order of the help, loaded when asked: a command loads what it needs
+ * only (validate does not load the server, routes neither the server nor the mapping compiler). Every
+ * module is loaded when the first argument names no command (--help, help, a typo, no command).
+ */
+const COMMANDS: readonly (readonly [string, () => Promise<Register>])[] = [
+  ['init', async () => (await import('./init')).registerInit],
+  ['serve', async () => (await import('./serve')).registerServe],
+  ['validate', async () => (await import('./validate')).registerValidate],
+  ['dry-run', async () => (await import('./dry-run')).registerDryRun],
+  ['test', async () => (await import('./test')).registerTest],
+  ['routes', async () => (await import('./routes')).registerRoutes],
+  ['outbox', async () => (await import('./outbox')).registerOutbox],
+  ['requests', async () => (await import('./requests')).registerRequests],
+  ['record', async () => (await import('./record')).registerRecord],
+  ['diff', async () => (await import('./diff')).registerDiff],
+  ['studio', async () => (await import('./studio')).registerStudio],
+  ['shadow', async () => (await import('./shadow')).registerShadow],
+];
+
+/** The program with the command `argv` names, or with every command when it names none. */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('adapter-engine')
     .description('Serve the warehouse platform\'s adapter contract from a YAML mapping, and check, try and test mappings from a terminal.\n\nExit codes: 0 ok, 1 the mapping or test failed, 2 usage error, 3 a bug in the engine.')
     .version(engineVersion(), '-V, --version')
@@ -42,25 +53,15 @@ export function buildProgram(): Command {
     });
     return finished;
   };
-  registerInit(program, run);
-  registerServe(program, run);
-  registerValidate(program, run);
-  registerDryRun(program, run);
-  registerTest(program, run);
-  registerRoutes(program, run);
-  registerOutbox(program, run);
-  registerRequests(program, run);
-  registerRecord(program, run);
-  registerDiff(program, run);
-  registerStudio(program, run);
-  registerShadow(program, run);
+  const named = COMMANDS.filter(([name]) => name === argv[0]);
+  for (const [, load] of named.length > 0 ? named : COMMANDS) (await load())(program, run);
   addEnvFileOption(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
 
 export async function runCli(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   if (argv.length === 0) {
     program.outputHelp({ error: true });
     return EXIT_CODES.USAGE;
