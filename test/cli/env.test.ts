@@ -117,9 +117,10 @@ describe('--env-file FILE', () => {
     }
   });
 
-  it('every command takes it', () => {
-    const leaves = (command: ReturnType<typeof buildProgram>): ReturnType<typeof buildProgram>[] => (command.commands.length === 0 ? [command] : command.commands.flatMap(leaves));
-    const commands = leaves(buildProgram());
+  it('every command takes it', async () => {
+    type Program = Awaited<ReturnType<typeof buildProgram>>;
+    const leaves = (command: Program): Program[] => (command.commands.length === 0 ? [command] : command.commands.flatMap(leaves));
+    const commands = leaves(await buildProgram());
     expect(commands.length).toBeGreaterThan(6);
     for (const command of commands) expect(command.options.map((option) => option.long), command.name()).toContain('--env-file');
   });
