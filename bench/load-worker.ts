@@ -15,6 +15,8 @@ export interface LoadRun {
   /** Seconds; a run is bounded either by time or by a request count. */
   readonly durationS?: number;
   readonly amount?: number;
+  /** Requests per second across all connections (autocannon's overallRate); unpaced by default. */
+  readonly rate?: number;
 }
 
 export interface LoadSummary {
@@ -50,6 +52,7 @@ process.once('message', (run: LoadRun) => {
     connections: run.connections,
     duration: run.durationS ?? 60,
     amount: run.amount,
+    ...(run.rate === undefined ? {} : { overallRate: run.rate }),
     timeout: 10,
     sampleInt: 100,
   }, (error, result) => {

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { ROUTES, type RouteSpec } from '../contract/routes';
 import { createSchemaRegistry, type SchemaRegistry } from '../contract/schema-registry';
@@ -37,6 +36,7 @@ import { matchContractRoute } from './route';
 import { notFound, secondsSince } from './answer';
 import { servePushRequest } from './serve-push';
 import { endRequestSpan, traceRequest } from './request-span';
+import { requestContexts } from './request-context';
 import type { Clock, EngineAnswer, EngineParts, RequestContext, RunOptions, Served } from './stage';
 
 /**
@@ -169,7 +169,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const ownsHttp = deps.http === undefined;
   const log = deps.log ?? silentLogger;
   const journal = deps.journal ?? createJournal({ size: DEFAULT_JOURNAL_SIZE, log });
-  const parts: EngineParts = { log, meter, clock: deps.clock ?? monotonic, journal, store, context: new AsyncLocalStorage<RequestContext>(), drift: deps.drift };
+  const parts: EngineParts = { log, meter, clock: deps.clock ?? monotonic, journal, store, context: requestContexts, drift: deps.drift };
   const routes = createRouteTable();
   const probeErp = createErpProber(http);
   const secrets = deps.secrets ?? createSecretRegistry();

@@ -23,13 +23,14 @@ export interface DriftSighting extends DriftMark {
 
 export interface LearnedShapes {
   readonly shapes: ReadonlyMap<string, Shape>;
-  readonly reads: ReadonlySet<string>;
+  /** Whether the mapping reads a field of this name; undefined: it may read any (a missing field always counts). */
+  readonly reads?: (key: string) => boolean;
 }
 
 export interface DriftWatch {
   /**
-   * The shapes of a mapping's calls, by call name, and the field names its expressions name (a missing
-   * field counts only when read); a reload replaces them (an empty map forgets them).
+   * The shapes of a mapping's calls, by call name, and the fields its expressions read (a missing field
+   * counts only when read); a reload replaces them (an empty map forgets them).
    */
   learned(mapping: string, learned: LearnedShapes): void;
   /** Checks one live answer; returns the marks for the request's journal entry (empty when it fits). */
@@ -52,7 +53,7 @@ export function createDriftWatch(options: { readonly meter: Meter; readonly log:
       const learned = known.get(mapping);
       const shape = learned?.shapes.get(call);
       if (!learned || !shape) return [];
-      const found = departures(shape, body, (key) => learned.reads.has(key));
+      const found = departures(shape, body, learned.reads);
       if (found.length === 0) return [];
       const firstOfKind = new Map<DriftKind, Departure>();
       for (const departure of found) if (!firstOfKind.has(departure.kind)) firstOfKind.set(departure.kind, departure);

@@ -8,6 +8,7 @@ import type { MappingIssue, MappingIssueCode } from '../errors';
 import { compileWithTree, ExpressionSyntaxError, isReservedFunctionName, JSONATA_BUILTINS, UnsupportedRegexError, type CompileOptions, type ExpressionLimits } from '../expressions/compile';
 import { HELPER_FUNCTIONS } from '../expressions/functions';
 import { unknownFunctionCalls } from './function-calls';
+import { FieldsReadCollector } from './fields-read';
 import { callReferences } from './call-references';
 import { closest } from './check-structure';
 import { dateArgumentProblems } from './date-arguments';
@@ -87,6 +88,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
 
   /** Values of the variables `$secret("NAME")` reads, bound to the expressions that call it. */
   readonly secrets = new Map<string, string>();
+  /** What the expressions read, for drift watching (fields-read.ts). */
+  readonly fieldsRead = new FieldsReadCollector();
 
   constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string, private readonly env: SecretEnvironment = { env: process.env, unset: 'error' }, private readonly compileOptions: CompileOptions = {}) {}
 
@@ -143,6 +146,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       }
       const prelude = this.preludeFor(text);
       const { compiled: expression, tree } = compileWithTree(text, this.limits, prelude, this.compileOptions);
+      this.fieldsRead.add(tree);
       const origin = { file: this.source.file, ...this.source.insideString(path, offsetInString) };
       for (const call of unknownFunctionCalls(tree, this.callable)) {
         const hint = closest(call.name, [...this.callable]);
@@ -520,7 +524,7 @@ export function compileMapping(source: YamlSource, baseDir = process.cwd(), secr
   const pushes = compilePushes(compiler, raw.push, platform);
   if (compiler.issues.length > 0 || !system || !inbound || !pushes || (platform && !platform.spec)) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
   const secretValues = [...secretEnv, ...[...compiler.secrets.values()].map((value) => new Secret(value)), ...declaredSecretValues(system, inbound, platform?.spec, pushes)];
-  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations, platform: platform?.spec, pushes, secretValues };
+  const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations, platform: platform?.spec, pushes, secretValues, fieldsRead: compiler.fieldsRead };
   deepFreeze(mapping);
   return { mapping, issues: [], warnings: compiler.warnings };
 }

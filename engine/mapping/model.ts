@@ -6,6 +6,7 @@ import type { CellConverter } from './column-types';
 import type { TextEncoding } from './file-settings';
 import type { CsvOptions } from './file-settings';
 import type { Secret } from './secret';
+import type { FieldsRead } from './fields-read';
 
 /**
  * The internal model of a mapping file: built once by the loader, frozen, and the only thing the
@@ -353,4 +354,6 @@ export interface Mapping {
   readonly pushes: ReadonlyMap<string, PushSpec>;
   /** Values masked wherever people read what the mapping sent or got (dry run, request journal, recorded tests); see mask.ts. */
   readonly secretValues: readonly Secret[];
+  /** The field names its expressions read (fields-read.ts): drift counts a missing field only when it is read. */
+  readonly fieldsRead: FieldsRead;
 }

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
-import { shadowReport } from '../shadow/report';
+import { shadowReport, type ShadowReport } from '../shadow/report';
 import { startAdminListener } from './admin-listener';
 import { listenOn, servedOpenApi, startInstance, type Instance } from './instance';
 import type { JournalEntry } from '../journal/journal-entry';
@@ -26,7 +26,7 @@ import { tracingFromEnv } from '../trace/from-env';
  */
 
 /** What the primary asks every worker, each question with its id; a worker answers `adapter:answer` with that id. */
-type Question = { readonly type: 'adapter:ready?' } | { readonly type: 'adapter:requests?'; readonly filter: JournalFilter } | { readonly type: 'adapter:request?'; readonly entryId: string };
+type Question = { readonly type: 'adapter:ready?' } | { readonly type: 'adapter:requests?'; readonly filter: JournalFilter } | { readonly type: 'adapter:request?'; readonly entryId: string } | { readonly type: 'adapter:candidates?' };
 type ToWorker = { readonly type: 'adapter:reload'; readonly force: boolean; readonly certificates: boolean } | { readonly type: 'adapter:stop' } | { readonly type: 'adapter:ask'; readonly id: number; readonly question: Question };
 type ToPrimary = { readonly type: 'adapter:listening'; readonly address: AddressInfo } | { readonly type: 'adapter:answer'; readonly id: number; readonly answer: unknown };
 
@@ -36,7 +36,15 @@ async function answerOf(instance: Instance, question: Question): Promise<unknown
     case 'adapter:ready?': return instance.readiness();
     case 'adapter:requests?': return instance.engine.journal.list(question.filter);
     case 'adapter:request?': return (await instance.engine.describeRequest(question.entryId)) ?? null;
+    case 'adapter:candidates?': return instance.shadow.candidates.map((candidate) => ({ mapping: candidate.name, file: candidate.file }));
   }
+}
+
+/** The candidates every worker runs, each once (a worker between two reloads may still run older ones). */
+function candidatesOf(answers: readonly unknown[]): ShadowReport['candidates'] {
+  const byKey = new Map<string, ShadowReport['candidates'][number]>();
+  for (const list of answers as ShadowReport['candidates'][]) for (const candidate of list) byKey.set(`${candidate.mapping}\n${candidate.file}`, candidate);
+  return [...byKey.values()];
 }
 
 /** Each worker keeps its own journal (and they share the state store's): one list, newest first, each request once. */
@@ -141,8 +149,9 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
     openapi: () => servedOpenApi(served, engineVersion()),
     requests: async (filter) => mergedRequests([...(await ask({ type: 'adapter:requests?', filter })).values()], filter),
     request: async (entryId) => [...(await ask({ type: 'adapter:request?', entryId })).values()].find((entry): entry is JournalEntry => entry !== null),
-    shadow: (filter) => shadowReport(
-      settings.source.loadCandidates(served.mappings.map((mapping) => mapping.name)).candidates.map((candidate) => ({ mapping: candidate.name, file: candidate.file })),
+    // The candidates the workers run (one list: a reload reaches them all), not the files as they are now.
+    shadow: async (filter) => shadowReport(
+      candidatesOf([...(await ask({ type: 'adapter:candidates?' })).values()]),
       filter,
       async (asked) => mergedRequests([...(await ask({ type: 'adapter:requests?', filter: asked })).values()], asked),
       async (entryId) => [...(await ask({ type: 'adapter:request?', entryId })).values()].find((entry): entry is JournalEntry => entry !== null),

@@ -75,6 +75,37 @@ describe('the shadow runner', () => {
     expect((await engine.journal.get(kept.id))?.shadow?.differences).toEqual([{ path: '$.data.number', old: 'SO-1', new: 'SO-1-B' }]);
   });
 
+  it('keeps the candidate\'s ERP session between its runs, as a served mapping does', async () => {
+    // The live mapping logs in on its first request only: the second request's recorded answers hold
+    // no login. A candidate that started afresh on every run would fail there for want of one.
+    let logins = 0;
+    const server = http.createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/api/login') logins += 1;
+      res.end(JSON.stringify(req.url === '/api/login' ? { token: 'T-1' } : { no: 'SO-1' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const env = { ERP_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api` };
+    const withSession = (number: string) => mapping(number).replace('  baseUrl: ${ERP_URL}\n', `  baseUrl: \${ERP_URL}
+  session:
+    login:
+      name: login
+      method: POST
+      path: /login
+    value: response.body.token
+`);
+    const engine = createEngine({ mappings: [mappingFromText(withSession('calls.order.body.no'), env)], journal: createJournal({ size: 100 }) });
+    closers.push(() => engine.close());
+    const { meter, outcomes } = counted();
+    const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1 });
+    runner.replace([mappingFromText(withSession('calls.order.body.no & "-B"'), env)]);
+    for (const code of ['SO-1', 'SO-2']) runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: code } }));
+    await runner.idle();
+    expect(logins).toBe(1);
+    expect(outcomes).toEqual(['GetWorkOrderByCode different', 'GetWorkOrderByCode different']);
+  });
+
   it('counts a read it cannot replay as failed when the journal keeps no trace of the ERP answers', async () => {
     const { engine, runner, outcomes } = await served(0);
     runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } }));

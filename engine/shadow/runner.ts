@@ -2,13 +2,16 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Envelope } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
 import { createSchemaRegistry } from '../contract/schema-registry';
+import { createEngine, type Engine } from '../core/engine';
 import type { EngineAnswer } from '../core/stage';
-import type { Journal } from '../journal/journal';
+import type { HttpClient } from '../http/client';
+import { createJournal, type Journal } from '../journal/journal';
 import type { JournalEntry, ShadowRun } from '../journal/journal-entry';
 import { silentLogger, type Logger } from '../log';
+import type { Masker } from '../mapping/mask';
 import type { Mapping } from '../mapping/model';
 import type { Meter } from '../metrics/meter';
-import { createAnsweringClient } from '../testing/answers';
+import { createAnsweringClient, type AnsweringClient } from '../testing/answers';
 import { inputOf, testCaseOf } from '../testing/recorded-case';
 import { fieldChanges, type FieldChange } from '../testing/replay';
 import { maskerOf, runCase, type CaseRun } from '../testing/run-case';
@@ -54,8 +57,12 @@ const DIFFERENCE_LIMIT = 50;
 /** Runs waiting beyond this are skipped: under a burst the queue must not hold every request's answers. */
 const QUEUE_LIMIT = 64;
 
-/** How often the process's busyness is measured; between two measurements the last one stands. */
-const BUSY_WINDOW_MS = 1000;
+/**
+ * How often the process's busyness is measured; between two measurements the last one stands. Short, so
+ * that a burst after a quiet spell is seen within a tenth of a second: with one-second windows a burst
+ * ran the candidate on every request of its first second, and the live answers paid for it.
+ */
+const BUSY_WINDOW_MS = 100;
 
 function busyMeter(): () => number {
   let since: EventLoopUtilization = performance.eventLoopUtilization();
@@ -72,9 +79,36 @@ function busyMeter(): () => number {
   };
 }
 
+/**
+ * A candidate ready to run: one engine for all its runs (its session and token caches carry over, as a
+ * served mapping's do), whose ERP is whichever recorded answers the current run set, and its masker.
+ */
+interface Prepared {
+  readonly mapping: Mapping;
+  readonly engine: Engine;
+  readonly mask: Masker;
+  answering?: AnsweringClient;
+}
+
+function prepared(mapping: Mapping, schemas: ReturnType<typeof createSchemaRegistry>): Prepared {
+  const relay: HttpClient = {
+    send: (request) => {
+      if (!candidate.answering) throw new Error('a shadow candidate sent a request outside a run');
+      return candidate.answering.send(request);
+    },
+    close: () => undefined,
+  };
+  // Silent: the candidate's request lines would read as live requests in the server's log. Its own
+  // journal keeps nothing: a run's difference is kept in the server's journal, by runOne.
+  const engine = createEngine({ mappings: [mapping], http: relay, schemas, log: silentLogger, checkInboundAuth: false, outbox: 'inline', journal: createJournal({ size: 0 }) });
+  const candidate: Prepared = { mapping, engine, mask: maskerOf(mapping) };
+  return candidate;
+}
+
 interface Job {
-  readonly candidate: Mapping;
+  readonly candidate: Prepared;
   readonly live: Mapping;
+  readonly liveMask: Masker;
   readonly route: RouteSpec;
   readonly answer: EngineAnswer & { readonly entry: JournalEntry; readonly envelope: Envelope };
 }
@@ -83,7 +117,10 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
   const { journal, meter, log } = settings;
   const schemas = createSchemaRegistry();
   const busy = busyMeter();
-  let byName = new Map<string, Mapping>();
+  let byName = new Map<string, Prepared>();
+  // The live versions' maskers, built once per loaded version (a reload makes new Mapping objects).
+  const liveMasks = new WeakMap<Mapping, Masker>();
+  const liveMask = (mapping: Mapping): Masker => liveMasks.get(mapping) ?? liveMasks.set(mapping, maskerOf(mapping)).get(mapping)!;
   const queue: Job[] = [];
   let running: Promise<void> | undefined;
 
@@ -91,17 +128,20 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
     for (let job = queue.shift(); job; job = queue.shift()) {
       // Each run starts in a turn of its own, after the sockets waiting (other requests' answers).
       await turnEventLoop();
-      await runOne(job, journal, meter, log, schemas).catch((error: unknown) => log.error({ err: error }, 'a shadow run failed'));
+      await runOne(job, journal, meter, log).catch((error: unknown) => log.error({ err: error }, 'a shadow run failed'));
     }
     running = undefined;
   }
 
   return {
     replace(candidates) {
-      byName = new Map(candidates.map((candidate) => [candidate.name, candidate]));
+      const old = byName;
+      byName = new Map(candidates.map((candidate) => [candidate.name, old.get(candidate.name)?.mapping === candidate ? old.get(candidate.name)! : prepared(candidate, schemas)]));
+      // Runs still queued hold their engine; closing only drops its connections, which a recorded run never opens.
+      for (const [name, gone] of old) if (byName.get(name) !== gone) void gone.engine.close();
     },
     get candidates() {
-      return [...byName.values()];
+      return [...byName.values()].map((candidate) => candidate.mapping);
     },
     answered(answer) {
       const { mapping, route, entry, envelope } = answer;
@@ -111,7 +151,7 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
       // Without a journal entry there is no trace of the ERP's answers to replay (--journal-size 0).
       if (!entry) return meter.shadow({ mapping: mapping.name, operation, outcome: 'failed' });
       if (busy() > settings.maxCpuShare || queue.length >= QUEUE_LIMIT) return meter.shadow({ mapping: mapping.name, operation, outcome: 'skipped' });
-      queue.push({ candidate, live: mapping, route, answer: { ...answer, entry, envelope } });
+      queue.push({ candidate, live: mapping, liveMask: liveMask(mapping), route, answer: { ...answer, entry, envelope } });
       running ??= drain();
     },
     idle: async () => {
@@ -120,23 +160,25 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
   };
 }
 
-async function runOne(job: Job, journal: Journal, meter: Meter, log: Logger, schemas: ReturnType<typeof createSchemaRegistry>): Promise<void> {
+async function runOne(job: Job, journal: Journal, meter: Meter, log: Logger): Promise<void> {
   const { candidate, live, route, answer } = job;
   const operation = route.operationId;
   const started = performance.now();
-  const liveEnvelope = maskerOf(live).deep(answer.envelope) as Envelope;
+  const liveEnvelope = job.liveMask.deep(answer.envelope) as Envelope;
   const ran = testCaseOf({ route, input: inputOf(answer.entry, route), steps: answer.steps ?? [], resultName: answer.entry.result, envelope: answer.envelope }, 'shadow');
   let run: CaseRun | undefined;
   let reason: string | undefined;
   if ('problem' in ran) reason = ran.problem;
   else {
     const client = createAnsweringClient({ answers: 'answers' in ran ? ran.answers : undefined });
+    candidate.answering = client;
     try {
-      // Silent: the candidate's request lines would read as live requests in the server's log.
-      run = await runCase(candidate, route, ran.input, client, maskerOf(candidate), { schemas, log: silentLogger });
+      run = await runCase(candidate.mapping, route, ran.input, client, candidate.mask, { engine: candidate.engine });
       if (client.unanswered.length > 0) reason = `the candidate makes a call the live mapping did not make, so no ERP answer of it was recorded: ${client.unanswered.join(', ')}`;
     } catch (error) {
       reason = `the candidate faulted: ${(error as Error).message}`;
+    } finally {
+      candidate.answering = undefined;
     }
   }
   // A changed list of 5,000 orders says enough with its first 50 differences.
@@ -150,7 +192,7 @@ async function runOne(job: Job, journal: Journal, meter: Meter, log: Logger, sch
     id: `${answer.entry.id}.shadow`,
     at: new Date().toISOString(),
     mapping: shadowKey(live.name),
-    file: candidate.file,
+    file: candidate.mapping.file,
     steps: run?.steps ?? [],
     rulesMatched: [],
     result: run?.resultName ?? 'NotRun',
@@ -160,6 +202,6 @@ async function runOne(job: Job, journal: Journal, meter: Meter, log: Logger, sch
     durationMs: Math.round((performance.now() - started) * 10) / 10,
     shadow,
   };
-  journal.add(entry, maskerOf(candidate));
+  journal.add(entry, candidate.mask);
   log.debug({ mapping: live.name, operation, outcome, live: answer.entry.id }, 'shadow candidate answered otherwise');
 }

@@ -10,25 +10,22 @@ import { isTestFileName, readTestFile } from '../testing/test-file';
  * What a mapping's recorded ERP answers look like, call by call: learned at load from the test files
  * beside the mapping (`<name>.test.yaml`, and any test file of the folder whose `mapping:` names it,
  * which is where `record` and `requests export --as-test` write). Only answers with a JSON body and a
- * 2xx status teach a shape; a call with none is not watched. With them, the words of the mapping file:
- * a missing field counts as drift only when the mapping names it (or an object holding it). A test file that does not read is left out
- * (`adapter-engine test` reports it).
+ * 2xx status teach a shape; a call with none is not watched. With them, the fields the mapping's
+ * expressions read (mapping/fields-read.ts): a missing field counts as drift only when the mapping reads
+ * it (or an object holding it). A test file that does not read is left out (`adapter-engine test` reports it).
  */
 export function shapesFromTests(mapping: Mapping): LearnedShapes {
   const mappingPath = path.resolve(mapping.file);
   const dir = path.dirname(mappingPath);
   const shapes = new Map<string, Shape>();
+  const fields = mapping.fieldsRead;
+  const reads = fields.every ? undefined : (key: string) => fields.names.has(key);
   let names: string[];
-  let text: string;
   try {
     names = fs.readdirSync(dir).filter(isTestFileName);
-    text = fs.readFileSync(mappingPath, 'utf8');
   } catch {
-    return { shapes, reads: new Set() };
+    return { shapes, reads };
   }
-  // The names the mapping's text holds: a field it reads is named in an expression (a word of the file);
-  // a few more words count too, which only means a field is watched that is not read.
-  const reads = new Set(text.match(/[A-Za-z_$][\w$]*/g));
   for (const name of names) {
     const read = readTestFile(path.join(dir, name));
     if (!read.file || read.mappingPath === undefined || path.resolve(read.mappingPath) !== mappingPath) continue;

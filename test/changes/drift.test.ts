@@ -63,4 +63,20 @@ describe('ERP drift', () => {
     const refreshed = await runCli(['test', testFile], { env: { ERP_URL: erp.url, ADAPTER_STATE_DIR: stateDir } });
     expect(refreshed.stdout).not.toContain('warning: the recorded answers');
   }, 120_000);
+
+  it('is not counted for a missing field the mapping does not read, even where its file names it', async () => {
+    const erp = await startOrdersErp({ dropAfter: 1 });
+    cleanups.push(() => erp.close());
+    const dir = tempDir();
+    // The comment names qty; no expression reads it (the amount is fixed).
+    const unread = ordersMapping().replace('calls.order.body.qty ? calls.order.body.qty : 0', '1').replace('version: 1\n', 'version: 1\n# The ERP sends qty too; the platform is told 1.\n');
+    writeFile(dir, 'acme.yaml', unread);
+    writeFile(dir, 'acme.test.yaml', TESTS);
+    const serving = await startServe(['--admin-port', '0', dir], { ERP_URL: erp.url, ADAPTER_STATE_DIR: path.join(dir, 'state') });
+    running.push(serving);
+    for (let index = 1; index <= 3; index += 1) await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=SO-${index}`);
+    const metrics = await (await fetch(`${serving.adminUrl as string}/metrics`, { headers: ADMIN_AUTH })).text();
+    expect(erp.count()).toBe(3);
+    expect(metrics).not.toContain('adapter_erp_drift_total{');
+  }, 120_000);
 });

@@ -20,14 +20,14 @@ const CANDIDATE = ordersMapping(`calls.order.body.qty = 9 ? calls.order.body.no 
         when: $substring(input.Code, 0, 1) = 'X'
 `);
 
-async function servedWithCandidate() {
+async function servedWithCandidate(flags: readonly string[] = []) {
   const erp = await startOrdersErp();
   cleanups.push(() => erp.close());
   const dir = tempDir();
   writeFile(dir, 'acme.yaml', ordersMapping());
   fs.mkdirSync(path.join(dir, 'shadow'));
   writeFile(path.join(dir, 'shadow'), 'acme.yaml', CANDIDATE);
-  const serving = await startServe(['--admin-port', '0', '--shadow-max-cpu-share', '1', dir], { ERP_URL: erp.url });
+  const serving = await startServe(['--admin-port', '0', '--shadow-max-cpu-share', '1', ...flags, dir], { ERP_URL: erp.url });
   running.push(serving);
   return { erp, dir, serving, admin: serving.adminUrl as string, base: serving.urls[0] };
 }
@@ -103,5 +103,19 @@ describe('a shadow candidate', () => {
     expect(fs.readFileSync(path.join(dir, 'shadow', 'acme.yaml'), 'utf8')).toBe(CANDIDATE);
     serving.child.kill('SIGHUP');
     await expect.poll(number, { timeout: 20_000 }).toBe('SO-9');
+  }, 120_000);
+
+  it('runs in every worker of serve --workers, and the admin port reports the candidates the workers run', async () => {
+    const { dir, admin, base } = await servedWithCandidate(['--workers', '2']);
+    const codes = Array.from({ length: 20 }, (_, index) => `SO-${index}9`);
+    for (let start = 0; start < codes.length; start += 5) await Promise.all(codes.slice(start, start + 5).map((code) => fetch(`${base}/WorkOrders/Code?Code=${code}`)));
+    expect(seriesValue(await untilCounted(admin, 20), series('different'))).toBe(20);
+    // Removed from the folder without a reload: the workers still run it, and the report says so.
+    fs.rmSync(path.join(dir, 'shadow', 'acme.yaml'));
+    const report = await runCli(['shadow', 'report', '--admin', admin, '--json', '--limit', '100']);
+    expect(report.code, report.stderr).toBe(0);
+    const { candidates, runs } = JSON.parse(report.stdout) as { candidates: { mapping: string; file: string }[]; runs: { path: string }[] };
+    expect(candidates).toEqual([{ mapping: 'acme', file: expect.stringMatching(/shadow[/\\]acme\.yaml$/) as unknown }]);
+    expect(runs.map((run) => run.path).sort()).toEqual(codes.map((code) => `/acme/WorkOrders/Code?Code=${code}`).sort());
   }, 120_000);
 });
