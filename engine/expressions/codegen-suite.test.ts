@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS, type CompiledExpression, type CompileOptions, type ExpressionLimits } from './compile';
-import { whenFastFunctionsReady } from './fast-path/runtime';
+import { comparedWithTheClockStill } from '../../test/support/jsonata-values';
 
 /**
  * JSONata's own reference suite (test/fixtures/jsonata-suite.json, MIT, see its `licence`), run side by
@@ -49,16 +49,7 @@ function compiledAs(suiteCase: SuiteCase, options: CompileOptions): CompiledExpr
   }
 }
 
-beforeAll(async () => {
-  expect(await whenFastFunctionsReady()).toBe(true);
-});
-// As in fast-path.test.ts: the interpreter's turns of the event loop follow the clock; standing still, they cannot reorder errors.
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+comparedWithTheClockStill();
 
 describe('the JSONata reference suite, compiled, as closures and interpreted', () => {
   it('gives the same value or error code all three ways for every case in the subset', async () => {

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import jsonata from 'jsonata';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createErpState } from '../../examples/erp/data';
 import { exampleEnv } from '../../examples/example-env';
 import { loadMapping } from '../mapping/load';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS, type CompiledExpression } from './compile';
-import { whenFastFunctionsReady } from './fast-path/runtime';
 import { createPrelude } from './prelude';
+import { comparedWithTheClockStill, describeValue } from '../../test/support/jsonata-values';
 
 /**
  * Differential tests: the fast path, compiled (fast-path/codegen/) and as closures, must give exactly what the interpreter gives (value, undefined-ness,
@@ -62,22 +62,6 @@ const EDGE_CASES = [
   // Objects are made without a prototype: `__proto__` and `constructor` are keys like any other.
   '{ "__proto__": a, "constructor": b }', '{ "__proto__": a }.__proto__', 'a.{ "toString": b, "__proto__": c }',
 ];
-
-/** The value with the markers JSONata keeps on arrays and objects, so that those must match too. */
-function describeValue(value: unknown): unknown {
-  if (value === undefined) return { undefined: true };
-  if (typeof value === 'function') return { function: true };
-  if (Array.isArray(value)) {
-    const flags = Object.getOwnPropertyNames(value).filter((key) => key !== 'length' && !/^\d+$/.test(key));
-    const marks = flags.sort().map((key) => `${key}:${typeof (value as unknown as Record<string, unknown>)[key] === 'function' ? 'fn' : String((value as unknown as Record<string, unknown>)[key])}`);
-    return { array: value.map(describeValue), marks };
-  }
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value).map((key) => [key, describeValue((value as Record<string, unknown>)[key])]);
-    return { object: entries, nullPrototype: Object.getPrototypeOf(value) === null };
-  }
-  return { value, type: typeof value };
-}
 
 async function outcome(expression: CompiledExpression, input: unknown): Promise<unknown> {
   try {
@@ -166,22 +150,7 @@ async function compare(source: string, prelude: string, fast: CompiledExpression
   return inputs.length;
 }
 
-beforeAll(async () => {
-  expect(await whenFastFunctionsReady()).toBe(true);
-});
-
-// The clock stands still while these tests compare answers. JSONata evaluates an object's values side by
-// side (Promise.all) and the interpreter lets the event loop turn every 10 ms of wall clock (guard.ts):
-// when two values of one object fail, which error it reports depends on where it turned. On a busy machine
-// a large generated input then gave the interpreter one error and the fast path's rerun the other (a CI
-// run of 2026-11-24: T0410 from one `$isoDateTime`, the helper's own message from another). With the clock
-// still, neither ever turns, so the comparison is of what they compute, not of the machine's load.
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+comparedWithTheClockStill();
 
 describe('fast path', () => {
   it('covers every expression of the example mapping and matches the interpreter on ERP data and generated shapes', async () => {

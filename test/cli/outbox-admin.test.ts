@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, eventually, ROOT, runCli, startServe, stoppedAfterEach, tempDir, writeFile } from './cli-process';
+import { OUTBOX_PLACEMENT } from '../support/outbox-operation';
 
 /**
  * Support staff without the database's credentials: `outbox` through a running server's admin listener
@@ -15,15 +16,7 @@ name: acme
 system:
   baseUrl: \${ERP_URL}
 operations:
-  ConfirmPutWallPlacement:
-    delivery: outbox
-    outbox: { orderingKey: input.workOrderNumber }
-    calls:
-      - name: placement
-        method: POST
-        path: /placements
-        body: '{ "docNo": input.workOrderNumber }'
-`;
+${OUTBOX_PLACEMENT}`;
 
 const { running, cleanups } = stoppedAfterEach(afterEach);
 

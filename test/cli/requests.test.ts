@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, runCli, startRecordingErp, startServe, stoppedAfterEach, tempDir, writeFile } from './cli-process';
+import { OUTBOX_PLACEMENT } from '../support/outbox-operation';
 
 /**
  * Support staff's tools on the real binary against a real stand-in ERP: the journal of a running server
@@ -93,15 +94,7 @@ describe('adapter-engine requests', () => {
     const erp = await startRecordingErp({ ok: true });
     cleanups.push(() => erp.close());
     const dir = tempDir();
-    const mappingFile = writeFile(dir, 'acme.yaml', `${MAPPING}  ConfirmPutWallPlacement:
-    delivery: outbox
-    outbox: { orderingKey: input.workOrderNumber }
-    calls:
-      - name: placement
-        method: POST
-        path: /placements
-        body: '{ "docNo": input.workOrderNumber }'
-`);
+    const mappingFile = writeFile(dir, 'acme.yaml', `${MAPPING}${OUTBOX_PLACEMENT}`);
     const serving = await startServe(['--admin-port', '0', '--state-dir', path.join(dir, 'state'), mappingFile], { ERP_URL: erp.url, ERP_TOKEN: SECRET });
     running.push(serving);
     const placement = { workOrderNumber: 'SO-4711', itemNumber: 'A-1', completedAmount: 1, confirmedLocationName: 'B1', userEmail: 'u@example.com' };

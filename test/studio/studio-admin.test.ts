@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, startServe, stoppedAfterEach, tempDir, writeFile } from '../cli/cli-process';
+import { OUTBOX_PLACEMENT } from '../support/outbox-operation';
 
 /**
  * `serve --admin-port` serves the read-only studio under /studio: the page opens without a token, its
@@ -27,15 +28,7 @@ name: shop
 system:
   baseUrl: ${erp}
 operations:
-  ConfirmPutWallPlacement:
-    delivery: outbox
-    outbox: { orderingKey: input.workOrderNumber }
-    calls:
-      - name: placement
-        method: POST
-        path: /placements
-        body: '{ "docNo": input.workOrderNumber }'
-`;
+${OUTBOX_PLACEMENT}`;
 }
 
 const PLACEMENT = { workOrderNumber: 'SO-1', itemNumber: 'A-1', completedAmount: 1, confirmedLocationName: 'PW-1', userEmail: 'ann@example.com' };

@@ -1,4 +1,6 @@
+import { afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
 import { compileExpression, type ExpressionLimits } from '../../engine/expressions/compile';
+import { whenFastFunctionsReady } from '../../engine/expressions/fast-path/runtime';
 
 /**
  * What differential tests of expressions compare (engine/expressions/*.test.ts): a value with the
@@ -19,6 +21,27 @@ export function describeValue(value: unknown): unknown {
     return { object: entries, nullPrototype: Object.getPrototypeOf(value) === null };
   }
   return { value: Object.is(value, -0) ? '-0' : value, type: typeof value };
+}
+
+/**
+ * For a test file that compares the engines' answers: the fast path's functions are ready, and the clock
+ * stands still in each test. JSONata evaluates an object's values side by side (Promise.all) and the
+ * interpreter lets the event loop turn every 10 ms of wall clock (guard.ts): when two values of one
+ * object fail, which error it reports depends on where it turned. On a busy machine a large generated
+ * input then gave the interpreter one error and the fast path's rerun the other (a CI run of 2026-11-24:
+ * T0410 from one `$isoDateTime`, the helper's own message from another). With the clock still, neither
+ * ever turns, so the comparison is of what they compute, not of the machine's load.
+ */
+export function comparedWithTheClockStill(): void {
+  beforeAll(async () => {
+    expect(await whenFastFunctionsReady()).toBe(true);
+  });
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 }
 
 export async function outcome(evaluate: () => Promise<unknown>): Promise<unknown> {

@@ -5,6 +5,7 @@ import { ADMIN_AUTH, eventually, runCli, startServe, stoppedAfterEach, tempDir, 
 import { blocksOf, commandOf } from '../docs/markdown';
 import { json, paginated, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';
 import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
+import { OUTBOX_PLACEMENT } from '../support/outbox-operation';
 
 /**
  * W3C trace context and OTLP export, end to end: a real `serve` process (the built CLI), a stand-in ERP
@@ -35,15 +36,7 @@ operations:
         path: /columns
         paginate: { style: page, sizeParam: pageSize, pageSize: 3, items: response.body.items, hasMore: response.body.page < response.body.totalPages }
     output: calls.columns.items
-  ConfirmPutWallPlacement:
-    delivery: outbox
-    outbox: { orderingKey: input.workOrderNumber }
-    calls:
-      - name: placement
-        method: POST
-        path: /placements
-        body: '{ "docNo": input.workOrderNumber }'
-  GetItem:
+${OUTBOX_PLACEMENT}  GetItem:
     calls:
       - name: item
         method: GET
