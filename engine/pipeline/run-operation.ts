@@ -81,8 +81,11 @@ export async function runFlow(
   const raw = await evaluateSeen(operation.output, context, 'output', deps.observer);
   let data = asDeclaredShape(raw, (route.dataSchema as { type?: string }).type === 'array');
   deps.observer?.output?.(data);
+  // What the skip's last check found in the list it leaves (none, or a problem of the list itself): the
+  // contract check below is that same check of that same list, so it is not run twice over every record.
+  let checked: readonly Problem[] | undefined;
   if (operation.onInvalidRecord === 'skip' && checkData && Array.isArray(data)) {
-    const { kept, skipped } = await withoutInvalidRecords(data, checkData);
+    const { kept, skipped, problems } = await withoutInvalidRecords(data, checkData);
     for (const record of skipped) {
       const name = record.number === undefined ? `record ${record.index}` : `record ${record.number}`;
       const why = record.problems.slice(0, 3).map((p) => `${p.path} ${p.message}`).join('; ');
@@ -91,10 +94,11 @@ export async function runFlow(
       deps.onSkipped?.(record);
     }
     data = kept;
+    checked = problems;
   }
   const fields = operation.outputFields ?? [];
   const madeAt = (path: string) => (fieldFor(fields, path) ?? { origin: operation.output?.origin }).origin;
-  const problems: Problem[] = checkData ? (await checkData.inSlices(data)).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message, madeAt: madeAt(p.path) })) : [];
+  const problems: Problem[] = checkData ? (checked ?? (await checkData.inSlices(data))).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message, madeAt: madeAt(p.path) })) : [];
   deps.observer?.check?.(problems);
   if (problems.length > 0) {
     throw new OperationFailure('OUTPUT_INVALID', `the output does not match the contract: ${problems.slice(0, 3).map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);

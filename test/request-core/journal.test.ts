@@ -112,6 +112,10 @@ describe('request journal', () => {
     expect(isTruncated(capped(page)) && (capped(page) as { start: string }).start).toBe(JSON.stringify(page).slice(0, BODY_LIMIT_BYTES));
     const withUndefined = page.map((order) => ({ ...order, note: undefined }));
     expect(isTruncated(capped(withUndefined)) && (capped(withUndefined) as { start: string }).start).toBe(JSON.stringify(page).slice(0, BODY_LIMIT_BYTES));
+    // The first elements that fit are written in one call, the rest one by one from the first that JSON
+    // cannot hold (here the 101st): where one way of writing ends and the other begins does not show.
+    const seam = [...page.slice(0, 100), { ...page[100], note: undefined }, ...page.slice(101)];
+    expect(isTruncated(capped(seam)) && (capped(seam) as { start: string }).start).toBe(JSON.stringify(page).slice(0, BODY_LIMIT_BYTES));
   });
 
   it('cuts any shape of body exactly where its JSON text would be cut', () => {
