@@ -52,14 +52,15 @@ function counted(): { meter: Meter; outcomes: string[] } {
   return { meter: { ...NO_METER, shadow: ({ operation, outcome }) => outcomes.push(`${operation} ${outcome}`) }, outcomes };
 }
 
-async function served(journalSize: number) {
+async function served(journalSize: number, now?: () => number) {
   const stand = await erp();
   const env = { ERP_URL: stand.url };
   const engine: Engine = createEngine({ mappings: [mappingFromText(mapping('calls.order.body.no'), env)], journal: createJournal({ size: journalSize }) });
   closers.push(() => engine.close());
   const { meter, outcomes } = counted();
-  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1 });
-  runner.replace([mappingFromText(mapping('calls.order.body.no & "-B"'), env)]);
+  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, now });
+  // Codes starting with X get a number of another kind (a changed dueDate too).
+  runner.replace([mappingFromText(mapping('calls.order.body.no & "-B"').replace('"dueDate": "2026-12-01T00:00:00Z"', '"dueDate": $substring(input.Code, 0, 1) = "X" ? "2027-01-01T00:00:00Z" : "2026-12-01T00:00:00Z"'), env)]);
   return { engine, runner, outcomes, stand };
 }
 
@@ -104,6 +105,21 @@ describe('the shadow runner', () => {
     await runner.idle();
     expect(logins).toBe(1);
     expect(outcomes).toEqual(['GetWorkOrderByCode different', 'GetWorkOrderByCode different']);
+  });
+
+  it('keeps one run a second of each kind of difference in the journal, and counts every run', async () => {
+    let clock = 0;
+    const { engine, runner, outcomes } = await served(100, () => clock);
+    const read = async (code: string) => {
+      runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: code } }));
+      await runner.idle();
+    };
+    for (const code of ['SO-1', 'SO-2', 'X-1', 'SO-3', 'X-2']) await read(code);
+    clock += 1000;
+    await read('SO-4');
+    expect(outcomes).toHaveLength(6);
+    const kept = await engine.journal.list({ mapping: 'acme~shadow' });
+    expect(kept.map((summary) => summary.path).sort()).toEqual(['/WorkOrders/Code?Code=SO-1', '/WorkOrders/Code?Code=SO-4', '/WorkOrders/Code?Code=X-1']);
   });
 
   it('counts a read it cannot replay as failed when the journal keeps no trace of the ERP answers', async () => {

@@ -70,15 +70,23 @@ describe('a shadow candidate', () => {
     expect(report.code, report.stderr).toBe(0);
     const { candidates, runs } = JSON.parse(report.stdout) as { candidates: { mapping: string }[]; runs: { operation: string; path: string; run: { outcome: string; reason?: string; differences: { path: string; old: unknown; new: unknown }[] } }[] };
     expect(candidates).toEqual([expect.objectContaining({ mapping: 'acme' })]);
-    expect(runs).toHaveLength(different + 5);
-    const changed = runs.find((run) => run.path === '/acme/WorkOrders/Code?Code=SO-89');
-    expect(changed?.run).toEqual(expect.objectContaining({ outcome: 'different', differences: [{ path: '$.data.number', old: 'SO-89', new: 'SO-89-B' }] }));
-    const failed = runs.find((run) => run.path === '/acme/WorkOrders/Code?Code=X-00');
-    expect(failed?.run.outcome).toBe('failed');
-    expect(failed?.run.reason).toContain('history');
+    // Every run is counted; the journal keeps one a second of each kind of difference (the changed
+    // number, the failed call): engine/shadow/runner.test.ts counts them on a clock of its own.
+    const changed = runs.filter((run) => run.run.outcome === 'different');
+    const failed = runs.filter((run) => run.run.outcome === 'failed');
+    expect(runs).toHaveLength(changed.length + failed.length);
+    expect(changed.length).toBeGreaterThanOrEqual(1);
+    expect(failed.length).toBeGreaterThanOrEqual(1);
+    for (const { path: request, run } of changed) {
+      const code = /Code=(.+)$/.exec(request)?.[1];
+      expect(run.differences).toEqual([{ path: '$.data.number', old: code, new: `${code}-B` }]);
+    }
+    expect(failed[0].path).toMatch(/Code=X-\d0$/);
+    expect(failed[0].run.reason).toContain('history');
     const table = await runCli(['shadow', 'report', '--admin', admin, '--limit', '100']);
     expect(table.code).toBe(1);
-    expect(table.stdout).toContain('$.data.number  "SO-89" → "SO-89-B"');
+    const shownCode = /Code=(.+)$/.exec(changed[0].path)?.[1] ?? '';
+    expect(table.stdout).toContain(`$.data.number  "${shownCode}" → "${shownCode}-B"`);
     // The live requests are listed apart from the candidate's runs.
     const live = await runCli(['requests', '--admin', admin, '--mapping', 'acme', '--limit', '1000', '--json']);
     expect((JSON.parse(live.stdout) as unknown[]).length).toBe(60);
@@ -116,6 +124,8 @@ describe('a shadow candidate', () => {
     expect(report.code, report.stderr).toBe(0);
     const { candidates, runs } = JSON.parse(report.stdout) as { candidates: { mapping: string; file: string }[]; runs: { path: string }[] };
     expect(candidates).toEqual([{ mapping: 'acme', file: expect.stringMatching(/shadow[/\\]acme\.yaml$/) as unknown }]);
-    expect(runs.map((run) => run.path).sort()).toEqual(codes.map((code) => `/acme/WorkOrders/Code?Code=${code}`).sort());
+    // Each worker keeps one run a second of this one kind of difference: the report merges theirs.
+    expect(runs.length).toBeGreaterThanOrEqual(1);
+    for (const run of runs) expect(codes.map((code) => `/acme/WorkOrders/Code?Code=${code}`)).toContain(run.path);
   }, 120_000);
 });
