@@ -21,6 +21,7 @@ import type { LoadReport, MappingSource } from './mapping-source';
 import type { EngineMetrics } from './metrics';
 import { readiness, type Readiness } from './readiness';
 import type { Tracing } from '../trace/spans';
+import { createSchemaRegistry } from '../contract/schema-registry';
 
 /**
  * One serving process: the engine, the platform's listener in front of it, and the mapping source it
@@ -125,8 +126,10 @@ export function startInstance(settings: InstanceSettings): Instance {
       }
     },
   });
-  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, drift, tracing: settings.tracing });
-  const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE });
+  // One set of the contract's validators for the live engine and the shadow candidates' engines.
+  const schemas = createSchemaRegistry();
+  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, drift, tracing: settings.tracing, schemas });
+  const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE, schemas });
   watchChanges(source, engine.mappings, engine.mappings, drift, shadow, log);
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());

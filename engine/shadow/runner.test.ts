@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSchemaRegistry } from '../contract/schema-registry';
 import { createEngine, type Engine } from '../core/engine';
 import { createJournal } from '../journal/journal';
 import { silentLogger } from '../log';
@@ -58,7 +59,7 @@ async function served(journalSize: number, now?: () => number) {
   const engine: Engine = createEngine({ mappings: [mappingFromText(mapping('calls.order.body.no'), env)], journal: createJournal({ size: journalSize }) });
   closers.push(() => engine.close());
   const { meter, outcomes } = counted();
-  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, now });
+  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, now, schemas: createSchemaRegistry() });
   // Codes starting with X get a number of another kind (a changed dueDate too).
   runner.replace([mappingFromText(mapping('calls.order.body.no & "-B"').replace('"dueDate": "2026-12-01T00:00:00Z"', '"dueDate": $substring(input.Code, 0, 1) = "X" ? "2027-01-01T00:00:00Z" : "2026-12-01T00:00:00Z"'), env)]);
   return { engine, runner, outcomes, stand };
@@ -99,7 +100,7 @@ describe('the shadow runner', () => {
     const engine = createEngine({ mappings: [mappingFromText(withSession('calls.order.body.no'), env)], journal: createJournal({ size: 100 }) });
     closers.push(() => engine.close());
     const { meter, outcomes } = counted();
-    const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1 });
+    const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, schemas: createSchemaRegistry() });
     runner.replace([mappingFromText(withSession('calls.order.body.no & "-B"'), env)]);
     for (const code of ['SO-1', 'SO-2']) runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: code } }));
     await runner.idle();

@@ -1,7 +1,7 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Envelope } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
-import { createSchemaRegistry } from '../contract/schema-registry';
+import type { SchemaRegistry } from '../contract/schema-registry';
 import { createEngine, type Engine } from '../core/engine';
 import type { EngineAnswer } from '../core/stage';
 import type { HttpClient } from '../http/client';
@@ -24,8 +24,9 @@ import { shadowKey } from './report';
  * runs on the ERP answers the live mapping received, recorded in its trace, as a mapping test runs on
  * recorded answers: it sends nothing to the ERP, and a call the live run did not make fails it. Its
  * envelope is compared with the live one: same, different (kept in the journal under `<name>~shadow`
- * with the field-level difference, once a second of each kind) or failed. Candidates run one at a time, each in its own turns of
- * the event loop, and not at all while the process is busier than `maxCpuShare`.
+ * with the field-level difference, once a second of each kind) or failed. Candidates run one at a
+ * time, each in its own turn of the event loop, and not at all while the process is busier than
+ * `maxCpuShare`.
  */
 export interface ShadowRunner {
   /** The candidates by the name of the mapping they shadow; a reload replaces them. */
@@ -45,6 +46,8 @@ export interface ShadowSettings {
   readonly maxCpuShare: number;
   /** Milliseconds, for the journal's one run a second of each kind of difference; Date.now by default. */
   readonly now?: () => number;
+  /** The contract's validators, shared with the live engine (compiled once per schema). */
+  readonly schemas: SchemaRegistry;
 }
 
 /** Operations that only read, besides the GET routes: the candidate never runs a write or an event. */
@@ -109,7 +112,7 @@ interface Prepared {
   answering?: AnsweringClient;
 }
 
-function prepared(mapping: Mapping, schemas: ReturnType<typeof createSchemaRegistry>): Prepared {
+function prepared(mapping: Mapping, schemas: SchemaRegistry): Prepared {
   const relay: HttpClient = {
     send: (request) => {
       if (!candidate.answering) throw new Error('a shadow candidate sent a request outside a run');
@@ -133,8 +136,7 @@ interface Job {
 }
 
 export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
-  const { journal, meter, log } = settings;
-  const schemas = createSchemaRegistry();
+  const { journal, meter, log, schemas } = settings;
   const busy = busyMeter();
   let byName = new Map<string, Prepared>();
   const now = settings.now ?? Date.now;
