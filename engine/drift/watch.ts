@@ -1,3 +1,4 @@
+import { firstPerWindow } from '../first-per-window';
 import type { Logger } from '../log';
 import type { Meter } from '../metrics/meter';
 import { departures, type Departure, type DriftKind, type Shape } from './shape';
@@ -43,7 +44,7 @@ export function createDriftWatch(options: { readonly meter: Meter; readonly log:
   const { meter, log, sighted } = options;
   const now = options.now ?? Date.now;
   const known = new Map<string, LearnedShapes>();
-  const lastTold = new Map<string, number>();
+  const toTell = firstPerWindow(HOUR_MS, now);
   return {
     learned(mapping, learned) {
       if (learned.shapes.size === 0) known.delete(mapping);
@@ -59,14 +60,11 @@ export function createDriftWatch(options: { readonly meter: Meter; readonly log:
       for (const departure of found) if (!firstOfKind.has(departure.kind)) firstOfKind.set(departure.kind, departure);
       for (const [kind, departure] of firstOfKind) {
         meter.drift({ mapping, call, kind });
-        const key = `${mapping}\n${call}\n${kind}`;
-        const at = now();
-        if (at - (lastTold.get(key) ?? -Infinity) < HOUR_MS) continue;
-        lastTold.set(key, at);
+        if (!toTell(`${mapping}\n${call}\n${kind}`)) continue;
         const others = found.filter((one) => one.kind === kind).length - 1;
         log.warn({ mapping, call, drift: kind, path: departure.path, expected: departure.expected, got: departure.got, others },
           `the ERP's answer to ${call} departs from its recorded answers (${kind} at ${departure.path}); logged once an hour per kind: refresh the recordings with adapter-engine record if the ERP changed`);
-        sighted?.({ mapping, call, ...departure, at: new Date(at).toISOString() });
+        sighted?.({ mapping, call, ...departure, at: new Date(now()).toISOString() });
       }
       return found.map((departure) => ({ call, ...departure }));
     },

@@ -15,6 +15,7 @@ import { createAnsweringClient, type AnsweringClient } from '../testing/answers'
 import { inputOf, testCaseOf } from '../testing/recorded-case';
 import { fieldChanges, type FieldChange } from '../testing/replay';
 import { maskerOf, runCase, type CaseRun } from '../testing/run-case';
+import { firstPerWindow } from '../first-per-window';
 import { turnEventLoop } from '../time-slices';
 import { shadowKey } from './report';
 
@@ -139,16 +140,8 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
   const { journal, meter, log, schemas } = settings;
   const busy = busyMeter();
   let byName = new Map<string, Prepared>();
-  const now = settings.now ?? Date.now;
-  const keptAt = new Map<string, number>();
   /** Whether a run of this kind is kept now: the first of its kind in the last second. */
-  const keep = (kind: string): boolean => {
-    const at = now();
-    if (at - (keptAt.get(kind) ?? -Infinity) < KEPT_EVERY_MS) return false;
-    if (keptAt.size >= KINDS_LIMIT) keptAt.clear();
-    keptAt.set(kind, at);
-    return true;
-  };
+  const keep = firstPerWindow(KEPT_EVERY_MS, settings.now ?? Date.now, KINDS_LIMIT);
   // The live versions' maskers, built once per loaded version (a reload makes new Mapping objects).
   const liveMasks = new WeakMap<Mapping, Masker>();
   const liveMask = (mapping: Mapping): Masker => liveMasks.get(mapping) ?? liveMasks.set(mapping, maskerOf(mapping)).get(mapping)!;
