@@ -56,6 +56,18 @@ function candidate(text: string, env: NodeJS.ProcessEnv): Candidate {
 
 const threadOf = (env: NodeJS.ProcessEnv) => ({ env, compileOptions: {} });
 
+/** The nice value of each thread of this process (field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNices(): number[] {
+  return fs.readdirSync(`/proc/${process.pid}/task`).flatMap((task) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${process.pid}/task/${task}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return []; // a thread that ended since the listing
+    }
+  });
+}
+
 function counted(): { meter: Meter; outcomes: string[] } {
   const outcomes: string[] = [];
   return { meter: { ...NO_METER, shadow: ({ operation, outcome }) => outcomes.push(`${operation} ${outcome}`) }, outcomes };
@@ -139,18 +151,23 @@ describe('the shadow runner', () => {
     runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } }));
     await runner.idle();
     expect(outcomes).toEqual(['GetWorkOrderByCode different']);
-    // Each thread of this process with its nice value (field 19 of /proc/<pid>/task/<tid>/stat).
-    const niceOf = (task: string): number[] => {
-      try {
-        const stat = fs.readFileSync(`/proc/${process.pid}/task/${task}/stat`, 'utf8');
-        return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
-      } catch {
-        return []; // a thread that ended since the listing
-      }
-    };
-    const nices = fs.readdirSync(`/proc/${process.pid}/task`).flatMap(niceOf);
+    const nices = threadNices();
     expect(nices).toContain(19);
     expect(os.getPriority()).toBe(liveBefore);
+  });
+
+  it('stops the thread when a reload leaves no candidate', async () => {
+    const { engine, runner, outcomes } = await served(100);
+    runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } }));
+    await runner.idle();
+    expect(threadNices()).toContain(19);
+    runner.replace([]);
+    // The thread stops once its runs are back: a few turns of the event loop, bounded here.
+    for (let wait = 0; wait < 100 && threadNices().includes(19); wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(threadNices()).not.toContain(19);
+    runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-2' } }));
+    await runner.idle();
+    expect(outcomes).toEqual(['GetWorkOrderByCode different']);
   });
 
   it('keeps no secret of either version in the journal: the differences are masked with each version\'s secrets', async () => {

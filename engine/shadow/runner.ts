@@ -189,11 +189,20 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
   }
 
   const idle = () => (handed.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
+  async function stop(): Promise<void> {
+    await idle();
+    const stopping = thread;
+    thread = undefined;
+    await stopping?.close();
+  }
 
   return {
     replace(candidates) {
       byName = new Map(candidates.map((candidate) => [candidate.mapping.name, candidate]));
-      thread?.post({ type: 'candidates', candidates: sources() });
+      // Started with the candidates, so that it has compiled them by the first read; stopped without (its memory is a V8 heap of its own).
+      if (byName.size === 0) void idle().then(() => (byName.size === 0 ? stop() : undefined)).catch((error: unknown) => log.error({ err: error }, 'the shadow\'s thread did not stop'));
+      else if (thread) thread.post({ type: 'candidates', candidates: sources() });
+      else running();
     },
     get candidates() {
       return [...byName.values()].map((candidate) => candidate.mapping);
@@ -218,11 +227,6 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
       handed.set(id, { candidate: candidate.mapping, live: mapping, operation, entry });
     },
     idle,
-    async close() {
-      await idle();
-      const stopping = thread;
-      thread = undefined;
-      await stopping?.close();
-    },
+    close: stop,
   };
 }
