@@ -21,7 +21,6 @@ import type { LoadReport, MappingSource } from './mapping-source';
 import type { EngineMetrics } from './metrics';
 import { readiness, type Readiness } from './readiness';
 import type { Tracing } from '../trace/spans';
-import { createSchemaRegistry } from '../contract/schema-registry';
 
 /**
  * One serving process: the engine, the platform's listener in front of it, and the mapping source it
@@ -110,7 +109,7 @@ function watchChanges(source: MappingSource, loaded: readonly Mapping[], served:
   for (const problem of load.problems) log.error(problem);
   const before = new Map(shadow.candidates.map((candidate) => [candidate.name, candidate]));
   shadow.replace(load.candidates);
-  for (const candidate of load.candidates) if (before.get(candidate.name)?.file !== candidate.file || !before.has(candidate.name)) log.info({ mapping: candidate.name, file: candidate.file }, 'shadow candidate loaded: it runs on the live ERP answers of read requests');
+  for (const { mapping: candidate } of load.candidates) if (before.get(candidate.name)?.file !== candidate.file || !before.has(candidate.name)) log.info({ mapping: candidate.name, file: candidate.file }, 'shadow candidate loaded: it runs on the live ERP answers of read requests');
 }
 
 export function startInstance(settings: InstanceSettings): Instance {
@@ -126,10 +125,8 @@ export function startInstance(settings: InstanceSettings): Instance {
       }
     },
   });
-  // One set of the contract's validators for the live engine and the shadow candidates' engines.
-  const schemas = createSchemaRegistry();
-  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, drift, tracing: settings.tracing, schemas });
-  const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE, schemas });
+  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, drift, tracing: settings.tracing });
+  const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE, thread: source.compiledWith });
   watchChanges(source, engine.mappings, engine.mappings, drift, shadow, log);
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
@@ -169,8 +166,8 @@ export function startInstance(settings: InstanceSettings): Instance {
     openapi: () => servedOpenApi(engine, engineVersion()),
     async stop(timeoutMs) {
       const result = await drain(server, tracker, { timeoutMs });
-      // Candidate runs under way finish before the journal they write to closes.
-      await shadow.idle();
+      // Candidate runs under way finish before the journal they write to closes; then their thread stops.
+      await shadow.close();
       // Deliveries under way finish first (an event never stays claimed by a process that is gone for good).
       await engine.close();
       await outbox?.close();
