@@ -8,7 +8,7 @@ import { createDriftWatch, type DriftWatch } from '../drift/watch';
 import type { Mapping } from '../mapping/model';
 import { createShadowRunner, type ShadowRunner } from '../shadow/runner';
 import { shapesFromTests } from '../shadow/shapes-from-tests';
-import { keepDriftSeen } from '../state/drift-sightings';
+import type { DriftSightings } from '../state/drift-sightings';
 import type { Journal } from '../journal/journal';
 import type { Logger } from '../log';
 import type { SecretRegistry } from '../mapping/secret-registry';
@@ -41,8 +41,8 @@ export interface InstanceSettings {
   readonly secrets?: SecretRegistry;
   /** Span export, when OTEL_* asks for it; the engine shuts it down when it closes. */
   readonly tracing?: Tracing;
-  /** Where the ERP drift seen live is kept with its date (drift.json), for `adapter-engine test`; not kept without. */
-  readonly stateDir?: string;
+  /** Where the ERP drift seen live is kept with its date (state-store.ts chooses), for `adapter-engine test`; not kept without. */
+  readonly drift?: DriftSightings;
   /** Shadow candidates are skipped while the process's event loop is busier than this share (0..1); default DEFAULT_SHADOW_CPU_SHARE. */
   readonly shadowMaxCpuShare?: number;
 }
@@ -114,16 +114,13 @@ function watchChanges(source: MappingSource, loaded: readonly Mapping[], served:
 
 export function startInstance(settings: InstanceSettings): Instance {
   const { source, log, metrics } = settings;
-  const { outbox, stateDir } = settings;
+  const { outbox, drift: sightings } = settings;
   const drift = createDriftWatch({
     meter: metrics, log,
-    sighted: stateDir === undefined ? undefined : (sighting) => {
-      try {
-        keepDriftSeen(stateDir, sighting);
-      } catch (error) {
-        log.warn({ err: error, stateDir }, 'the ERP drift seen could not be kept in the state directory; adapter-engine test will not warn of it');
-      }
-    },
+    // Not awaited: the request that saw the drift is answered as usual, whether or not the store answers.
+    sighted: sightings && ((sighting) => void sightings.keep(sighting).catch((error: unknown) => {
+      log.warn({ err: error, store: sightings.location }, 'the ERP drift seen could not be kept; adapter-engine test will not warn of it');
+    })),
   });
   const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, drift, tracing: settings.tracing });
   const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE, thread: source.compiledWith });
@@ -171,6 +168,7 @@ export function startInstance(settings: InstanceSettings): Instance {
       // Deliveries under way finish first (an event never stays claimed by a process that is gone for good).
       await engine.close();
       await outbox?.close();
+      await sightings?.close();
       return result;
     },
   };
