@@ -30,6 +30,12 @@ operations:
         method: GET
         path: /orders/{input.Code}
     output: '{ "number": ${number}, "dueDate": "2026-12-01T00:00:00Z", "requests": [] }'
+  GetWorkOrdersForPutWall:
+    calls:
+      - name: batch
+        method: GET
+        path: /batches/{input.code}
+    output: 'calls.batch.body.orders.{ "number": no & ${number.includes('-B') ? '"-B"' : '""'}, "dueDate": "2026-12-01T00:00:00Z", "requests": [] }'
   CancelWorkOrderRequest:
     calls:
       - name: cancel
@@ -42,7 +48,7 @@ async function erp(): Promise<{ url: string; count: () => number }> {
   const server = http.createServer((req, res) => {
     count += 1;
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ no: 'SO-1' }));
+    res.end(JSON.stringify({ no: 'SO-1', orders: [{ no: 'SO-1' }, { no: 'SO-2' }] }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   closers.push(() => new Promise((resolve) => server.close(() => resolve())));
@@ -96,6 +102,18 @@ describe('the shadow runner', () => {
     expect(stand.count()).toBe(2);
     const [kept] = await engine.journal.list({ mapping: 'acme~shadow' });
     expect((await engine.journal.get(kept.id))?.shadow?.differences).toEqual([{ path: '$.data.number', old: 'SO-1', new: 'SO-1-B' }]);
+  });
+
+  it('runs on a list an expression made (a list that cannot cross to a thread by structured clone)', async () => {
+    const { engine, runner, outcomes } = await served(100);
+    runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/ForPutWall/B-1' }));
+    await runner.idle();
+    expect(outcomes).toEqual(['GetWorkOrdersForPutWall different']);
+    const [kept] = await engine.journal.list({ mapping: 'acme~shadow' });
+    expect((await engine.journal.get(kept.id))?.shadow?.differences).toEqual([
+      { path: '$.data[0].number', old: 'SO-1', new: 'SO-1-B' },
+      { path: '$.data[1].number', old: 'SO-2', new: 'SO-2-B' },
+    ]);
   });
 
   it('keeps the candidate\'s ERP session between its runs, as a served mapping does', async () => {

@@ -10,7 +10,7 @@ import type { Meter } from '../metrics/meter';
 import { inputOf } from '../testing/recorded-case';
 import { shadowKey } from './report';
 import { startShadowThread, type ShadowThread } from './thread';
-import type { FromThread, KeptRun, ShadowOutcome, ThreadSettings } from './thread-messages';
+import type { FromThread, KeptRun, RunJob, ShadowOutcome, ThreadSettings } from './thread-messages';
 
 /**
  * A shadow candidate: a new version of a served mapping that runs beside the live one. After the live
@@ -142,7 +142,8 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
     if (!run) return;
     handed.delete(message.id);
     meter.shadow({ mapping: run.live.name, operation: run.operation, outcome: message.outcome });
-    if (message.kept) keep(run, message.outcome, message.kept);
+    // The thread's own JSON text of a KeptRun.
+    if (message.kept) keep(run, message.outcome, JSON.parse(message.kept) as KeptRun);
     settled();
   }
 
@@ -218,9 +219,10 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
       if (!to) return meter.shadow({ mapping: mapping.name, operation, outcome: 'skipped' });
       const id = ++lastId;
       try {
-        to.post({ type: 'run', id, at: now(), job: { mapping: mapping.name, operationId: operation, input: inputOf(entry, route), steps: answer.steps ?? [], resultName: entry.result, envelope } });
+        const job: RunJob = { mapping: mapping.name, operationId: operation, input: inputOf(entry, route), steps: answer.steps ?? [], resultName: entry.result, envelope };
+        to.post({ type: 'run', id, at: now(), job: JSON.stringify(job) });
       } catch (error) {
-        // A value the thread cannot be given (none expected: the answers are parsed JSON or text).
+        // A value with no JSON text (none expected: the answers are parsed JSON or text, as the journal keeps them).
         log.error({ err: error, live: entry.id }, 'a shadow run could not be handed to its thread');
         return meter.shadow({ mapping: mapping.name, operation, outcome: 'failed' });
       }

@@ -39,8 +39,13 @@ export interface RunJob {
 
 export type ToThread =
   | { readonly type: 'candidates'; readonly candidates: readonly CandidateSource[] }
-  /** `at`: when the live answer was sent (ms), the clock of the journal's one kept run a second per kind. */
-  | { readonly type: 'run'; readonly id: number; readonly at: number; readonly job: RunJob };
+  /**
+   * `at`: when the live answer was sent (ms), the clock of the journal's one kept run a second per kind.
+   * `job`: the RunJob as JSON text. Not by structured clone: the lists an expression makes carry a
+   * function (the guarded push of the sequence limit), which cannot be cloned, and JSON is what the
+   * platform got and what the journal keeps.
+   */
+  | { readonly type: 'run'; readonly id: number; readonly at: number; readonly job: string };
 
 /** A run to keep in the journal: unmasked, as the engine made it (the journal masks what it keeps). */
 export interface KeptRun {
@@ -57,7 +62,7 @@ export interface KeptRun {
 export type ShadowOutcome = 'same' | 'different' | 'failed';
 
 export type FromThread =
-  /** `kept`: only for the first run of its kind in its second; the others are counted, not kept. */
-  | { readonly type: 'ran'; readonly id: number; readonly outcome: ShadowOutcome; readonly kept?: KeptRun }
+  /** `kept`: a KeptRun as JSON text (as a job is), only for the first run of its kind in its second; the others are counted, not kept. */
+  | { readonly type: 'ran'; readonly id: number; readonly outcome: ShadowOutcome; readonly kept?: string }
   /** A candidate the live thread compiled did not compile here (never expected: the same text and settings). */
   | { readonly type: 'problem'; readonly message: string };

@@ -54,13 +54,16 @@ function start(port: NonNullable<typeof parentPort>, settings: ThreadSettings): 
     for (const [name, gone] of old) if (byName.get(name) !== gone) void gone.prepared.engine.close();
   }
 
-  async function run(id: number, at: number, job: RunJob): Promise<void> {
-    const candidate = byName.get(job.mapping);
-    // Only when the candidate did not compile here (told as a problem when it was given).
-    if (!candidate) return tell({ type: 'ran', id, outcome: 'failed' });
+  async function run(id: number, at: number, text: string): Promise<void> {
     try {
+      // The live thread's own JSON text of a RunJob.
+      const job = JSON.parse(text) as RunJob;
+      const candidate = byName.get(job.mapping);
+      // Only when the candidate did not compile here (told as a problem when it was given).
+      if (!candidate) return tell({ type: 'ran', id, outcome: 'failed' });
       jobAt = at;
-      tell({ type: 'ran', id, ...(await runJob(candidate.prepared, job, keep)) });
+      const { outcome, kept } = await runJob(candidate.prepared, job, keep);
+      tell({ type: 'ran', id, outcome, ...(kept ? { kept: JSON.stringify(kept) } : {}) });
     } catch (error) {
       tell({ type: 'problem', message: `a shadow run failed: ${(error as Error).stack ?? String(error)}` });
       tell({ type: 'ran', id, outcome: 'failed' });
