@@ -48,7 +48,7 @@ export function casesFromEntries(entries: readonly JournalEntry[]): Replayable {
     }
     const route = findRoute(entry.operation);
     if (!route || !entry.envelope) {
-      leftOut.push({ source, reason: `"${entry.operation}" is not a contract operation or a push` });
+      leftOut.push({ source, reason: route ? 'a request the journal kept no answer of' : `"${entry.operation}" is not a contract operation or a push` });
       continue;
     }
     const input = inputOf(entry, route);
