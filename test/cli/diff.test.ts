@@ -155,6 +155,21 @@ describe('adapter-engine diff', () => {
     expect(text.stdout).toContain('changed  4 of 6 answers: 4 different, 0 newly failing, 0 newly succeeding, 0 unrecorded');
   }, 120_000);
 
+  it('replays the push cases of the mapping\'s test file: a moved platform path is a changed request line of the accepted push only', async () => {
+    const dir = tempDir();
+    const moved = changed(dir, 'moved.yaml', '        path: /work-orders\n', '        path: /v2/work-orders\n');
+    const result = await runCli(['diff', EXAMPLE, moved, '--requests', EXAMPLE.replace(/\.yaml$/, '.test.yaml'), '--json'], { env: OFFLINE });
+    expect(result.code, result.stderr).toBe(1);
+    const report = JSON.parse(result.stdout) as DiffJson & { leftOut: unknown[]; changes: { source: string }[] };
+    expect(report.leftOut).toEqual([]);
+    expect(report.operations['push/NewOrder']).toEqual({ requests: 2, same: 1, different: 1, 'newly failing': 0, 'newly succeeding': 0, unrecorded: 0 });
+    expect(report.changed).toBe(1);
+    expect(report.changes).toEqual([expect.objectContaining({
+      source: expect.stringMatching(/example\.test\.yaml:\d+:\d+$/) as string, operation: 'push/NewOrder', request: 'POST /push/NewOrder', verdict: 'different',
+      old: { result: 'Accepted', success: true, unrecorded: [] }, fields: [], calls: [{ call: 'workOrder', change: 'request line', old: 'POST /work-orders', new: 'POST /v2/work-orders' }],
+    })]);
+  }, 60_000);
+
   it('exits 2 when nothing can be compared: a mapping that does not load, no requests, a file that is no journal', async () => {
     const dir = tempDir();
     const broken = changed(dir, 'broken.yaml', 'result: WorkOrderDoesNotExist', 'result: WorkOrderNotFound');
