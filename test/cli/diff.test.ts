@@ -132,6 +132,11 @@ describe('adapter-engine diff', () => {
     const journal = path.join(dir, 'requests.jsonl');
     const exported = await runCli(['requests', 'export', '--all', '--out', journal, '--admin', serving.adminUrl as string]);
     expect(exported.code, exported.stderr).toBe(0);
+    // Straight from the running server's journal, one push endpoint: its journal filter is push/<name>.
+    const live = await runCli(['diff', EXAMPLE, EXAMPLE, '--admin', serving.adminUrl as string, '--operation', 'push/StockChange']);
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stdout).toMatch(/^push\/StockChange +6 +6 +0 +0 +0 +0$/m);
+    expect(live.stdout).toContain('left out: 1 × a push whose body the journal kept only in part');
     serving.child.kill('SIGTERM');
     await serving.exited;
 
