@@ -1,15 +1,14 @@
 import fs from 'node:fs';
 import { parse } from 'yaml';
-import { readDriftSeen, type DriftSeen } from '../state/drift-sightings';
+import type { DriftSeen } from '../state/drift-sightings';
 import { readTestFile } from '../testing/test-file';
 
 /**
  * What `adapter-engine test` warns of: a test file whose recorded answers of a call are older than the
- * drift a server saw live in that call's answers (kept with its date in the state directory's
- * drift.json), so the recordings no longer show what the ERP sends: refresh them with `record`.
+ * drift a server saw live in that call's answers (`seen`: kept with its date where the server keeps its
+ * state), so the recordings no longer show what the ERP sends: refresh them with `record`.
  */
-export function driftWarnings(testFile: string, stateDir: string): string[] {
-  const seen = readDriftSeen(stateDir);
+export function driftWarnings(testFile: string, seen: readonly DriftSeen[]): string[] {
   if (seen.length === 0) return [];
   const read = readTestFile(testFile);
   if (!read.file || read.mappingPath === undefined || !fs.existsSync(read.mappingPath)) return [];

@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../errors';
-import { issueLine, out } from './output';
+import { err, issueLine, out } from './output';
 import { shortJson } from '../testing/partial-match';
 import { isTestFileName } from '../testing/test-file';
 import { runTestFile, type FileResult } from '../testing/test-runner';
 import { driftWarnings } from './drift-warnings';
 import { collectEnv, stateDirOf, usageError } from './usage';
+import { openDriftSightings } from '../state/state-store';
+import type { DriftSeen } from '../state/drift-sightings';
 
 interface TestOptions {
   env?: Record<string, string>;
@@ -60,13 +62,32 @@ function printFile(result: FileResult, drift: readonly string[]): void {
   }
 }
 
+/**
+ * The ERP drift a server saw live, where `serve` keeps it with the same settings: DATABASE_URL, else
+ * the state directory. Only warnings come of it, so a store that cannot be read is said and skipped.
+ */
+async function driftSeen(stateDir: string): Promise<DriftSeen[]> {
+  const location = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined };
+  try {
+    const sightings = await openDriftSightings(location);
+    try {
+      return await sightings.read();
+    } finally {
+      await sightings.close();
+    }
+  } catch (error) {
+    err.line(`warning: the ERP drift seen live could not be read (${(error as Error).message}); no test is checked against it`);
+    return [];
+  }
+}
+
 async function test(args: string[], options: TestOptions): Promise<number> {
   const files = findTestFiles(args);
   const results: (FileResult & { drift?: string[] })[] = [];
-  const stateDir = stateDirOf(options.stateDir);
+  const seen = await driftSeen(stateDirOf(options.stateDir));
   for (const file of files) {
     const result = await runTestFile(file, options.env ?? {});
-    const drift = driftWarnings(file, stateDir);
+    const drift = driftWarnings(file, seen);
     results.push(drift.length > 0 ? { ...result, drift } : result);
     if (!options.json) printFile(result, drift);
   }
@@ -95,6 +116,6 @@ export function registerTest(program: Command, run: (work: Promise<number>) => P
     .argument('[files...]', 'test files or directories (default: mappings/)')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable; wins over the test file\'s env)', collectEnv)
     .option('--json', 'print the results as one JSON document')
-    .option('--state-dir <dir>', 'a server\'s state directory: warn when a test\'s recorded answers are older than the ERP drift it saw live (default: env ADAPTER_STATE_DIR, else .adapter-state)')
+    .option('--state-dir <dir>', 'a server\'s state directory: warn when a test\'s recorded answers are older than the ERP drift it saw live (default: env ADAPTER_STATE_DIR, else .adapter-state); with DATABASE_URL set, as for serve, the drift is read from that PostgreSQL instead')
     .action((files: string[], options: TestOptions) => run(test(files, options)));
 }

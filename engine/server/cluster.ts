@@ -183,9 +183,9 @@ export async function serveWorker(settings: ServeSettings): Promise<void> {
   // Lets the primary's AggregatorRegistry collect this worker's registry (prom-client's cluster protocol).
   new AggregatorRegistry();
   AggregatorRegistry.setRegistries([metrics.registry]);
-  const { outbox, journal } = await openState(settings, log);
+  const { outbox, journal, drift } = await openState(settings, log);
   const tracing = await tracingFromEnv(process.env, log);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, stateDir: settings.outbox.stateDir, shadowMaxCpuShare: settings.shadowMaxCpuShare, tracing });
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, drift, shadowMaxCpuShare: settings.shadowMaxCpuShare, tracing });
   const removeGuards = installProcessGuards(instance.engine, log);
   const signals = onSignals(() => void instance.reload({ force: true, certificates: true }));
   const toPrimary = (message: ToPrimary) => process.send?.(message);

@@ -8,7 +8,7 @@ import { createDriftWatch, type DriftWatch } from '../drift/watch';
 import type { Mapping } from '../mapping/model';
 import { createShadowRunner, type ShadowRunner } from '../shadow/runner';
 import { shapesFromTests } from '../shadow/shapes-from-tests';
-import { keepDriftSeen } from '../state/drift-sightings';
+import type { DriftSightings } from '../state/drift-sightings';
 import type { Journal } from '../journal/journal';
 import type { Logger } from '../log';
 import type { SecretRegistry } from '../mapping/secret-registry';
@@ -21,7 +21,6 @@ import type { LoadReport, MappingSource } from './mapping-source';
 import type { EngineMetrics } from './metrics';
 import { readiness, type Readiness } from './readiness';
 import type { Tracing } from '../trace/spans';
-import { createSchemaRegistry } from '../contract/schema-registry';
 
 /**
  * One serving process: the engine, the platform's listener in front of it, and the mapping source it
@@ -42,8 +41,8 @@ export interface InstanceSettings {
   readonly secrets?: SecretRegistry;
   /** Span export, when OTEL_* asks for it; the engine shuts it down when it closes. */
   readonly tracing?: Tracing;
-  /** Where the ERP drift seen live is kept with its date (drift.json), for `adapter-engine test`; not kept without. */
-  readonly stateDir?: string;
+  /** Where the ERP drift seen live is kept with its date (state-store.ts chooses), for `adapter-engine test`; not kept without. */
+  readonly drift?: DriftSightings;
   /** Shadow candidates are skipped while the process's event loop is busier than this share (0..1); default DEFAULT_SHADOW_CPU_SHARE. */
   readonly shadowMaxCpuShare?: number;
 }
@@ -110,26 +109,21 @@ function watchChanges(source: MappingSource, loaded: readonly Mapping[], served:
   for (const problem of load.problems) log.error(problem);
   const before = new Map(shadow.candidates.map((candidate) => [candidate.name, candidate]));
   shadow.replace(load.candidates);
-  for (const candidate of load.candidates) if (before.get(candidate.name)?.file !== candidate.file || !before.has(candidate.name)) log.info({ mapping: candidate.name, file: candidate.file }, 'shadow candidate loaded: it runs on the live ERP answers of read requests');
+  for (const { mapping: candidate } of load.candidates) if (before.get(candidate.name)?.file !== candidate.file || !before.has(candidate.name)) log.info({ mapping: candidate.name, file: candidate.file }, 'shadow candidate loaded: it runs on the live ERP answers of read requests');
 }
 
 export function startInstance(settings: InstanceSettings): Instance {
   const { source, log, metrics } = settings;
-  const { outbox, stateDir } = settings;
+  const { outbox, drift: sightings } = settings;
   const drift = createDriftWatch({
     meter: metrics, log,
-    sighted: stateDir === undefined ? undefined : (sighting) => {
-      try {
-        keepDriftSeen(stateDir, sighting);
-      } catch (error) {
-        log.warn({ err: error, stateDir }, 'the ERP drift seen could not be kept in the state directory; adapter-engine test will not warn of it');
-      }
-    },
+    // Not awaited: the request that saw the drift is answered as usual, whether or not the store answers.
+    sighted: sightings && ((sighting) => void sightings.keep(sighting).catch((error: unknown) => {
+      log.warn({ err: error, store: sightings.location }, 'the ERP drift seen could not be kept; adapter-engine test will not warn of it');
+    })),
   });
-  // One set of the contract's validators for the live engine and the shadow candidates' engines.
-  const schemas = createSchemaRegistry();
-  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, drift, tracing: settings.tracing, schemas });
-  const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE, schemas });
+  const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, drift, tracing: settings.tracing });
+  const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE, thread: source.compiledWith });
   watchChanges(source, engine.mappings, engine.mappings, drift, shadow, log);
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
@@ -169,11 +163,12 @@ export function startInstance(settings: InstanceSettings): Instance {
     openapi: () => servedOpenApi(engine, engineVersion()),
     async stop(timeoutMs) {
       const result = await drain(server, tracker, { timeoutMs });
-      // Candidate runs under way finish before the journal they write to closes.
-      await shadow.idle();
+      // Candidate runs under way finish before the journal they write to closes; then their thread stops.
+      await shadow.close();
       // Deliveries under way finish first (an event never stays claimed by a process that is gone for good).
       await engine.close();
       await outbox?.close();
+      await sightings?.close();
       return result;
     },
   };

@@ -4,8 +4,10 @@ import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formatIssue } from '../errors';
 import type { CompileOptions } from '../expressions/compile';
-import { checkMappingFile } from '../mapping/load';
+import { checkMappingFile, checkMappingText } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
+import type { Candidate } from '../shadow/runner';
+import type { ThreadSettings } from '../shadow/thread-messages';
 
 /**
  * Where a server's mappings come from: a list of files, or every *.yaml / *.yml file of one directory.
@@ -42,7 +44,7 @@ export interface LoadReport {
 
 /** Shadow candidates: new versions of served mappings, from the `shadow/` folder beside the mapping files. */
 interface CandidateLoad {
-  readonly candidates: readonly Mapping[];
+  readonly candidates: readonly Candidate[];
   /** Files that did not load, or name no served mapping: `file  message`. */
   readonly problems: readonly string[];
 }
@@ -62,6 +64,8 @@ export interface MappingSource {
    * whose mapping name is one of `served`; read at start and on each reload.
    */
   loadCandidates(served: readonly string[]): CandidateLoad;
+  /** How the files are compiled (the variables, the fast path's options): the shadow's thread compiles candidates alike. */
+  readonly compiledWith: ThreadSettings;
   /** Whether the mappings come from a directory (each then served under /<name>). */
   readonly isDirectory: boolean;
   /** The directories to watch for changes, and whether a changed name there is one of ours. */
@@ -190,6 +194,8 @@ export function createMappingSource(paths: readonly string[], env: NodeJS.Proces
 
   return {
     isDirectory: directory !== undefined,
+    // A plain copy: the variables cross to the shadow's thread by structured clone.
+    compiledWith: { env: { ...env }, compileOptions },
     watched: directory
       // Any change in the directory: a Kubernetes ConfigMap swaps a `..data` symlink, not the *.yaml names.
       ? [{ dir: directory, concerns: () => true }]
@@ -202,17 +208,23 @@ export function createMappingSource(paths: readonly string[], env: NodeJS.Proces
     states: () => [...states.values()],
     loadCandidates(served) {
       const folders = [...new Set(directory ? [directory] : (files ?? []).map((file) => path.dirname(file)))].map((dir) => path.join(dir, SHADOW_DIR));
-      const candidates: Mapping[] = [];
+      const candidates: Candidate[] = [];
       const problems: string[] = [];
       for (const folder of folders) {
         const names = fs.existsSync(folder) ? fs.readdirSync(folder).filter(isMappingFileName).sort() : [];
         for (const name of names) {
           const file = shown(path.join(folder, name));
-          const result = checkMappingFile(path.join(folder, name), { env, displayName: file });
+          // The text is kept with the candidate: the shadow's thread compiles this very text, not the file as it is by then.
+          const text = readText(path.join(folder, name));
+          if (text === undefined) {
+            problems.push(`${file}  cannot read the candidate's file`);
+            continue;
+          }
+          const result = checkMappingText(text, file, env, folder, 'error', compileOptions);
           if (!result.mapping) problems.push(...result.issues.filter((issue) => issue.severity === 'error').map(formatIssue));
           else if (!served.includes(result.mapping.name)) problems.push(`${file}  the candidate's mapping name "${result.mapping.name}" is not served here; a candidate shadows the served mapping of the same name`);
-          else if (candidates.some((candidate) => candidate.name === result.mapping?.name)) problems.push(`${file}  another candidate shadows "${result.mapping.name}" already; keep one per mapping`);
-          else candidates.push(result.mapping);
+          else if (candidates.some((candidate) => candidate.mapping.name === result.mapping?.name)) problems.push(`${file}  another candidate shadows "${result.mapping.name}" already; keep one per mapping`);
+          else candidates.push({ mapping: result.mapping, text, baseDir: folder });
         }
       }
       return { candidates, problems };

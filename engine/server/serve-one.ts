@@ -20,9 +20,9 @@ import { studioMiddleware } from '../studio/studio-app';
 export async function serveOne(settings: ServeSettings): Promise<void> {
   const { log } = settings;
   const metrics = createMetrics();
-  const { outbox, journal } = await openState(settings, log);
+  const { outbox, journal, drift } = await openState(settings, log);
   const tracing = await tracingFromEnv(process.env, log);
-  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, stateDir: settings.outbox.stateDir, shadowMaxCpuShare: settings.shadowMaxCpuShare, tracing });
+  const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, drift, shadowMaxCpuShare: settings.shadowMaxCpuShare, tracing });
   const removeGuards = installProcessGuards(instance.engine, log);
   // Before the first "listening" line (see onSignals); they stay installed while draining: a second Ctrl-C must not kill the requests in flight.
   const signals = onSignals(() => void instance.reload({ force: true, certificates: true }));

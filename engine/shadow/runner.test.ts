@@ -1,13 +1,14 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSchemaRegistry } from '../contract/schema-registry';
 import { createEngine, type Engine } from '../core/engine';
 import { createJournal } from '../journal/journal';
 import { silentLogger } from '../log';
 import { NO_METER, type Meter } from '../metrics/meter';
 import { mappingFromText } from '../../test/support/engine';
-import { createShadowRunner } from './runner';
+import { createShadowRunner, type Candidate } from './runner';
 
 /**
  * The shadow runner beside an engine in one process, against a stand-in ERP on 127.0.0.1: which
@@ -48,6 +49,25 @@ async function erp(): Promise<{ url: string; count: () => number }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, count: () => count };
 }
 
+/** A candidate as the server hands it over: compiled here, compiled again in the shadow's thread from the same text. */
+function candidate(text: string, env: NodeJS.ProcessEnv): Candidate {
+  return { mapping: mappingFromText(text, env), text, baseDir: process.cwd() };
+}
+
+const threadOf = (env: NodeJS.ProcessEnv) => ({ env, compileOptions: {} });
+
+/** The nice value of each thread of this process (field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNices(): number[] {
+  return fs.readdirSync(`/proc/${process.pid}/task`).flatMap((task) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${process.pid}/task/${task}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return []; // a thread that ended since the listing
+    }
+  });
+}
+
 function counted(): { meter: Meter; outcomes: string[] } {
   const outcomes: string[] = [];
   return { meter: { ...NO_METER, shadow: ({ operation, outcome }) => outcomes.push(`${operation} ${outcome}`) }, outcomes };
@@ -59,9 +79,10 @@ async function served(journalSize: number, now?: () => number) {
   const engine: Engine = createEngine({ mappings: [mappingFromText(mapping('calls.order.body.no'), env)], journal: createJournal({ size: journalSize }) });
   closers.push(() => engine.close());
   const { meter, outcomes } = counted();
-  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, now, schemas: createSchemaRegistry() });
+  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, now, thread: threadOf(env) });
+  closers.push(() => runner.close());
   // Codes starting with X get a number of another kind (a changed dueDate too).
-  runner.replace([mappingFromText(mapping('calls.order.body.no & "-B"').replace('"dueDate": "2026-12-01T00:00:00Z"', '"dueDate": $substring(input.Code, 0, 1) = "X" ? "2027-01-01T00:00:00Z" : "2026-12-01T00:00:00Z"'), env)]);
+  runner.replace([candidate(mapping('calls.order.body.no & "-B"').replace('"dueDate": "2026-12-01T00:00:00Z"', '"dueDate": $substring(input.Code, 0, 1) = "X" ? "2027-01-01T00:00:00Z" : "2026-12-01T00:00:00Z"'), env)]);
   return { engine, runner, outcomes, stand };
 }
 
@@ -100,8 +121,9 @@ describe('the shadow runner', () => {
     const engine = createEngine({ mappings: [mappingFromText(withSession('calls.order.body.no'), env)], journal: createJournal({ size: 100 }) });
     closers.push(() => engine.close());
     const { meter, outcomes } = counted();
-    const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, schemas: createSchemaRegistry() });
-    runner.replace([mappingFromText(withSession('calls.order.body.no & "-B"'), env)]);
+    const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, thread: threadOf(env) });
+    closers.push(() => runner.close());
+    runner.replace([candidate(withSession('calls.order.body.no & "-B"'), env)]);
     for (const code of ['SO-1', 'SO-2']) runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: code } }));
     await runner.idle();
     expect(logins).toBe(1);
@@ -121,6 +143,57 @@ describe('the shadow runner', () => {
     expect(outcomes).toHaveLength(6);
     const kept = await engine.journal.list({ mapping: 'acme~shadow' });
     expect(kept.map((summary) => summary.path).sort()).toEqual(['/WorkOrders/Code?Code=SO-1', '/WorkOrders/Code?Code=SO-4', '/WorkOrders/Code?Code=X-1']);
+  });
+
+  it('runs the candidates in a thread of the lowest priority, and leaves the live thread\'s priority as it was', async () => {
+    const liveBefore = os.getPriority();
+    const { engine, runner, outcomes } = await served(100);
+    runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } }));
+    await runner.idle();
+    expect(outcomes).toEqual(['GetWorkOrderByCode different']);
+    const nices = threadNices();
+    expect(nices).toContain(19);
+    expect(os.getPriority()).toBe(liveBefore);
+  });
+
+  it('stops the thread when a reload leaves no candidate', async () => {
+    const { engine, runner, outcomes } = await served(100);
+    runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } }));
+    await runner.idle();
+    expect(threadNices()).toContain(19);
+    runner.replace([]);
+    // The thread stops once its runs are back: a few turns of the event loop, bounded here.
+    for (let wait = 0; wait < 100 && threadNices().includes(19); wait++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(threadNices()).not.toContain(19);
+    runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-2' } }));
+    await runner.idle();
+    expect(outcomes).toEqual(['GetWorkOrderByCode different']);
+  });
+
+  it('keeps no secret of either version in the journal: the differences are masked with each version\'s secrets', async () => {
+    // An ERP that answers the live version's password as the order number, which both versions put in
+    // their answer; the candidate has a password of its own, which the live version does not know.
+    const server = http.createServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ no: 'pa55-word-X' }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+    const env = { ERP_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, ERP_PASSWORD: 'pa55-word-X', ERP_PASSWORD_NEW: 'n3w-pa55-Y' };
+    const withAuth = (number: string, password: string) => mapping(number).replace('  baseUrl: ${ERP_URL}\n', `  baseUrl: \${ERP_URL}\n  auth:\n    type: basic\n    username: shadow\n    password: \${${password}}\n`);
+    const engine = createEngine({ mappings: [mappingFromText(withAuth('calls.order.body.no', 'ERP_PASSWORD'), env)], journal: createJournal({ size: 100 }) });
+    closers.push(() => engine.close());
+    const { meter, outcomes } = counted();
+    const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, thread: threadOf(env) });
+    closers.push(() => runner.close());
+    runner.replace([candidate(withAuth('calls.order.body.no & "-B"', 'ERP_PASSWORD_NEW'), env)]);
+    runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } }));
+    await runner.idle();
+    expect(outcomes).toEqual(['GetWorkOrderByCode different']);
+    const [kept] = await engine.journal.list({ mapping: 'acme~shadow' });
+    const entry = await engine.journal.get(kept.id);
+    expect(entry?.shadow?.differences).toEqual([{ path: '$.data.number', old: '***', new: '***-B' }]);
+    expect(JSON.stringify(entry)).not.toMatch(/pa55-word-X|n3w-pa55-Y/);
   });
 
   it('counts a read it cannot replay as failed when the journal keeps no trace of the ERP answers', async () => {

@@ -1,23 +1,16 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
-import type { Envelope } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
-import type { SchemaRegistry } from '../contract/schema-registry';
-import { createEngine, type Engine } from '../core/engine';
 import type { EngineAnswer } from '../core/stage';
-import type { HttpClient } from '../http/client';
-import { createJournal, type Journal } from '../journal/journal';
+import type { Journal } from '../journal/journal';
 import type { JournalEntry, ShadowRun } from '../journal/journal-entry';
-import { silentLogger, type Logger } from '../log';
-import type { Masker } from '../mapping/mask';
+import type { Logger } from '../log';
+import { createMasker, declaredSecretNames, type Masker } from '../mapping/mask';
 import type { Mapping } from '../mapping/model';
 import type { Meter } from '../metrics/meter';
-import { createAnsweringClient, type AnsweringClient } from '../testing/answers';
-import { inputOf, testCaseOf } from '../testing/recorded-case';
-import { fieldChanges, type FieldChange } from '../testing/replay';
-import { maskerOf, runCase, type CaseRun } from '../testing/run-case';
-import { firstPerWindow } from '../first-per-window';
-import { turnEventLoop } from '../time-slices';
+import { inputOf } from '../testing/recorded-case';
 import { shadowKey } from './report';
+import { startShadowThread, type ShadowThread } from './thread';
+import type { FromThread, KeptRun, ShadowOutcome, ThreadSettings } from './thread-messages';
 
 /**
  * A shadow candidate: a new version of a served mapping that runs beside the live one. After the live
@@ -25,18 +18,30 @@ import { shadowKey } from './report';
  * runs on the ERP answers the live mapping received, recorded in its trace, as a mapping test runs on
  * recorded answers: it sends nothing to the ERP, and a call the live run did not make fails it. Its
  * envelope is compared with the live one: same, different (kept in the journal under `<name>~shadow`
- * with the field-level difference, once a second of each kind) or failed. Candidates run one at a
- * time, each in its own turn of the event loop, and not at all while the process is busier than
- * `maxCpuShare`.
+ * with the field-level difference, once a second of each kind) or failed.
+ *
+ * The candidates run in a thread of their own at the lowest CPU priority (worker.ts): at 300 req/s,
+ * runs in the live thread doubled the live answers' p99, each run costing about what a live request
+ * costs. The live thread only hands each run over, and not at all while it is busier than `maxCpuShare`.
  */
 export interface ShadowRunner {
   /** The candidates by the name of the mapping they shadow; a reload replaces them. */
-  replace(candidates: readonly Mapping[]): void;
+  replace(candidates: readonly Candidate[]): void;
   readonly candidates: readonly Mapping[];
-  /** A live answer was sent: queue its candidate run, when there is a candidate and the request is a read. */
+  /** A live answer was sent: hand its candidate run over, when there is a candidate and the request is a read. */
   answered(answer: EngineAnswer): void;
-  /** Resolves when every queued run has finished (tests, the bench, a graceful stop). */
+  /** Resolves when every run handed over has come back (tests, the bench, a graceful stop). */
   idle(): Promise<void>;
+  /** Stops the candidates' thread, once idle. */
+  close(): Promise<void>;
+}
+
+/** A candidate, with the text it was compiled from: the shadow's thread compiles the same text. */
+export interface Candidate {
+  readonly mapping: Mapping;
+  readonly text: string;
+  /** Where its relative paths (TLS files) are read from. */
+  readonly baseDir: string;
 }
 
 export interface ShadowSettings {
@@ -47,8 +52,8 @@ export interface ShadowSettings {
   readonly maxCpuShare: number;
   /** Milliseconds, for the journal's one run a second of each kind of difference; Date.now by default. */
   readonly now?: () => number;
-  /** The contract's validators, shared with the live engine (compiled once per schema). */
-  readonly schemas: SchemaRegistry;
+  /** How the served mappings are compiled: the thread compiles the candidates alike. */
+  readonly thread: ThreadSettings;
 }
 
 /** Operations that only read, besides the GET routes: the candidate never runs a write or an event. */
@@ -58,27 +63,14 @@ function isRead(route: RouteSpec): boolean {
   return route.method === 'GET' || READ_POSTS.has(route.operationId);
 }
 
-const DIFFERENCE_LIMIT = 50;
-
 /**
- * A run that answered otherwise is kept in the journal once a second per kind of difference (its
- * operation and outcome, the JSON paths that differ with list positions left out, or the reason it
- * failed); every run is counted. A candidate that changes every answer would otherwise write a second
- * journal entry, trace and all, for each live request: measured at 300 req/s, that doubled the live
- * answers' p99. One a second of each kind still shows every kind of difference, with its examples.
+ * Runs handed over and not yet back, at most: beyond it a run is skipped. Under a burst the thread must
+ * not hold every request's answers, and the live thread holds each waiting run's journal entry.
  */
-const KEPT_EVERY_MS = 1000;
-
-/** Kinds remembered at most; beyond it the memory starts again (a kind may then be kept twice in a second). */
-const KINDS_LIMIT = 1000;
-
-function kindOf(operation: string, outcome: string, differences: readonly FieldChange[], reason: string | undefined): string {
-  const paths = new Set(differences.map((change) => change.path.replace(/\[\d+\]/g, '[*]')));
-  return [operation, outcome, reason ?? '', ...[...paths].sort()].join('\n');
-}
-
-/** Runs waiting beyond this are skipped: under a burst the queue must not hold every request's answers. */
 const QUEUE_LIMIT = 64;
+
+/** After the thread stopped unasked, runs are skipped this long before it is started again: a thread that cannot start is not started for every request. */
+const RESTART_AFTER_MS = 10_000;
 
 /**
  * How often the process's busyness is measured; between two measurements the last one stands. Short, so
@@ -102,67 +94,115 @@ function busyMeter(): () => number {
   };
 }
 
-/**
- * A candidate ready to run: one engine for all its runs (its session and token caches carry over, as a
- * served mapping's do), whose ERP is whichever recorded answers the current run set, and its masker.
- */
-interface Prepared {
-  readonly mapping: Mapping;
-  readonly engine: Engine;
-  readonly mask: Masker;
-  answering?: AnsweringClient;
-}
-
-function prepared(mapping: Mapping, schemas: SchemaRegistry): Prepared {
-  const relay: HttpClient = {
-    send: (request) => {
-      if (!candidate.answering) throw new Error('a shadow candidate sent a request outside a run');
-      return candidate.answering.send(request);
-    },
-    close: () => undefined,
-  };
-  // Silent: the candidate's request lines would read as live requests in the server's log. Its own
-  // journal keeps nothing: a run's difference is kept in the server's journal, by runOne.
-  const engine = createEngine({ mappings: [mapping], http: relay, schemas, log: silentLogger, checkInboundAuth: false, outbox: 'inline', journal: createJournal({ size: 0 }) });
-  const candidate: Prepared = { mapping, engine, mask: maskerOf(mapping) };
-  return candidate;
-}
-
-interface Job {
-  readonly candidate: Prepared;
+/** A run handed over: what the live thread keeps of it until it comes back. */
+interface Handed {
+  readonly candidate: Mapping;
   readonly live: Mapping;
-  readonly liveMask: Masker;
-  readonly route: RouteSpec;
-  readonly answer: EngineAnswer & { readonly entry: JournalEntry; readonly envelope: Envelope };
+  readonly operation: string;
+  readonly entry: JournalEntry;
+}
+
+/** A masker of both versions' secrets: the old values are the live version's, the new the candidate's. */
+function bothMasked(live: Mapping, candidate: Mapping): Masker {
+  const [a, b] = [live, candidate].map((version) => declaredSecretNames(version.system, version.platform));
+  return createMasker([...live.secretValues, ...candidate.secretValues], { headers: [...a.headers, ...b.headers], query: [...a.query, ...b.query] });
 }
 
 export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
-  const { journal, meter, log, schemas } = settings;
+  const { journal, meter, log } = settings;
+  const now = settings.now ?? Date.now;
   const busy = busyMeter();
-  let byName = new Map<string, Prepared>();
-  /** Whether a run of this kind is kept now: the first of its kind in the last second. */
-  const keep = firstPerWindow(KEPT_EVERY_MS, settings.now ?? Date.now, KINDS_LIMIT);
-  // The live versions' maskers, built once per loaded version (a reload makes new Mapping objects).
-  const liveMasks = new WeakMap<Mapping, Masker>();
-  const liveMask = (mapping: Mapping): Masker => liveMasks.get(mapping) ?? liveMasks.set(mapping, maskerOf(mapping)).get(mapping)!;
-  const queue: Job[] = [];
-  let running: Promise<void> | undefined;
+  let byName = new Map<string, Candidate>();
+  // A kept run holds both versions' values (the live answer, the candidate's): masked with both
+  // versions' secrets. Built once per pair of loaded versions (a reload makes new Mapping objects).
+  const masks = new WeakMap<Mapping, { readonly live: Mapping; readonly mask: Masker }>();
+  const maskOf = (live: Mapping, candidate: Mapping): Masker => {
+    const known = masks.get(candidate);
+    if (known?.live === live) return known.mask;
+    const mask = bothMasked(live, candidate);
+    masks.set(candidate, { live, mask });
+    return mask;
+  };
+  const handed = new Map<number, Handed>();
+  let lastId = 0;
+  const idleWaiters: (() => void)[] = [];
+  let thread: ShadowThread | undefined;
+  let stoppedAt = -Infinity;
 
-  async function drain(): Promise<void> {
-    for (let job = queue.shift(); job; job = queue.shift()) {
-      // Each run starts in a turn of its own, after the sockets waiting (other requests' answers).
-      await turnEventLoop();
-      await runOne(job, journal, meter, log, keep).catch((error: unknown) => log.error({ err: error }, 'a shadow run failed'));
+  const settled = () => {
+    if (handed.size > 0) return;
+    for (const resolve of idleWaiters.splice(0)) resolve();
+  };
+
+  const sources = () => [...byName.values()].map(({ mapping, text, baseDir }) => ({ name: mapping.name, file: mapping.file, text, baseDir }));
+
+  function heard(message: FromThread): void {
+    if (message.type === 'problem') return log.error(message.message);
+    const run = handed.get(message.id);
+    if (!run) return;
+    handed.delete(message.id);
+    meter.shadow({ mapping: run.live.name, operation: run.operation, outcome: message.outcome });
+    if (message.kept) keep(run, message.outcome, message.kept);
+    settled();
+  }
+
+  function ended(why: string): void {
+    log.error(`${why}; its runs under way are counted as failed, and candidates are skipped for ${RESTART_AFTER_MS / 1000} s`);
+    thread = undefined;
+    stoppedAt = performance.now();
+    for (const run of handed.values()) meter.shadow({ mapping: run.live.name, operation: run.operation, outcome: 'failed' });
+    handed.clear();
+    settled();
+  }
+
+  /** The thread, started (with the candidates) when the first run needs it; none while it may not restart yet. */
+  function running(): ShadowThread | undefined {
+    if (thread || performance.now() - stoppedAt < RESTART_AFTER_MS) return thread;
+    try {
+      thread = startShadowThread(settings.thread, { message: heard, ended });
+      thread.post({ type: 'candidates', candidates: sources() });
+    } catch (error) {
+      ended(`the shadow's thread could not start: ${(error as Error).message}`);
     }
-    running = undefined;
+    return thread;
+  }
+
+  function keep(run: Handed, outcome: ShadowOutcome, kept: KeptRun): void {
+    const shadow: ShadowRun = { live: run.entry.id, outcome: outcome === 'failed' ? 'failed' : 'different', liveResult: run.entry.result, differences: kept.differences, ...(kept.reason === undefined ? {} : { reason: kept.reason }) };
+    const entry: JournalEntry = {
+      ...run.entry,
+      id: `${run.entry.id}.shadow`,
+      at: new Date().toISOString(),
+      mapping: shadowKey(run.live.name),
+      file: run.candidate.file,
+      steps: [...kept.steps],
+      rulesMatched: [],
+      result: kept.resultName ?? 'NotRun',
+      success: kept.success,
+      failure: kept.failure,
+      envelope: kept.envelope,
+      durationMs: kept.durationMs,
+      shadow,
+    };
+    journal.add(entry, maskOf(run.live, run.candidate));
+    log.debug({ mapping: run.live.name, operation: run.operation, outcome, live: run.entry.id }, 'shadow candidate answered otherwise');
+  }
+
+  const idle = () => (handed.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
+  async function stop(): Promise<void> {
+    await idle();
+    const stopping = thread;
+    thread = undefined;
+    await stopping?.close();
   }
 
   return {
     replace(candidates) {
-      const old = byName;
-      byName = new Map(candidates.map((candidate) => [candidate.name, old.get(candidate.name)?.mapping === candidate ? old.get(candidate.name)! : prepared(candidate, schemas)]));
-      // Runs still queued hold their engine; closing only drops its connections, which a recorded run never opens.
-      for (const [name, gone] of old) if (byName.get(name) !== gone) void gone.engine.close();
+      byName = new Map(candidates.map((candidate) => [candidate.mapping.name, candidate]));
+      // Started with the candidates, so that it has compiled them by the first read; stopped without (its memory is a V8 heap of its own).
+      if (byName.size === 0) void idle().then(() => (byName.size === 0 ? stop() : undefined)).catch((error: unknown) => log.error({ err: error }, 'the shadow\'s thread did not stop'));
+      else if (thread) thread.post({ type: 'candidates', candidates: sources() });
+      else running();
     },
     get candidates() {
       return [...byName.values()].map((candidate) => candidate.mapping);
@@ -174,58 +214,19 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
       const operation = route.operationId;
       // Without a journal entry there is no trace of the ERP's answers to replay (--journal-size 0).
       if (!entry) return meter.shadow({ mapping: mapping.name, operation, outcome: 'failed' });
-      if (busy() > settings.maxCpuShare || queue.length >= QUEUE_LIMIT) return meter.shadow({ mapping: mapping.name, operation, outcome: 'skipped' });
-      queue.push({ candidate, live: mapping, liveMask: liveMask(mapping), route, answer: { ...answer, entry, envelope } });
-      running ??= drain();
+      const to = busy() > settings.maxCpuShare || handed.size >= QUEUE_LIMIT ? undefined : running();
+      if (!to) return meter.shadow({ mapping: mapping.name, operation, outcome: 'skipped' });
+      const id = ++lastId;
+      try {
+        to.post({ type: 'run', id, at: now(), job: { mapping: mapping.name, operationId: operation, input: inputOf(entry, route), steps: answer.steps ?? [], resultName: entry.result, envelope } });
+      } catch (error) {
+        // A value the thread cannot be given (none expected: the answers are parsed JSON or text).
+        log.error({ err: error, live: entry.id }, 'a shadow run could not be handed to its thread');
+        return meter.shadow({ mapping: mapping.name, operation, outcome: 'failed' });
+      }
+      handed.set(id, { candidate: candidate.mapping, live: mapping, operation, entry });
     },
-    idle: async () => {
-      while (running) await running;
-    },
+    idle,
+    close: stop,
   };
-}
-
-async function runOne(job: Job, journal: Journal, meter: Meter, log: Logger, keep: (kind: string) => boolean): Promise<void> {
-  const { candidate, live, route, answer } = job;
-  const operation = route.operationId;
-  const started = performance.now();
-  const liveEnvelope = job.liveMask.deep(answer.envelope) as Envelope;
-  const ran = testCaseOf({ route, input: inputOf(answer.entry, route), steps: answer.steps ?? [], resultName: answer.entry.result, envelope: answer.envelope }, 'shadow');
-  let run: CaseRun | undefined;
-  let reason: string | undefined;
-  if ('problem' in ran) reason = ran.problem;
-  else {
-    const client = createAnsweringClient({ answers: 'answers' in ran ? ran.answers : undefined });
-    candidate.answering = client;
-    try {
-      run = await runCase(candidate.mapping, route, ran.input, client, candidate.mask, { engine: candidate.engine });
-      if (client.unanswered.length > 0) reason = `the candidate makes a call the live mapping did not make, so no ERP answer of it was recorded: ${client.unanswered.join(', ')}`;
-    } catch (error) {
-      reason = `the candidate faulted: ${(error as Error).message}`;
-    } finally {
-      candidate.answering = undefined;
-    }
-  }
-  // A changed list of 5,000 orders says enough with its first 50 differences.
-  const differences: FieldChange[] = run ? fieldChanges(liveEnvelope, run.envelope).slice(0, DIFFERENCE_LIMIT) : [];
-  const outcome = reason !== undefined ? 'failed' : differences.length > 0 ? 'different' : 'same';
-  meter.shadow({ mapping: live.name, operation, outcome });
-  if (outcome === 'same' || !keep(kindOf(operation, outcome, differences, reason))) return;
-  const shadow: ShadowRun = { live: answer.entry.id, outcome, liveResult: answer.entry.result, differences, ...(reason === undefined ? {} : { reason }) };
-  const entry: JournalEntry = {
-    ...answer.entry,
-    id: `${answer.entry.id}.shadow`,
-    at: new Date().toISOString(),
-    mapping: shadowKey(live.name),
-    file: candidate.mapping.file,
-    steps: run?.steps ?? [],
-    rulesMatched: [],
-    result: run?.resultName ?? 'NotRun',
-    success: run?.envelope.isResultSuccess ?? false,
-    failure: run?.failure,
-    envelope: run?.envelope,
-    durationMs: Math.round((performance.now() - started) * 10) / 10,
-    shadow,
-  };
-  journal.add(entry, candidate.mask);
-  log.debug({ mapping: live.name, operation, outcome, live: answer.entry.id }, 'shadow candidate answered otherwise');
 }

@@ -7,11 +7,13 @@ import { openPostgresStore } from '../outbox/postgres-store';
 import { openSqliteStore } from '../outbox/sqlite-store';
 import type { OutboxStore } from '../outbox/store';
 import { openPostgres, type PostgresDatabase } from '../postgres-open';
+import { driftFile, type DriftSightings } from './drift-sightings';
+import { openPostgresDriftSightings } from './postgres-drift-sightings';
 
 /**
- * Where a server keeps its state, the outbox's events and the request journal: PostgreSQL when
- * DATABASE_URL is set (replicas share it), else SQLite files in the state directory (one machine; the
- * workers of one server share them). Two servers must not share one state directory with different
+ * Where a server keeps its state, the outbox's events, the request journal and the ERP drift it saw
+ * live: PostgreSQL when DATABASE_URL is set (replicas share it), else SQLite files and drift.json in the
+ * state directory (one machine; the workers of one server share them). Two servers must not share one state directory with different
  * mappings of the same name: each would deliver the other's events.
  */
 export interface StateLocation {
@@ -37,6 +39,12 @@ export async function openOutboxStore(location: StateLocation, log?: Logger): Pr
   return openSqliteStore(path.resolve(location.stateDir));
 }
 
+/** The ERP drift seen live alone (`adapter-engine test`): where `serve` keeps it with the same settings. */
+export async function openDriftSightings(location: StateLocation): Promise<DriftSightings> {
+  if (location.databaseUrl) return openPostgresDriftSightings(await openPostgres(location.databaseUrl));
+  return driftFile(location.stateDir);
+}
+
 /**
  * The state a serving process opens: the state store only when a mapping uses the outbox or the operator
  * named one, and then the outbox and the journal in it (one PostgreSQL pool for both); the journal keeps
@@ -51,15 +59,19 @@ export async function openServedOutbox(settings: Pick<StateSettings, 'outbox' | 
   return opensStore(settings) ? openOutboxStore(settings.outbox, log) : undefined;
 }
 
-export async function openState(settings: StateSettings, log: Logger): Promise<{ readonly outbox?: OutboxStore; readonly journal: Journal }> {
-  if (!opensStore(settings)) return { journal: createJournal({ size: settings.journalSize, log }) };
+export async function openState(settings: StateSettings, log: Logger): Promise<{ readonly outbox?: OutboxStore; readonly journal: Journal; readonly drift: DriftSightings }> {
   const { databaseUrl, stateDir } = settings.outbox;
+  // Without a store, the drift seen is still kept in the state directory, for `adapter-engine test`.
+  if (!opensStore(settings)) return { journal: createJournal({ size: settings.journalSize, log }), drift: driftFile(stateDir) };
   const database: PostgresDatabase | undefined = databaseUrl ? await openPostgres(databaseUrl, log) : undefined;
   const outbox = database ? await openPostgresStore(database) : openSqliteStore(path.resolve(stateDir));
+  let drift: DriftSightings | undefined;
   try {
+    drift = database ? await openPostgresDriftSightings(database) : driftFile(stateDir);
     const store = settings.journalSize === 0 ? undefined : database ? await openPostgresJournal(database) : openSqliteJournal(path.resolve(stateDir));
-    return { outbox, journal: createJournal({ size: settings.journalSize, store, log }) };
+    return { outbox, journal: createJournal({ size: settings.journalSize, store, log }), drift };
   } catch (error) {
+    await drift?.close();
     await outbox.close();
     throw error;
   }

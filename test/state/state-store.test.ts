@@ -5,7 +5,7 @@ import { openState } from '../../engine/state/state-store';
 import { describeWithPostgres } from '../support/postgres';
 
 /**
- * The state a serving process opens in PostgreSQL: the outbox and the journal on one pool (one
+ * The state a serving process opens in PostgreSQL: the outbox, the journal and the drift seen on one pool (one
  * connection after opening, not one per store), and a connection the server breaks is logged, not fatal.
  */
 
@@ -40,7 +40,7 @@ describeWithPostgres('state store on PostgreSQL', (server) => {
   });
   const open = async () => {
     const state = await openState({ outbox: { stateDir: '/nonexistent', databaseUrl: server().url, explicit: true }, initial: { mappings: [] }, journalSize: 10 }, log);
-    closing.push(async () => { await state.outbox?.close(); await state.journal.close(); });
+    closing.push(async () => { await state.outbox?.close(); await state.journal.close(); await state.drift.close(); });
     return state;
   };
 
@@ -62,10 +62,12 @@ describeWithPostgres('state store on PostgreSQL', (server) => {
   });
 
   it('keeps the pool while one store is open, and ends it after the last', async () => {
-    const { outbox, journal } = await open();
+    const { outbox, journal, drift } = await open();
     await outbox?.close();
     expect(await journal.list({})).toEqual([]);
     await journal.close();
+    expect(await drift.read()).toEqual([]);
+    await drift.close();
     // A closed connection's server process ends on its own time: asked until it is gone (bounded).
     await expect.poll(() => backends(server().url), { timeout: 5000, interval: 50 }).toBe(0);
   });
