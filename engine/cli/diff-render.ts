@@ -43,12 +43,13 @@ function fieldLine(change: FieldChange, c: Colors): string {
   return `${change.path}: ${c.red(value(change.old))} → ${c.green(value(change.new))}`;
 }
 
-function callLines(change: CallChange, c: Colors): string[] {
+/** `call` is what a call is named as: an ERP call, or a push's platform call (one set per event it stores). */
+function callLines(change: CallChange, c: Colors, call: string): string[] {
   switch (change.change) {
-    case 'new call': return [`call ${change.call}: ${c.green(`new call ${change.request}`)}`];
-    case 'dropped call': return [`call ${change.call}: ${c.red(`no longer made: ${change.request}`)}`];
-    case 'request line': return [`call ${change.call}: ${c.red(change.old)} → ${c.green(change.new)}`];
-    case 'body': return change.fields.map((field) => `call ${change.call} body ${fieldLine(field, c)}`);
+    case 'new call': return [`${call} ${change.call}: ${c.green(`new call ${change.request}`)}`];
+    case 'dropped call': return [`${call} ${change.call}: ${c.red(`no longer made: ${change.request}`)}`];
+    case 'request line': return [`${call} ${change.call}: ${c.red(change.old)} → ${c.green(change.new)}`];
+    case 'body': return change.fields.map((field) => `${call} ${change.call} body ${fieldLine(field, c)}`);
   }
 }
 
@@ -58,7 +59,10 @@ function detailLines(one: Replayed, c: Colors): string[] {
     return unrecorded.map(([side, call]) => `the ${side} mapping calls ${c.yellow(call)}, which has no recorded answer: not replayed further (never guessed)`);
   }
   const results = one.old.result === one.new.result ? [] : [`result: ${c.red(one.old.result)} → ${c.green(one.new.result)}`];
-  return [...results, ...one.fields.filter((field) => field.path !== '$.result').map((field) => fieldLine(field, c)), ...one.calls.flatMap((call) => callLines(call, c))];
+  // The result line says it: the envelope's result number, or a push's HTTP status.
+  const push = one.operation.startsWith('push/');
+  const said = push ? '$.status' : '$.result';
+  return [...results, ...one.fields.filter((field) => field.path !== said).map((field) => fieldLine(field, c)), ...one.calls.flatMap((call) => callLines(call, c, push ? 'platform call' : 'call'))];
 }
 
 /** What was not replayed, one line per reason: how many, and where (the first few). */
@@ -77,7 +81,7 @@ export function renderDiff(header: { old: string; new: string; mapping: string; 
   out.line('');
   const titles = ['OPERATION', 'REQUESTS', 'SAME', 'DIFFERENT', 'NEWLY FAILING', 'NEWLY SUCCEEDING', 'UNRECORDED'];
   const row = (name: string, counts: Counts) => [name, String(counts.requests), ...VERDICTS.map((verdict) => (counts[verdict] > 0 && verdict !== 'same' ? c.yellow(String(counts[verdict])) : String(counts[verdict])))];
-  out.line(table([titles.map((title) => c.bold(title)), ...Object.entries(report.operations).sort(([a], [b]) => a.localeCompare(b)).map(([name, counts]) => row(name, counts))]).join('\n'));
+  out.line(table([titles.map((title) => c.bold(title)), ...Object.entries(report.operations).sort(([a], [b]) => Number(a.startsWith('push/')) - Number(b.startsWith('push/')) || a.localeCompare(b)).map(([name, counts]) => row(name, counts))]).join('\n'));
   for (const one of replayed) {
     if (one.verdict === 'same') continue;
     out.line('');

@@ -15,6 +15,7 @@ import { loadOrReport } from './mapping-file';
 import { err, issueLine, out } from './output';
 import { collectEnv, usageError } from './usage';
 import type { ReplayCase } from '../testing/replay';
+import { replayPush, type PushReplayCase } from '../testing/replay-push';
 
 /**
  * `adapter-engine diff <old> <new>`: which answers a mapping change alters, before it goes live. Recorded
@@ -58,7 +59,7 @@ function timeOf(text: string | undefined, name: string): number | undefined {
 
 interface Gathered {
   readonly from: string;
-  readonly cases: ReplayCase[];
+  readonly cases: (ReplayCase | PushReplayCase)[];
   readonly leftOut: LeftOut[];
   readonly env: Readonly<Record<string, string>>;
 }
@@ -124,19 +125,24 @@ function load(file: string, env: NodeJS.ProcessEnv): Mapping {
   return mapping;
 }
 
+/** What --operation names a request by: the contract operation, or push/<name> for a push. */
+function operationOf(one: ReplayCase | PushReplayCase): string {
+  return 'push' in one ? `push/${one.push}` : one.route.operationId;
+}
+
 async function runDiff(oldFile: string, newFile: string, options: DiffOptions): Promise<number> {
-  if (options.operation !== undefined && !findRoute(options.operation)) usageError(`"${options.operation}" is not a contract operation (e.g. GetWorkOrderByCode)`);
+  if (options.operation !== undefined && !findRoute(options.operation) && !/^push\/[^/]+$/.test(options.operation)) usageError(`"${options.operation}" is not a contract operation (e.g. GetWorkOrderByCode) or a push (push/<name>)`);
   // Loaded once: the first use decides its variables (the test files' env, then --env).
   let loaded: Mapping | undefined;
   const oldOf = (env: Readonly<Record<string, string>>) => (loaded ??= load(oldFile, { ...process.env, ...env, ...options.env }));
   const gathered = await gather(oldFile, (env) => oldOf(env).name, options);
   const oldMapping = oldOf(gathered.env);
   const newMapping = load(newFile, { ...process.env, ...gathered.env, ...options.env });
-  const cases = gathered.cases.filter((one) => options.operation === undefined || one.route.operationId === options.operation);
+  const cases = gathered.cases.filter((one) => options.operation === undefined || operationOf(one) === options.operation);
   if (cases.length === 0) usageError(`no requests to replay from ${gathered.from}${options.operation ? ` for ${options.operation}` : ''}${gathered.leftOut.length > 0 ? ` (left out: ${[...new Set(gathered.leftOut.map((left) => left.reason))].join('; ')})` : ''}`);
   const schemas = createSchemaRegistry();
   const replayed: Replayed[] = [];
-  for (const one of cases) replayed.push(await replay(oldMapping, newMapping, one, schemas));
+  for (const one of cases) replayed.push(await ('push' in one ? replayPush(oldMapping, newMapping, one, schemas) : replay(oldMapping, newMapping, one, schemas)));
   const report = summarise(replayed);
   const header = { old: displayName(oldFile), new: displayName(newFile), mapping: oldMapping.name, from: gathered.from };
   if (options.json) out.json({ ...header, replayed: replayed.length, ...report, changes: replayed.filter((one) => one.verdict !== 'same'), leftOut: gathered.leftOut });
@@ -148,14 +154,14 @@ export function registerDiff(program: Command, run: (work: Promise<number>) => P
   program
     .command('diff')
     .summary('which answers a mapping change alters, on recorded requests')
-    .description('Replay recorded requests through two versions of a mapping, each on the external system\'s answers recorded with the request, and report per operation how many answers are the same, different, newly failing or newly succeeding, with the fields that changed (old → new) and the calls to the external system that changed. Nothing is sent. A call the new mapping makes without a recorded answer is reported as unrecorded, never guessed.\n\nRequests come from --requests (a file of adapter-engine requests export --all, or mapping test files), from a running server\'s journal (--admin), or by default from the test file beside the old mapping.\nExit code 0 when every answer is the same, 1 when some differ, 2 for errors (a mapping that does not load, nothing to replay).')
+    .description('Replay recorded requests through two versions of a mapping, each on the external system\'s answers recorded with the request, and report per operation how many answers are the same, different, newly failing or newly succeeding, with the fields that changed (old → new) and the calls to the external system that changed. Pushes (POST /push/<name>) are replayed too: the answer the ERP gets and the platform calls of the events they store. Nothing is sent or stored. A call the new mapping makes without a recorded answer is reported as unrecorded, never guessed.\n\nRequests come from --requests (a file of adapter-engine requests export --all, or mapping test files), from a running server\'s journal (--admin), or by default from the test file beside the old mapping.\nExit code 0 when every answer is the same, 1 when some differ, 2 for errors (a mapping that does not load, nothing to replay).')
     .argument('<old>', 'the mapping as it is (YAML)')
     .argument('<new>', 'the changed mapping (YAML)')
     .option('-r, --requests <files...>', 'journal exports (.jsonl, from adapter-engine requests export --all) or mapping test files (.test.yaml)')
     .option('--admin <url>', 'replay the journal of a running server, read from its admin listener (token from ADMIN_TOKEN)')
     .option('--from <time>', 'only requests at or after this time (ISO 8601)')
     .option('--to <time>', 'only requests at or before this time (ISO 8601)')
-    .option('--operation <id>', 'only requests of this operation, e.g. GetWorkOrderByCode')
+    .option('--operation <id>', 'only requests of this operation, e.g. GetWorkOrderByCode, or of this push, e.g. push/NewOrder')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)
     .option('--json', 'print the report as one JSON document')
     .action((oldFile: string, newFile: string, options: DiffOptions) => run(runDiff(oldFile, newFile, options)));

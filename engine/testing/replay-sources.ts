@@ -1,9 +1,10 @@
 import { findRoute } from '../contract/routes';
-import type { JournalEntry } from '../journal/journal-entry';
+import { isTruncated, type JournalEntry } from '../journal/journal-entry';
 import { readTestFile } from './test-file';
 import { inputOf, testCaseOf } from './recorded-case';
 import { resolveOperation } from './resolve-operation';
 import type { ReplayCase } from './replay';
+import type { PushReplayCase } from './replay-push';
 import type { MappingIssue } from '../errors';
 import { displayName } from '../mapping/yaml-file';
 
@@ -20,19 +21,34 @@ export interface LeftOut {
 }
 
 export interface Replayable {
-  readonly cases: ReplayCase[];
+  /** Requests of contract routes and pushes, in the order they were recorded. */
+  readonly cases: (ReplayCase | PushReplayCase)[];
   readonly leftOut: LeftOut[];
 }
 
+/** A journaled push (operation push/<name>): replayed from its pushed JSON, which the journal must hold whole. */
+function pushOf(entry: JournalEntry, source: string): PushReplayCase | LeftOut {
+  const push = entry.operation.slice('push/'.length);
+  const body = entry.request.body;
+  if (body === undefined) return { source, reason: 'a push whose body was not read (not JSON, or not readable): nothing to replay' };
+  if (isTruncated(body)) return { source, reason: 'a push whose body the journal kept only in part (larger than it keeps): it cannot be replayed' };
+  return { source, at: entry.at, push, input: body, answers: {} };
+}
+
 export function casesFromEntries(entries: readonly JournalEntry[]): Replayable {
-  const cases: ReplayCase[] = [];
+  const cases: Replayable['cases'] = [];
   const leftOut: LeftOut[] = [];
   for (const entry of entries) {
     const source = `request ${entry.id}`;
+    if (entry.mode === 'push') {
+      const made = pushOf(entry, source);
+      if ('reason' in made) leftOut.push(made);
+      else cases.push(made);
+      continue;
+    }
     const route = findRoute(entry.operation);
-    // A push's platform calls run after its answer, in the background: the journal holds no answers to replay.
     if (!route || !entry.envelope) {
-      leftOut.push({ source, reason: 'a push (its platform calls run after its answer and are not recorded)' });
+      leftOut.push({ source, reason: route ? 'a request the journal kept no answer of' : `"${entry.operation}" is not a contract operation or a push` });
       continue;
     }
     const input = inputOf(entry, route);
@@ -47,18 +63,18 @@ export function casesFromEntries(entries: readonly JournalEntry[]): Replayable {
   return { cases, leftOut };
 }
 
-/** The operation cases of a test file (push cases are left out: they answer the ERP, not the platform). */
+/** The cases of a test file: operation cases, and push cases with the platform's answers they give. */
 export function casesFromTestFile(filePath: string): Replayable & { issues: MappingIssue[]; env: Readonly<Record<string, string>> } {
   const read = readTestFile(filePath);
   if (!read.source || !read.file) return { cases: [], leftOut: [], issues: read.issues, env: {} };
   const { source, file } = read;
-  const cases: ReplayCase[] = [];
+  const cases: Replayable['cases'] = [];
   const leftOut: LeftOut[] = [];
   file.cases.forEach((testCase, index) => {
     const at = source.at(['cases', index]);
     const where = `${displayName(filePath)}:${at.line}:${at.col}`;
-    if (testCase.operation === undefined) {
-      leftOut.push({ source: where, reason: 'a push case (a push answers the ERP, not the platform)' });
+    if (testCase.push !== undefined) {
+      cases.push({ source: where, push: testCase.push, input: testCase.input, answers: testCase.answers ?? {} });
       return;
     }
     const resolved = resolveOperation(testCase.operation);

@@ -107,7 +107,7 @@ describe('replay through two mappings', () => {
       const live = await runCase(mapping, route('GetWorkOrderByCode'), { Code: 'SO-1' }, createAnsweringClient({ answers: { order: [failure, failure] } }), noMasking, { schemas });
       const { cases } = casesFromEntries([live.entry as NonNullable<typeof live.entry>]);
       expect(cases[0].answers).toEqual({ order: [failure, failure] });
-      const result = await replay(mapping, mapping, cases[0], schemas);
+      const result = await replay(mapping, mapping, cases[0] as ReplayCase, schemas);
       expect(result, JSON.stringify(failure)).toMatchObject({ verdict: 'same', old: { success: false, unrecorded: [] } });
     }
   });

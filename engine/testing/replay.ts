@@ -89,8 +89,8 @@ function requestLine(step: RequestStep): string {
   return `${step.method} ${step.path}${query.size > 0 ? `?${query}` : ''}`;
 }
 
-/** The calls each run made, paired by name and order: a new call, a dropped one, a changed line or body. */
-function callChanges(oldSteps: readonly TraceStep[], newSteps: readonly TraceStep[]): CallChange[] {
+/** The calls each run made, paired by name and order: a new call, a dropped one, a changed line or body. (A push's platform calls too.) */
+export function callChanges(oldSteps: readonly TraceStep[], newSteps: readonly TraceStep[]): CallChange[] {
   const byCall = (steps: readonly TraceStep[]) => {
     const calls = new Map<string, RequestStep[]>();
     for (const step of steps) if (step.step === 'request') calls.set(step.call, [...(calls.get(step.call) ?? []), step]);
@@ -141,7 +141,7 @@ async function runSide(mapping: Mapping, replay: ReplayCase, schemas: SchemaRegi
   }
 }
 
-function verdictOf(old: SideRun, now: SideRun, changed: boolean): Verdict {
+export function verdictOf(old: SideRun, now: SideRun, changed: boolean): Verdict {
   if (old.unrecorded.length > 0 || now.unrecorded.length > 0) return 'unrecorded';
   if (old.success && !now.success) return 'newly failing';
   if (!old.success && now.success) return 'newly succeeding';

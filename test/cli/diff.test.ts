@@ -1,6 +1,8 @@
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { EXAMPLE, runCli, startServe, stoppedAfterEach, tempDir, writeFile } from './cli-process';
 
 /**
@@ -105,6 +107,73 @@ describe('adapter-engine diff', () => {
     expect(unrecorded.stdout).toMatch(new RegExp(`^GetWorkOrders +${lists} +0 +0 +0 +0 +${lists}$`, 'm'));
     expect(unrecorded.stdout).toContain('the new mapping calls priorities, which has no recorded answer');
   }, 240_000); // one server, 200 requests, and six command runs on a busy machine
+
+  it('replays journaled pushes: a changed field of the events\' platform calls is reported exactly, a push the journal cut is left out', async () => {
+    const secret = 'diff-push-secret';
+    const serving = await startServe(['--example-erp', '--admin-port', '0', EXAMPLE], { ERP_PUSH_SECRET: secret });
+    running.push(serving);
+    const push = async (name: string, payload: unknown, status: number) => {
+      const body = JSON.stringify(payload);
+      const at = Math.floor(Date.now() / 1000);
+      const signature = `sha256=${createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')}`;
+      const answer = await fetch(`${serving.urls[0]}/push/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-timestamp': String(at), 'x-signature': signature }, body });
+      expect(answer.status, await answer.text()).toBe(status);
+    };
+    const stock = [3, 0, 12, 7, 40].map((available, i) => ({ changeNo: i + 1, article: `A-${100 * (i + 1)}`, available }));
+    for (const change of stock) await push('StockChange', change, 202);
+    await push('StockChange', { changeNo: 9, article: 'A-100', available: -1 }, 400);
+    // Larger than the journal keeps of a body: kept as its start only, so it cannot be replayed.
+    await push('StockChange', { changeNo: 10, article: 'A-100', available: 1, note: 'x'.repeat(70_000) }, 202);
+    // The order of the example's tests, as the example ERP sends it.
+    const tests = parse(fs.readFileSync(EXAMPLE.replace(/\.yaml$/, '.test.yaml'), 'utf8')) as { cases: { push?: string; input: unknown }[] };
+    await push('NewOrder', tests.cases.find((one) => one.push === 'NewOrder')?.input, 202);
+    expect((await fetch(`${serving.urls[0]}/Items/A-100`)).status).toBe(200);
+    const dir = tempDir();
+    const journal = path.join(dir, 'requests.jsonl');
+    const exported = await runCli(['requests', 'export', '--all', '--out', journal, '--admin', serving.adminUrl as string]);
+    expect(exported.code, exported.stderr).toBe(0);
+    // Straight from the running server's journal, one push endpoint: its journal filter is push/<name>.
+    const live = await runCli(['diff', EXAMPLE, EXAMPLE, '--admin', serving.adminUrl as string, '--operation', 'push/StockChange']);
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stdout).toMatch(/^push\/StockChange +6 +6 +0 +0 +0 +0$/m);
+    expect(live.stdout).toContain('left out: 1 × a push whose body the journal kept only in part');
+    serving.child.kill('SIGTERM');
+    await serving.exited;
+
+    const doubled = changed(dir, 'stock.yaml', '"availableAmount": record.available,', '"availableAmount": record.available * 2,');
+    const result = await runCli(['diff', EXAMPLE, doubled, '--requests', journal, '--json'], { env: OFFLINE });
+    expect(result.code, result.stderr).toBe(1);
+    const report = JSON.parse(result.stdout) as DiffJson & { leftOut: { source: string; reason: string }[] };
+    expect(report.replayed).toBe(8);
+    expect(report.operations['push/StockChange']).toEqual({ requests: 6, same: 2, different: 4, 'newly failing': 0, 'newly succeeding': 0, unrecorded: 0 });
+    expect(report.operations['push/NewOrder']).toMatchObject({ requests: 1, same: 1 });
+    expect(report.operations.GetItem).toMatchObject({ requests: 1, same: 1 });
+    expect(report.leftOut).toEqual([{ source: expect.stringMatching(/^request /) as string, reason: 'a push whose body the journal kept only in part (larger than it keeps): it cannot be replayed' }]);
+    const moved = stock.filter((change) => change.available !== 0);
+    expect(report.changes.map((change) => [change.operation, change.request, change.verdict, change.fields])).toEqual(moved.map(() => ['push/StockChange', 'POST /push/StockChange', 'different', []]));
+    expect(report.changes.map((change) => change.calls)).toEqual(moved.map((change) => [{ call: 'stock', change: 'body', fields: [{ path: '$.availableAmount', old: change.available, new: change.available * 2 }] }]));
+
+    const text = await runCli(['diff', EXAMPLE, doubled, '--requests', journal, '--operation', 'push/StockChange'], { env: OFFLINE });
+    expect(text.code, text.stderr).toBe(1);
+    expect(text.stdout).toMatch(/^push\/StockChange +6 +2 +4 +0 +0 +0$/m);
+    expect(text.stdout).toContain('    platform call stock body $.availableAmount: 12 → 24\n');
+    expect(text.stdout).toContain('changed  4 of 6 answers: 4 different, 0 newly failing, 0 newly succeeding, 0 unrecorded');
+  }, 120_000);
+
+  it('replays the push cases of the mapping\'s test file: a moved platform path is a changed request line of the accepted push only', async () => {
+    const dir = tempDir();
+    const moved = changed(dir, 'moved.yaml', '        path: /work-orders\n', '        path: /v2/work-orders\n');
+    const result = await runCli(['diff', EXAMPLE, moved, '--requests', EXAMPLE.replace(/\.yaml$/, '.test.yaml'), '--json'], { env: OFFLINE });
+    expect(result.code, result.stderr).toBe(1);
+    const report = JSON.parse(result.stdout) as DiffJson & { leftOut: unknown[]; changes: { source: string }[] };
+    expect(report.leftOut).toEqual([]);
+    expect(report.operations['push/NewOrder']).toEqual({ requests: 2, same: 1, different: 1, 'newly failing': 0, 'newly succeeding': 0, unrecorded: 0 });
+    expect(report.changed).toBe(1);
+    expect(report.changes).toEqual([expect.objectContaining({
+      source: expect.stringMatching(/example\.test\.yaml:\d+:\d+$/) as string, operation: 'push/NewOrder', request: 'POST /push/NewOrder', verdict: 'different',
+      old: { result: 'Accepted', success: true, unrecorded: [] }, fields: [], calls: [{ call: 'workOrder', change: 'request line', old: 'POST /work-orders', new: 'POST /v2/work-orders' }],
+    })]);
+  }, 60_000);
 
   it('exits 2 when nothing can be compared: a mapping that does not load, no requests, a file that is no journal', async () => {
     const dir = tempDir();

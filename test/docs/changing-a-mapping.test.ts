@@ -62,7 +62,7 @@ describe('docs/changing-a-mapping.md, Replay', () => {
         if (shown !== undefined) expect(comparable(result.stdout), at).toBe(comparable(shown));
       }
     }
-    expect(commands).toBe(4);
+    expect(commands).toBe(5);
 
     // The last sentence: a change that alters nothing.
     const same = await runCli(['diff', 'mappings/example.yaml', 'mappings/example.yaml', '--requests', 'requests.jsonl'], { cwd: dir, env: { ERP_URL: 'http://127.0.0.1:9/api/v1' } });
