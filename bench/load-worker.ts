@@ -1,8 +1,9 @@
 import autocannon from 'autocannon';
+import { evenLoad } from './even-load';
 
 /**
  * The load generator, in a process of its own so that its CPU is never the adapter's: receives one run
- * over IPC, runs autocannon, sends the summary back and exits.
+ * over IPC, runs autocannon (or the even pace of even-load.ts), sends the summary back and exits.
  */
 
 export interface LoadRun {
@@ -17,6 +18,8 @@ export interface LoadRun {
   readonly amount?: number;
   /** Requests per second across all connections (autocannon's overallRate); unpaced by default. */
   readonly rate?: number;
+  /** With `rate`: 'even' sends one request every 1/rate s (even-load.ts) instead of autocannon's burst at the start of each second. */
+  readonly spacing?: 'even';
 }
 
 export interface LoadSummary {
@@ -36,6 +39,13 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 process.once('message', (run: LoadRun) => {
+  if (run.spacing === 'even' && run.rate !== undefined) {
+    evenLoad({ ...run, rate: run.rate }, percentile).then(
+      (summary) => process.send?.(summary, () => process.exit(0)),
+      (error: unknown) => process.send?.({ error: String(error) }, () => process.exit(1)),
+    );
+    return;
+  }
   // autocannon's own histogram has whole-millisecond resolution; the fast routes answer in about one,
   // so latencies are kept here as measured (fractional ms). Bounded: one number per answered request.
   const latencies: number[] = [];

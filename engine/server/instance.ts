@@ -123,8 +123,6 @@ export function startInstance(settings: InstanceSettings): Instance {
     })),
   });
   const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, drift, tracing: settings.tracing });
-  const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE, thread: source.compiledWith });
-  watchChanges(source, engine.mappings, engine.mappings, drift, shadow, log);
   metrics.countExpressions(() => engine.expressionStats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
   for (const state of settings.initial.states) if (state.mapping) metrics.loaded(state.mapping.name);
@@ -133,6 +131,9 @@ export function startInstance(settings: InstanceSettings): Instance {
   // Requests with `Expect: 100-continue` go to the app unanswered: it sends 100 Continue once their credentials are accepted.
   server.on('checkContinue', handler);
   const tracker = trackRequests(server);
+  // The candidates run between the live requests the tracker counts (no request is answered before this returns).
+  const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE, thread: source.compiledWith, live: tracker });
+  watchChanges(source, engine.mappings, engine.mappings, drift, shadow, log);
   return {
     engine,
     shadow,

@@ -62,6 +62,9 @@ function candidate(text: string, env: NodeJS.ProcessEnv): Candidate {
 
 const threadOf = (env: NodeJS.ProcessEnv) => ({ env, compileOptions: {} });
 
+/** No server here: the requests are answered before the runner hears of them. */
+const NO_LIVE_REQUESTS = { inFlight: 0, idle: () => Promise.resolve() };
+
 /** The nice value of each thread of this process (field 19 of /proc/<pid>/task/<tid>/stat). */
 function threadNices(): number[] {
   return fs.readdirSync(`/proc/${process.pid}/task`).flatMap((task) => {
@@ -85,7 +88,7 @@ async function served(journalSize: number, now?: () => number) {
   const engine: Engine = createEngine({ mappings: [mappingFromText(mapping('calls.order.body.no'), env)], journal: createJournal({ size: journalSize }) });
   closers.push(() => engine.close());
   const { meter, outcomes } = counted();
-  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, now, thread: threadOf(env) });
+  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, now, thread: threadOf(env), live: NO_LIVE_REQUESTS });
   closers.push(() => runner.close());
   // Codes starting with X get a number of another kind (a changed dueDate too).
   runner.replace([candidate(mapping('calls.order.body.no & "-B"').replace('"dueDate": "2026-12-01T00:00:00Z"', '"dueDate": $substring(input.Code, 0, 1) = "X" ? "2027-01-01T00:00:00Z" : "2026-12-01T00:00:00Z"'), env)]);
@@ -139,7 +142,7 @@ describe('the shadow runner', () => {
     const engine = createEngine({ mappings: [mappingFromText(withSession('calls.order.body.no'), env)], journal: createJournal({ size: 100 }) });
     closers.push(() => engine.close());
     const { meter, outcomes } = counted();
-    const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, thread: threadOf(env) });
+    const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, thread: threadOf(env), live: NO_LIVE_REQUESTS });
     closers.push(() => runner.close());
     runner.replace([candidate(withSession('calls.order.body.no & "-B"'), env)]);
     for (const code of ['SO-1', 'SO-2']) runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: code } }));
@@ -202,7 +205,7 @@ describe('the shadow runner', () => {
     const engine = createEngine({ mappings: [mappingFromText(withAuth('calls.order.body.no', 'ERP_PASSWORD'), env)], journal: createJournal({ size: 100 }) });
     closers.push(() => engine.close());
     const { meter, outcomes } = counted();
-    const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, thread: threadOf(env) });
+    const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, thread: threadOf(env), live: NO_LIVE_REQUESTS });
     closers.push(() => runner.close());
     runner.replace([candidate(withAuth('calls.order.body.no & "-B"', 'ERP_PASSWORD_NEW'), env)]);
     runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } }));

@@ -1,14 +1,13 @@
-import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import type { RouteSpec } from '../contract/routes';
 import type { EngineAnswer } from '../core/stage';
 import type { Journal } from '../journal/journal';
-import type { JournalEntry, ShadowRun } from '../journal/journal-entry';
 import type { Logger } from '../log';
-import { createMasker, declaredSecretNames, type Masker } from '../mapping/mask';
 import type { Mapping } from '../mapping/model';
 import type { Meter } from '../metrics/meter';
 import { inputOf } from '../testing/recorded-case';
-import { shadowKey } from './report';
+import { BUSY_WINDOW_MS, busyMeter } from './busy';
+import { keptEntry, maskersOfPairs, type RunOf } from './kept';
 import { startShadowThread, type ShadowThread } from './thread';
 import type { FromThread, KeptRun, RunJob, ShadowOutcome, ThreadSettings } from './thread-messages';
 
@@ -22,7 +21,10 @@ import type { FromThread, KeptRun, RunJob, ShadowOutcome, ThreadSettings } from 
  *
  * The candidates run in a thread of their own at the lowest CPU priority (worker.ts): at 300 req/s,
  * runs in the live thread doubled the live answers' p99, each run costing about what a live request
- * costs. The live thread only hands each run over, and not at all while it is busier than `maxCpuShare`.
+ * costs. The live thread hands the runs over one at a time, and only while no live request is under
+ * way and it uses less than `maxCpuShare` of a CPU: even at the lowest priority, runs during a burst
+ * of live requests took CPU from them (p99 1.35x with 300 requests at the start of each second). Runs
+ * wait meanwhile, 64 at most; beyond that a read is skipped.
  */
 export interface ShadowRunner {
   /** The candidates by the name of the mapping they shadow; a reload replaces them. */
@@ -48,12 +50,20 @@ export interface ShadowSettings {
   readonly journal: Journal;
   readonly meter: Meter;
   readonly log: Logger;
-  /** Share of one CPU (event-loop utilisation, 0..1) above which candidates are skipped. */
+  /** Share of one CPU (the live thread's CPU time, 0..1) above which candidates are skipped. */
   readonly maxCpuShare: number;
   /** Milliseconds, for the journal's one run a second of each kind of difference; Date.now by default. */
   readonly now?: () => number;
   /** How the served mappings are compiled: the thread compiles the candidates alike. */
   readonly thread: ThreadSettings;
+  /** The live requests under way (the server's): a run is handed over only while there is none. */
+  readonly live: LiveRequests;
+}
+
+export interface LiveRequests {
+  readonly inFlight: number;
+  /** Resolves when no live request is under way. */
+  idle(): Promise<void>;
 }
 
 /** Operations that only read, besides the GET routes: the candidate never runs a write or an event. */
@@ -64,99 +74,70 @@ function isRead(route: RouteSpec): boolean {
 }
 
 /**
- * Runs handed over and not yet back, at most: beyond it a run is skipped. Under a burst the thread must
- * not hold every request's answers, and the live thread holds each waiting run's journal entry.
+ * Runs waiting, at most, and the characters of their jobs: beyond either a read is skipped. Under a
+ * load that leaves no pause the live thread must not hold every request's answers, nor the thread
+ * run a backlog into the next load; a long list's job can be tens of MB alone.
  */
 const QUEUE_LIMIT = 64;
+const QUEUE_CHARS = 16 * 1024 * 1024;
+
+/** A read's run, waiting for the live thread to be quiet: what the candidate runs on, as JSON text. */
+interface Waiting extends RunOf {
+  readonly job: string;
+  /** When the live answer was sent (the clock of the journal's one kept run a second per kind). */
+  readonly at: number;
+}
 
 /** After the thread stopped unasked, runs are skipped this long before it is started again: a thread that cannot start is not started for every request. */
 const RESTART_AFTER_MS = 10_000;
-
-/**
- * How often the process's busyness is measured; between two measurements the last one stands. Short, so
- * that a burst after a quiet spell is seen within a tenth of a second: with one-second windows a burst
- * ran the candidate on every request of its first second, and the live answers paid for it.
- */
-const BUSY_WINDOW_MS = 100;
-
-function busyMeter(): () => number {
-  let since: EventLoopUtilization = performance.eventLoopUtilization();
-  let at = performance.now();
-  let share = 0;
-  return () => {
-    if (performance.now() - at >= BUSY_WINDOW_MS) {
-      const now = performance.eventLoopUtilization();
-      share = performance.eventLoopUtilization(now, since).utilization;
-      since = now;
-      at = performance.now();
-    }
-    return share;
-  };
-}
-
-/** A run handed over: what the live thread keeps of it until it comes back. */
-interface Handed {
-  readonly candidate: Mapping;
-  readonly live: Mapping;
-  readonly operation: string;
-  readonly entry: JournalEntry;
-}
-
-/** A masker of both versions' secrets: the old values are the live version's, the new the candidate's. */
-function bothMasked(live: Mapping, candidate: Mapping): Masker {
-  const [a, b] = [live, candidate].map((version) => declaredSecretNames(version.system, version.platform));
-  return createMasker([...live.secretValues, ...candidate.secretValues], { headers: [...a.headers, ...b.headers], query: [...a.query, ...b.query] });
-}
 
 export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
   const { journal, meter, log } = settings;
   const now = settings.now ?? Date.now;
   const busy = busyMeter();
+  const maskOf = maskersOfPairs();
   let byName = new Map<string, Candidate>();
-  // A kept run holds both versions' values (the live answer, the candidate's): masked with both
-  // versions' secrets. Built once per pair of loaded versions (a reload makes new Mapping objects).
-  const masks = new WeakMap<Mapping, { readonly live: Mapping; readonly mask: Masker }>();
-  const maskOf = (live: Mapping, candidate: Mapping): Masker => {
-    const known = masks.get(candidate);
-    if (known?.live === live) return known.mask;
-    const mask = bothMasked(live, candidate);
-    masks.set(candidate, { live, mask });
-    return mask;
-  };
-  const handed = new Map<number, Handed>();
+  const waiting: Waiting[] = [];
+  let waitingChars = 0;
+  let inFlight: { readonly id: number; readonly run: RunOf } | undefined;
   let lastId = 0;
+  /** Set while the runs wait for the live requests to end, or for the next window. */
+  let recheck: Promise<void> | undefined;
   const idleWaiters: (() => void)[] = [];
   let thread: ShadowThread | undefined;
   let stoppedAt = -Infinity;
 
   const settled = () => {
-    if (handed.size > 0) return;
+    if (inFlight || waiting.length > 0) return;
     for (const resolve of idleWaiters.splice(0)) resolve();
   };
-
+  const count = (run: { readonly live: Mapping; readonly operation: string }, outcome: ShadowOutcome | 'skipped') => meter.shadow({ mapping: run.live.name, operation: run.operation, outcome });
   const sources = () => [...byName.values()].map(({ mapping, text, baseDir }) => ({ name: mapping.name, file: mapping.file, text, baseDir }));
 
   function heard(message: FromThread): void {
     if (message.type === 'problem') return log.error(message.message);
-    const run = handed.get(message.id);
-    if (!run) return;
-    handed.delete(message.id);
-    meter.shadow({ mapping: run.live.name, operation: run.operation, outcome: message.outcome });
-    // The thread's own JSON text of a KeptRun.
-    if (message.kept) keep(run, message.outcome, JSON.parse(message.kept) as KeptRun);
-    settled();
+    if (message.id !== inFlight?.id) return;
+    const { run } = inFlight;
+    inFlight = undefined;
+    count(run, message.outcome);
+    if (message.kept) {
+      // The thread's own JSON text of a KeptRun.
+      journal.add(keptEntry(run, message.outcome, JSON.parse(message.kept) as KeptRun), maskOf(run.live, run.candidate));
+      log.debug({ mapping: run.live.name, operation: run.operation, outcome: message.outcome, live: run.entry.id }, 'shadow candidate answered otherwise');
+    }
+    pump();
   }
 
   function ended(why: string): void {
-    log.error(`${why}; its runs under way are counted as failed, and candidates are skipped for ${RESTART_AFTER_MS / 1000} s`);
+    log.error(`${why}; its run under way is counted as failed, and candidates are skipped for ${RESTART_AFTER_MS / 1000} s`);
     thread = undefined;
     stoppedAt = performance.now();
-    for (const run of handed.values()) meter.shadow({ mapping: run.live.name, operation: run.operation, outcome: 'failed' });
-    handed.clear();
-    settled();
+    if (inFlight) count(inFlight.run, 'failed');
+    inFlight = undefined;
+    pump();
   }
 
-  /** The thread, started (with the candidates) when the first run needs it; none while it may not restart yet. */
+  /** The thread, started (with the candidates) when a run needs it; none while it may not restart yet. */
   function running(): ShadowThread | undefined {
     if (thread || performance.now() - stoppedAt < RESTART_AFTER_MS) return thread;
     try {
@@ -168,28 +149,41 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
     return thread;
   }
 
-  function keep(run: Handed, outcome: ShadowOutcome, kept: KeptRun): void {
-    const shadow: ShadowRun = { live: run.entry.id, outcome: outcome === 'failed' ? 'failed' : 'different', liveResult: run.entry.result, differences: kept.differences, ...(kept.reason === undefined ? {} : { reason: kept.reason }) };
-    const entry: JournalEntry = {
-      ...run.entry,
-      id: `${run.entry.id}.shadow`,
-      at: new Date().toISOString(),
-      mapping: shadowKey(run.live.name),
-      file: run.candidate.file,
-      steps: [...kept.steps],
-      rulesMatched: [],
-      result: kept.resultName ?? 'NotRun',
-      success: kept.success,
-      failure: kept.failure,
-      envelope: kept.envelope,
-      durationMs: kept.durationMs,
-      shadow,
-    };
-    journal.add(entry, maskOf(run.live, run.candidate));
-    log.debug({ mapping: run.live.name, operation: run.operation, outcome, live: run.entry.id }, 'shadow candidate answered otherwise');
+  /**
+   * Hands the next waiting run to the thread: one at a time, and only between live requests, while
+   * the live thread is not busier than the share (background work: deliveries, a reload). Otherwise
+   * the runs wait, and are looked at again when the last live request ends, or a window later.
+   */
+  function pump(): void {
+    if (inFlight || waiting.length === 0 || recheck) return settled();
+    if (settings.live.inFlight > 0) {
+      recheck = settings.live.idle().then(() => {
+        recheck = undefined;
+        pump();
+      });
+      return;
+    }
+    if (busy() > settings.maxCpuShare) {
+      recheck = new Promise((resolve) => setTimeout(resolve, BUSY_WINDOW_MS)).then(() => {
+        recheck = undefined;
+        pump();
+      });
+      return;
+    }
+    const to = running();
+    if (!to) {
+      for (const run of waiting.splice(0)) count(run, 'skipped');
+      waitingChars = 0;
+      return settled();
+    }
+    const run = waiting.shift()!;
+    waitingChars -= run.job.length;
+    const id = ++lastId;
+    to.post({ type: 'run', id, at: run.at, job: run.job });
+    inFlight = { id, run };
   }
 
-  const idle = () => (handed.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
+  const idle = () => (!inFlight && waiting.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
   async function stop(): Promise<void> {
     await idle();
     const stopping = thread;
@@ -214,19 +208,20 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
       if (!candidate || !mapping || !route || !isRead(route) || !envelope) return;
       const operation = route.operationId;
       // Without a journal entry there is no trace of the ERP's answers to replay (--journal-size 0).
-      if (!entry) return meter.shadow({ mapping: mapping.name, operation, outcome: 'failed' });
-      const to = busy() > settings.maxCpuShare || handed.size >= QUEUE_LIMIT ? undefined : running();
-      if (!to) return meter.shadow({ mapping: mapping.name, operation, outcome: 'skipped' });
-      const id = ++lastId;
+      if (!entry) return count({ live: mapping, operation }, 'failed');
+      if (waiting.length >= QUEUE_LIMIT || waitingChars >= QUEUE_CHARS) return count({ live: mapping, operation }, 'skipped');
+      let job: string;
       try {
-        const job: RunJob = { mapping: mapping.name, operationId: operation, input: inputOf(entry, route), steps: answer.steps ?? [], resultName: entry.result, envelope };
-        to.post({ type: 'run', id, at: now(), job: JSON.stringify(job) });
+        job = JSON.stringify({ mapping: mapping.name, operationId: operation, input: inputOf(entry, route), steps: answer.steps ?? [], resultName: entry.result, envelope } satisfies RunJob);
       } catch (error) {
         // A value with no JSON text (none expected: the answers are parsed JSON or text, as the journal keeps them).
         log.error({ err: error, live: entry.id }, 'a shadow run could not be handed to its thread');
-        return meter.shadow({ mapping: mapping.name, operation, outcome: 'failed' });
+        return count({ live: mapping, operation }, 'failed');
       }
-      handed.set(id, { candidate: candidate.mapping, live: mapping, operation, entry });
+      // The entry without what the job holds already: the run's own steps and envelope replace them when it is kept.
+      waiting.push({ candidate: candidate.mapping, live: mapping, operation, entry: { ...entry, steps: [], envelope: undefined }, job, at: now() });
+      waitingChars += job.length;
+      pump();
     },
     idle,
     close: stop,
