@@ -60,7 +60,7 @@ export interface ShadowSettings {
   readonly live: LiveRequests;
 }
 
-export interface LiveRequests {
+interface LiveRequests {
   readonly inFlight: number;
   /** Resolves when no live request is under way. */
   idle(): Promise<void>;
