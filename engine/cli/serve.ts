@@ -181,7 +181,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, longest wait for requests in flight, in milliseconds', '25000')
     .option('--state-dir <dir>', 'where outbox events are kept (SQLite) when DATABASE_URL is not set (default: env ADAPTER_STATE_DIR, else .adapter-state)')
     .option('--journal-size <n>', `requests the journal keeps per mapping (admin /requests, adapter-engine requests); 0 keeps none. Kept in memory, and in the state store when the server has one (default: env JOURNAL_SIZE, else ${DEFAULT_JOURNAL_SIZE})`)
-    .option('--shadow-max-cpu-share <share>', `shadow candidates (mapping files in shadow/ beside the served ones) run only while the process is busy less than this share of a CPU, 0 to 1 (default: env SHADOW_MAX_CPU_SHARE, else ${DEFAULT_SHADOW_CPU_SHARE})`)
+    .option('--shadow-max-cpu-share <share>', `shadow candidates (mapping files in shadow/ beside the served ones) run in a thread of their own, between live requests, while the live requests' thread uses less than this share of a CPU, 0 to 1 (default: env SHADOW_MAX_CPU_SHARE, else ${DEFAULT_SHADOW_CPU_SHARE})`)
     .option('--no-codegen', 'run expressions on the closure fast path instead of compiling each to a JavaScript function (same answers; see docs/expressions-compiled.md)')
     .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
     .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set; and the platform stand-in (PLATFORM_PORT, default 8082) as PLATFORM_URL, unless that is set')

@@ -43,11 +43,11 @@ export interface InstanceSettings {
   readonly tracing?: Tracing;
   /** Where the ERP drift seen live is kept with its date (state-store.ts chooses), for `adapter-engine test`; not kept without. */
   readonly drift?: DriftSightings;
-  /** Shadow candidates are skipped while the process's event loop is busier than this share (0..1); default DEFAULT_SHADOW_CPU_SHARE. */
+  /** Shadow candidates' runs wait while the live requests' thread uses more than this share of a CPU (0..1); default DEFAULT_SHADOW_CPU_SHARE. */
   readonly shadowMaxCpuShare?: number;
 }
 
-/** Candidates run only while the process uses less than half a CPU: the live answers come first. */
+/** Candidates are handed their runs only while the live thread uses less than half a CPU: the live answers come first. */
 export const DEFAULT_SHADOW_CPU_SHARE = 0.5;
 
 export interface Instance {

@@ -23,7 +23,7 @@ export interface ServeSettings {
   readonly outbox: StateLocation & { readonly explicit: boolean };
   /** Requests the journal keeps per mapping (0: none); in the state store too when the server has one. */
   readonly journalSize: number;
-  /** Shadow candidates are skipped while the process is busier than this share of a CPU (0..1). */
+  /** Shadow candidates' runs wait while the live requests' thread uses more than this share of a CPU (0..1). */
   readonly shadowMaxCpuShare?: number;
   readonly log: Logger;
   /** The secret values the engine masks, and the log with it. */

@@ -82,13 +82,13 @@ function counted(): { meter: Meter; outcomes: string[] } {
   return { meter: { ...NO_METER, shadow: ({ operation, outcome }) => outcomes.push(`${operation} ${outcome}`) }, outcomes };
 }
 
-async function served(journalSize: number, now?: () => number) {
+async function served(journalSize: number, now?: () => number, live = NO_LIVE_REQUESTS) {
   const stand = await erp();
   const env = { ERP_URL: stand.url };
   const engine: Engine = createEngine({ mappings: [mappingFromText(mapping('calls.order.body.no'), env)], journal: createJournal({ size: journalSize }) });
   closers.push(() => engine.close());
   const { meter, outcomes } = counted();
-  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, now, thread: threadOf(env), live: NO_LIVE_REQUESTS });
+  const runner = createShadowRunner({ journal: engine.journal, meter, log: silentLogger, maxCpuShare: 1, now, thread: threadOf(env), live });
   closers.push(() => runner.close());
   // Codes starting with X get a number of another kind (a changed dueDate too).
   runner.replace([candidate(mapping('calls.order.body.no & "-B"').replace('"dueDate": "2026-12-01T00:00:00Z"', '"dueDate": $substring(input.Code, 0, 1) = "X" ? "2027-01-01T00:00:00Z" : "2026-12-01T00:00:00Z"'), env)]);
@@ -187,6 +187,14 @@ describe('the shadow runner', () => {
     for (let wait = 0; wait < 100 && threadNices().includes(19); wait++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(threadNices()).not.toContain(19);
     runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-2' } }));
+    await runner.idle();
+    expect(outcomes).toEqual(['GetWorkOrderByCode different']);
+  });
+
+  it('runs even when the live requests never pause, once a run has waited a second for a pause', async () => {
+    // Requests waiting on a slow ERP use no CPU and may never all end at once.
+    const { engine, runner, outcomes } = await served(100, undefined, { inFlight: 1, idle: () => new Promise<void>(() => undefined) });
+    runner.answered(await engine.handle({ method: 'GET', path: '/WorkOrders/Code', query: { Code: 'SO-1' } }));
     await runner.idle();
     expect(outcomes).toEqual(['GetWorkOrderByCode different']);
   });

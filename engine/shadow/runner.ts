@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RouteSpec } from '../contract/routes';
 import type { EngineAnswer } from '../core/stage';
 import type { Journal } from '../journal/journal';
@@ -86,7 +87,15 @@ interface Waiting extends RunOf {
   readonly job: string;
   /** When the live answer was sent (the clock of the journal's one kept run a second per kind). */
   readonly at: number;
+  /** performance.now() when it began to wait. */
+  readonly since: number;
 }
+
+/**
+ * How long a run waits for a pause between live requests before it goes while they are under way (if
+ * the live thread's CPU allows): requests waiting on a slow ERP use no CPU, and may never all end at once.
+ */
+const PAUSE_WAIT_MS = 1000;
 
 /** After the thread stopped unasked, runs are skipped this long before it is started again: a thread that cannot start is not started for every request. */
 const RESTART_AFTER_MS = 10_000;
@@ -150,26 +159,16 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
   }
 
   /**
-   * Hands the next waiting run to the thread: one at a time, and only between live requests, while
-   * the live thread is not busier than the share (background work: deliveries, a reload). Otherwise
-   * the runs wait, and are looked at again when the last live request ends, or a window later.
+   * Hands the next waiting run to the thread: one at a time, between live requests (or after waiting
+   * a second for a pause), while the live thread is not busier than the share (background work:
+   * deliveries, a reload). Otherwise the runs wait, and are looked at again when the last live
+   * request ends, or a window later.
    */
   function pump(): void {
     if (inFlight || waiting.length === 0 || recheck) return settled();
-    if (settings.live.inFlight > 0) {
-      recheck = settings.live.idle().then(() => {
-        recheck = undefined;
-        pump();
-      });
-      return;
-    }
-    if (busy() > settings.maxCpuShare) {
-      recheck = new Promise((resolve) => setTimeout(resolve, BUSY_WINDOW_MS)).then(() => {
-        recheck = undefined;
-        pump();
-      });
-      return;
-    }
+    const waited = performance.now() - waiting[0].since;
+    if (settings.live.inFlight > 0 && waited < PAUSE_WAIT_MS) return later(Promise.race([liveIdle(), sleep(PAUSE_WAIT_MS - waited, undefined, { ref: false })]));
+    if (busy() > settings.maxCpuShare) return later(sleep(BUSY_WINDOW_MS, undefined, { ref: false }));
     const to = running();
     if (!to) {
       for (const run of waiting.splice(0)) count(run, 'skipped');
@@ -183,6 +182,20 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
     inFlight = { id, run };
   }
 
+  /** One wait for the live requests' end at a time: a wait that lost its race stays for the next look. */
+  let pause: Promise<void> | undefined;
+  const liveIdle = () => (pause ??= settings.live.idle().then(() => {
+    pause = undefined;
+  }));
+
+  /** Looks again when `until` resolves; meanwhile nothing else looks. */
+  function later(until: Promise<unknown>): void {
+    recheck = until.then(() => {
+      recheck = undefined;
+      pump();
+    });
+  }
+
   const idle = () => (!inFlight && waiting.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
   async function stop(): Promise<void> {
     await idle();
@@ -194,6 +207,12 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
   return {
     replace(candidates) {
       byName = new Map(candidates.map((candidate) => [candidate.mapping.name, candidate]));
+      // Runs of a candidate a reload took away are not run (its thread no longer has it).
+      for (const run of waiting.filter((waited) => !byName.has(waited.live.name))) {
+        waiting.splice(waiting.indexOf(run), 1);
+        waitingChars -= run.job.length;
+        count(run, 'skipped');
+      }
       // Started with the candidates, so that it has compiled them by the first read; stopped without (its memory is a V8 heap of its own).
       if (byName.size === 0) void idle().then(() => (byName.size === 0 ? stop() : undefined)).catch((error: unknown) => log.error({ err: error }, 'the shadow\'s thread did not stop'));
       else if (thread) thread.post({ type: 'candidates', candidates: sources() });
@@ -219,7 +238,7 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
         return count({ live: mapping, operation }, 'failed');
       }
       // The entry without what the job holds already: the run's own steps and envelope replace them when it is kept.
-      waiting.push({ candidate: candidate.mapping, live: mapping, operation, entry: { ...entry, steps: [], envelope: undefined }, job, at: now() });
+      waiting.push({ candidate: candidate.mapping, live: mapping, operation, entry: { ...entry, steps: [], envelope: undefined }, job, at: now(), since: performance.now() });
       waitingChars += job.length;
       pump();
     },
