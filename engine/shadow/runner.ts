@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { RouteSpec } from '../contract/routes';
 import type { EngineAnswer } from '../core/stage';
 import type { Journal } from '../journal/journal';
@@ -110,8 +109,6 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
   let waitingChars = 0;
   let inFlight: { readonly id: number; readonly run: RunOf } | undefined;
   let lastId = 0;
-  /** Set while the runs wait for the live requests to end, or for the next window. */
-  let recheck: Promise<void> | undefined;
   const idleWaiters: (() => void)[] = [];
   let thread: ShadowThread | undefined;
   let stoppedAt = -Infinity;
@@ -165,10 +162,13 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
    * request ends, or a window later.
    */
   function pump(): void {
-    if (inFlight || waiting.length === 0 || recheck) return settled();
+    if (inFlight || waiting.length === 0) return settled();
     const waited = performance.now() - waiting[0].since;
-    if (settings.live.inFlight > 0 && waited < PAUSE_WAIT_MS) return later(Promise.race([liveIdle(), sleep(PAUSE_WAIT_MS - waited, undefined, { ref: false })]));
-    if (busy() > settings.maxCpuShare) return later(sleep(BUSY_WINDOW_MS, undefined, { ref: false }));
+    if (settings.live.inFlight > 0 && waited < PAUSE_WAIT_MS) {
+      onPause();
+      return lookAgainIn(PAUSE_WAIT_MS - waited);
+    }
+    if (busy() > settings.maxCpuShare) return lookAgainIn(BUSY_WINDOW_MS);
     const to = running();
     if (!to) {
       for (const run of waiting.splice(0)) count(run, 'skipped');
@@ -182,18 +182,24 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
     inFlight = { id, run };
   }
 
-  /** One wait for the live requests' end at a time: a wait that lost its race stays for the next look. */
-  let pause: Promise<void> | undefined;
-  const liveIdle = () => (pause ??= settings.live.idle().then(() => {
-    pause = undefined;
-  }));
-
-  /** Looks again when `until` resolves; meanwhile nothing else looks. */
-  function later(until: Promise<unknown>): void {
-    recheck = until.then(() => {
-      recheck = undefined;
+  /** Whether pump() is to be called when the live requests end: one wait at a time. */
+  let pauseAwaited = false;
+  function onPause(): void {
+    if (pauseAwaited) return;
+    pauseAwaited = true;
+    void settings.live.idle().then(() => {
+      pauseAwaited = false;
       pump();
     });
+  }
+
+  /** One timer at a time to look again (an earlier look does no harm: pump() looks at everything). */
+  let timer: NodeJS.Timeout | undefined;
+  function lookAgainIn(ms: number): void {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      pump();
+    }, ms).unref();
   }
 
   const idle = () => (!inFlight && waiting.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
