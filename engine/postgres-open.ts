@@ -55,3 +55,32 @@ export async function openPostgres(url: string, log: Logger = silentLogger): Pro
     },
   };
 }
+
+/**
+ * Registers one more store on the database and creates its tables, in one transaction under an
+ * advisory lock named `lock` (two processes starting at once: the second waits, then finds the
+ * tables). `statements` run after the schema is created. Returns the store's release (as `use()`);
+ * on failure the store is released and the error thrown.
+ */
+export async function useWithTables(database: PostgresDatabase, schema: string, lock: string, statements: readonly string[]): Promise<() => Promise<void>> {
+  const release = database.use();
+  try {
+    const client = await database.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [lock, schema]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replaceAll('"', '""')}"`);
+      for (const statement of statements) await client.query(statement);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return release;
+}

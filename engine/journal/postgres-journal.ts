@@ -1,4 +1,4 @@
-import type { PostgresDatabase } from '../postgres-open';
+import { useWithTables, type PostgresDatabase } from '../postgres-open';
 import { SUMMARY, summaryFromRow, whereOf, type SummaryRow } from './query';
 import { listLimit, type JournalStore } from './store';
 
@@ -12,32 +12,15 @@ export async function openPostgresJournal(database: PostgresDatabase, options: {
   const S = `"${schema.replaceAll('"', '""')}"`;
   const T = `${S}.adapter_journal`;
   const { pool } = database;
-  const release = database.use();
-  try {
-    const client = await pool.connect();
-    try {
-      // Two processes starting at once: the second waits, then finds the table.
-      await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(hashtext('journal-migrate'), hashtext($1))`, [schema]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${S}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${T} (
-        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        id text NOT NULL UNIQUE, request_id text NOT NULL, at bigint NOT NULL, mapping text NOT NULL, operation text NOT NULL,
-        method text NOT NULL, path text NOT NULL, result text NOT NULL, success boolean NOT NULL, duration_ms double precision NOT NULL,
-        request_text text NOT NULL, entry text NOT NULL)`);
-      await client.query(`CREATE INDEX IF NOT EXISTS adapter_journal_mapping_seq ON ${T} (mapping, seq)`);
-      await client.query(`CREATE INDEX IF NOT EXISTS adapter_journal_at ON ${T} (at)`);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  } catch (error) {
-    await release();
-    throw error;
-  }
+  const release = await useWithTables(database, schema, 'journal-migrate', [
+    `CREATE TABLE IF NOT EXISTS ${T} (
+      seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      id text NOT NULL UNIQUE, request_id text NOT NULL, at bigint NOT NULL, mapping text NOT NULL, operation text NOT NULL,
+      method text NOT NULL, path text NOT NULL, result text NOT NULL, success boolean NOT NULL, duration_ms double precision NOT NULL,
+      request_text text NOT NULL, entry text NOT NULL)`,
+    `CREATE INDEX IF NOT EXISTS adapter_journal_mapping_seq ON ${T} (mapping, seq)`,
+    `CREATE INDEX IF NOT EXISTS adapter_journal_at ON ${T} (at)`,
+  ]);
   return {
     location: `PostgreSQL ${T}`,
     async append(records, keepPerMapping) {

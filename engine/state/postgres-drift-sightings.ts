@@ -1,4 +1,4 @@
-import type { PostgresDatabase } from '../postgres-open';
+import { useWithTables, type PostgresDatabase } from '../postgres-open';
 import type { DriftSeen, DriftSightings } from './drift-sightings';
 
 /**
@@ -17,30 +17,13 @@ export async function openPostgresDriftSightings(database: PostgresDatabase, opt
   const S = `"${schema.replaceAll('"', '""')}"`;
   const T = `${S}.adapter_drift_seen`;
   const { pool } = database;
-  const release = database.use();
-  try {
-    const client = await pool.connect();
-    try {
-      // Two processes starting at once: the second waits, then finds the table.
-      await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(hashtext('drift-migrate'), hashtext($1))`, [schema]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${S}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${T} (
-        mapping text NOT NULL, call text NOT NULL, kind text NOT NULL,
-        path text NOT NULL, expected text NOT NULL, got text NOT NULL,
-        first_seen timestamptz NOT NULL, last_seen timestamptz NOT NULL,
-        PRIMARY KEY (mapping, call, kind))`);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
-  } catch (error) {
-    await release();
-    throw error;
-  }
+  const release = await useWithTables(database, schema, 'drift-migrate', [
+    `CREATE TABLE IF NOT EXISTS ${T} (
+      mapping text NOT NULL, call text NOT NULL, kind text NOT NULL,
+      path text NOT NULL, expected text NOT NULL, got text NOT NULL,
+      first_seen timestamptz NOT NULL, last_seen timestamptz NOT NULL,
+      PRIMARY KEY (mapping, call, kind))`,
+  ]);
   return {
     location: `PostgreSQL ${T}`,
     async keep(sighting) {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, eventually, runCli, startServe, startupLines, stoppedAfterEach, tempDir, writeFile } from '../cli/cli-process';
 import { describeWithPostgres } from '../support/postgres';
-import { ordersMapping, seriesValue, startOrdersErp } from './stand-in-erp';
+import { ORDERS_TESTS, ordersMapping, seriesValue, startOrdersErp } from './stand-in-erp';
 
 /**
  * ERP drift on the real binary with the state in PostgreSQL (DATABASE_URL): two replicas keep what they
@@ -15,24 +15,13 @@ import { ordersMapping, seriesValue, startOrdersErp } from './stand-in-erp';
  */
 const { running, cleanups } = stoppedAfterEach(afterEach);
 
-const TESTS = `cases:
-  - name: an open order
-    operation: GetWorkOrderByCode
-    input: { Code: SO-1 }
-    answers:
-      order: { body: { no: SO-1, state: OPEN, qty: 5 } }
-    expect:
-      result: Succeed
-      data: { number: SO-1 }
-`;
-
 const WARNING = /warning: the recorded answers of call order are older than what the ERP answered live on (\S+) \(missing at \$\.qty: recorded present, live missing\)/;
 
 /** The folder served: the mapping and its tests (whose recorded answers teach the shape), written a minute ago so the drift seen now is newer. */
 function servedFolder(): { dir: string; testFile: string } {
   const dir = tempDir();
   writeFile(dir, 'acme.yaml', ordersMapping());
-  const testFile = writeFile(dir, 'acme.test.yaml', TESTS);
+  const testFile = writeFile(dir, 'acme.test.yaml', ORDERS_TESTS);
   const before = new Date(Date.now() - 60_000);
   fs.utimesSync(testFile, before, before);
   return { dir, testFile };

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_AUTH, runCli, startServe, stoppedAfterEach, tempDir, writeFile } from '../cli/cli-process';
-import { ordersMapping, seriesValue, startOrdersErp } from './stand-in-erp';
+import { ORDERS_TESTS, ordersMapping, seriesValue, startOrdersErp } from './stand-in-erp';
 
 /**
  * ERP drift on the real binary: the served folder holds the mapping and its tests, whose recorded
@@ -12,17 +12,6 @@ import { ordersMapping, seriesValue, startOrdersErp } from './stand-in-erp';
  */
 const { running, cleanups } = stoppedAfterEach(afterEach);
 
-const TESTS = `cases:
-  - name: an open order
-    operation: GetWorkOrderByCode
-    input: { Code: SO-1 }
-    answers:
-      order: { body: { no: SO-1, state: OPEN, qty: 5 } }
-    expect:
-      result: Succeed
-      data: { number: SO-1 }
-`;
-
 describe('ERP drift', () => {
   it('is counted, logged once and marked in the journal while the answers stay Succeed, and test warns of it', async () => {
     const erp = await startOrdersErp({ dropAfter: 3 });
@@ -30,7 +19,7 @@ describe('ERP drift', () => {
     const dir = tempDir();
     const stateDir = path.join(dir, 'state');
     writeFile(dir, 'acme.yaml', ordersMapping());
-    const testFile = writeFile(dir, 'acme.test.yaml', TESTS);
+    const testFile = writeFile(dir, 'acme.test.yaml', ORDERS_TESTS);
     const serving = await startServe(['--admin-port', '0', dir], { ERP_URL: erp.url, LOG_LEVEL: 'warn', ADAPTER_STATE_DIR: stateDir });
     running.push(serving);
     const admin = serving.adminUrl as string;
@@ -71,7 +60,7 @@ describe('ERP drift', () => {
     // The comment names qty; no expression reads it (the amount is fixed).
     const unread = ordersMapping().replace('calls.order.body.qty ? calls.order.body.qty : 0', '1').replace('version: 1\n', 'version: 1\n# The ERP sends qty too; the platform is told 1.\n');
     writeFile(dir, 'acme.yaml', unread);
-    writeFile(dir, 'acme.test.yaml', TESTS);
+    writeFile(dir, 'acme.test.yaml', ORDERS_TESTS);
     const serving = await startServe(['--admin-port', '0', dir], { ERP_URL: erp.url, ADAPTER_STATE_DIR: path.join(dir, 'state') });
     running.push(serving);
     for (let index = 1; index <= 3; index += 1) await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=SO-${index}`);

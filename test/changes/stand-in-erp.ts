@@ -49,3 +49,15 @@ export function seriesValue(metrics: string, series: string): number {
   const line = metrics.split('\n').find((candidate) => candidate.startsWith(`${series} `));
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
+
+/** The mapping's test file of the drift tests: its recorded answer teaches the shape of an order (qty among its fields). */
+export const ORDERS_TESTS = `cases:
+  - name: an open order
+    operation: GetWorkOrderByCode
+    input: { Code: SO-1 }
+    answers:
+      order: { body: { no: SO-1, state: OPEN, qty: 5 } }
+    expect:
+      result: Succeed
+      data: { number: SO-1 }
+`;
