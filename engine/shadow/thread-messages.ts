@@ -64,5 +64,8 @@ export type ShadowOutcome = 'same' | 'different' | 'failed';
 export type FromThread =
   /** `kept`: a KeptRun as JSON text (as a job is), only for the first run of its kind in its second; the others are counted, not kept. */
   | { readonly type: 'ran'; readonly id: number; readonly outcome: ShadowOutcome; readonly kept?: string }
-  /** A candidate the live thread compiled did not compile here (never expected: the same text and settings). */
+  /**
+   * What the live thread logs as an error: a candidate that did not compile here (never expected: the
+   * same text and settings), a run that threw, a priority that could not be lowered.
+   */
   | { readonly type: 'problem'; readonly message: string };
