@@ -26,11 +26,16 @@ function redact(url: string): string {
   }
 }
 
-export async function openPostgres(url: string, log: Logger = silentLogger): Promise<PostgresDatabase> {
+/**
+ * `connectTimeoutMs`: how long a new connection may take, for a reader that only warns without it (a
+ * database whose packets are dropped would otherwise keep it waiting for ever); none by default, as a
+ * serving process's stores wait for the database to come back.
+ */
+export async function openPostgres(url: string, log: Logger = silentLogger, options: { readonly connectTimeoutMs?: number } = {}): Promise<PostgresDatabase> {
   const location = redact(url);
   // pg is loaded only when a PostgreSQL store is opened: loading it takes 30 ms of every start otherwise.
   const { Pool } = (await import('pg')).default;
-  const pool = new Pool({ connectionString: url });
+  const pool = new Pool({ connectionString: url, ...(options.connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: options.connectTimeoutMs }) });
   // An idle connection that breaks (the server restarted) is dropped by the pool and the next query opens
   // another; without a listener the error would end the process.
   pool.on('error', (error) => log.warn({ err: error, store: location }, 'a PostgreSQL connection of the state store broke; the next query opens another'));

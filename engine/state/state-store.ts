@@ -40,8 +40,11 @@ export async function openOutboxStore(location: StateLocation, log?: Logger): Pr
 }
 
 /** The ERP drift seen live alone (`adapter-engine test`): where `serve` keeps it with the same settings. */
+/** `adapter-engine test` reads the drift for warnings only: a database that does not answer in this is reported and skipped. */
+const DRIFT_READ_CONNECT_MS = 3000;
+
 export async function openDriftSightings(location: StateLocation): Promise<DriftSightings> {
-  if (location.databaseUrl) return openPostgresDriftSightings(await openPostgres(location.databaseUrl));
+  if (location.databaseUrl) return openPostgresDriftSightings(await openPostgres(location.databaseUrl, undefined, { connectTimeoutMs: DRIFT_READ_CONNECT_MS }));
   return driftFile(location.stateDir);
 }
 

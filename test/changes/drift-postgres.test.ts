@@ -123,4 +123,22 @@ describe('adapter-engine test with a DATABASE_URL it cannot reach', () => {
     expect(tested.stderr).toMatch(/^warning: the ERP drift seen live could not be read \(.*ECONNREFUSED.*\); no test is checked against it$/m);
     expect(tested.stdout).toMatch(/1 passed, 0 failed/);
   }, 60_000);
+
+  it('gives up on a database that accepts the connection and never answers', async () => {
+    const { testFile } = servedFolder();
+    // A silent server on 127.0.0.1: the connection opens, the database's greeting never comes.
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const tested = await runCli(['test', testFile], { env: { ERP_URL: 'http://127.0.0.1:1/api/v1', DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/adapter` } });
+      expect(tested.code, tested.stdout + tested.stderr).toBe(0);
+      expect(tested.stderr).toMatch(/^warning: the ERP drift seen live could not be read \(.*timeout.*\); no test is checked against it$/m);
+      expect(tested.stdout).toMatch(/1 passed, 0 failed/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 60_000);
 });
