@@ -1,6 +1,10 @@
 import { performance } from 'node:perf_hooks';
 
 /**
+ * Whether the live requests' thread is busy, and when a shadow run that waits for it looks again.
+ */
+
+/**
  * How often the live thread's busyness is measured; between two measurements the last one stands. Short,
  * so that a burst of requests after a quiet spell is seen within its first milliseconds: with one-second
  * windows a burst ran the candidate on every request of its first second, and with 100 ms windows on
@@ -26,5 +30,38 @@ export function busyMeter(): () => number {
       at = now;
     }
     return share;
+  };
+}
+
+/** The live requests under way (the server's request tracker). */
+export interface LiveRequests {
+  readonly inFlight: number;
+  /** Resolves when no live request is under way. */
+  idle(): Promise<void>;
+}
+
+/**
+ * When to look again at runs that wait: once the live requests end (one wait for that at a time, so a
+ * slow ERP's requests that never all end pile up no waiters), or after a time (one timer at a time; an
+ * earlier look does no harm, as `look` looks at everything).
+ */
+export function wakeUps(live: LiveRequests, look: () => void): { afterPause(): void; in(ms: number): void } {
+  let pauseAwaited = false;
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    afterPause() {
+      if (pauseAwaited) return;
+      pauseAwaited = true;
+      void live.idle().then(() => {
+        pauseAwaited = false;
+        look();
+      });
+    },
+    in(ms) {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        look();
+      }, ms).unref();
+    },
   };
 }

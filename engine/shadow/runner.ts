@@ -6,7 +6,7 @@ import type { Logger } from '../log';
 import type { Mapping } from '../mapping/model';
 import type { Meter } from '../metrics/meter';
 import { inputOf } from '../testing/recorded-case';
-import { BUSY_WINDOW_MS, busyMeter } from './busy';
+import { BUSY_WINDOW_MS, busyMeter, wakeUps, type LiveRequests } from './busy';
 import { keptEntry, maskersOfPairs, type RunOf } from './kept';
 import { startShadowThread, type ShadowThread } from './thread';
 import type { FromThread, KeptRun, RunJob, ShadowOutcome, ThreadSettings } from './thread-messages';
@@ -60,12 +60,6 @@ export interface ShadowSettings {
   readonly live: LiveRequests;
 }
 
-interface LiveRequests {
-  readonly inFlight: number;
-  /** Resolves when no live request is under way. */
-  idle(): Promise<void>;
-}
-
 /** Operations that only read, besides the GET routes: the candidate never runs a write or an event. */
 const READ_POSTS = new Set(['GetReport', 'GetExportValues', 'ParseWorkOrderFile', 'ParseItemFile']);
 
@@ -103,6 +97,7 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
   const { journal, meter, log } = settings;
   const now = settings.now ?? Date.now;
   const busy = busyMeter();
+  const wake = wakeUps(settings.live, () => pump());
   const maskOf = maskersOfPairs();
   let byName = new Map<string, Candidate>();
   const waiting: Waiting[] = [];
@@ -165,10 +160,10 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
     if (inFlight || waiting.length === 0) return settled();
     const waited = performance.now() - waiting[0].since;
     if (settings.live.inFlight > 0 && waited < PAUSE_WAIT_MS) {
-      onPause();
-      return lookAgainIn(PAUSE_WAIT_MS - waited);
+      wake.afterPause();
+      return wake.in(PAUSE_WAIT_MS - waited);
     }
-    if (busy() > settings.maxCpuShare) return lookAgainIn(BUSY_WINDOW_MS);
+    if (busy() > settings.maxCpuShare) return wake.in(BUSY_WINDOW_MS);
     const to = running();
     if (!to) {
       for (const run of waiting.splice(0)) count(run, 'skipped');
@@ -180,26 +175,6 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
     const id = ++lastId;
     to.post({ type: 'run', id, at: run.at, job: run.job });
     inFlight = { id, run };
-  }
-
-  /** Whether pump() is to be called when the live requests end: one wait at a time. */
-  let pauseAwaited = false;
-  function onPause(): void {
-    if (pauseAwaited) return;
-    pauseAwaited = true;
-    void settings.live.idle().then(() => {
-      pauseAwaited = false;
-      pump();
-    });
-  }
-
-  /** One timer at a time to look again (an earlier look does no harm: pump() looks at everything). */
-  let timer: NodeJS.Timeout | undefined;
-  function lookAgainIn(ms: number): void {
-    timer ??= setTimeout(() => {
-      timer = undefined;
-      pump();
-    }, ms).unref();
   }
 
   const idle = () => (!inFlight && waiting.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
