@@ -131,7 +131,7 @@ export function studioMiddleware(options: StudioOptions): Koa.Middleware {
     } catch (error) {
       if (!(error instanceof StudioError)) throw error;
       ctx.status = error.status;
-      ctx.body = { error: error.message };
+      ctx.body = { ...error.details, error: error.message };
     }
   };
 }

@@ -8,6 +8,7 @@ import { syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language'
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, styleNonce, type Issue } from './api';
 import { errorText, FilePicker, Notice, useMappings } from './common';
+import { useDrafts, type Drafts } from './drafts';
 import { docOf, SETTINGS } from './schema-docs';
 
 /** The engine's problems (the text of `validate`) as CodeMirror diagnostics at their line and column. */
@@ -43,10 +44,10 @@ const hoverDocs = hoverTooltip((view, pos) => {
   } };
 });
 
-function createEditor(parent: HTMLElement, text: string, file: () => string, onIssues: (issues: Issue[]) => void): EditorView {
+function createEditor(parent: HTMLElement, text: string, file: string, onIssues: (issues: Issue[]) => void, drafts: Drafts): EditorView {
   // The engine checks the text as it is typed: the same messages as validate, at their line.
   const engineLint = linter(async (view) => {
-    const answer = await api<{ issues: Issue[] }>('POST', '/check', { file: file(), text: view.state.doc.toString() });
+    const answer = await api<{ issues: Issue[] }>('POST', '/check', { file, text: view.state.doc.toString() });
     const issues = answer.issues.filter((issue) => issue.code !== 'UNMAPPED_ROUTE');
     onIssues(issues);
     return diagnosticsOf(view, issues);
@@ -55,7 +56,11 @@ function createEditor(parent: HTMLElement, text: string, file: () => string, onI
     parent,
     state: EditorState.create({
       doc: text,
-      extensions: [lineNumbers(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap]), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeSetting] }), hoverDocs, EditorView.contentAttributes.of({ 'aria-label': 'Mapping YAML' }), EditorView.cspNonce.of(styleNonce)],
+      extensions: [lineNumbers(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap]), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeSetting] }), hoverDocs,
+        // Every edit is kept in the drafts at once: another page, or another file, and back finds it.
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged) drafts.edit(file, update.state.doc.toString(), drafts.get(file)?.saved ?? text);
+        }), EditorView.contentAttributes.of({ 'aria-label': 'Mapping YAML' }), EditorView.cspNonce.of(styleNonce)],
     }),
   });
 }
@@ -70,6 +75,7 @@ function goTo(view: EditorView, issue: Issue): void {
 
 export function EditorPage() {
   const [mappings] = useMappings();
+  const drafts = useDrafts();
   const [file, setFile] = useState('');
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
   const [issues, setIssues] = useState<Issue[]>([]);
@@ -79,18 +85,29 @@ export function EditorPage() {
   useEffect(() => {
     if (!chosen || !host.current) return;
     let gone = false;
-    void api<{ text: string }>('GET', `/source?file=${encodeURIComponent(chosen)}`).then((answer) => {
+    const open = (text: string) => {
       if (gone || !host.current) return;
       view.current?.destroy();
-      view.current = createEditor(host.current, answer.text, () => chosen, setIssues);
+      view.current = createEditor(host.current, text, chosen, setIssues, drafts);
+    };
+    // Unsaved work of this file comes back as it was left; otherwise the file as it is now.
+    const draft = drafts.get(chosen);
+    if (draft && drafts.changed(chosen)) open(draft.text);
+    else void api<{ text: string }>('GET', `/source?file=${encodeURIComponent(chosen)}`).then((answer) => {
+      drafts.edit(chosen, answer.text, answer.text);
+      open(answer.text);
     });
     return () => {
       gone = true;
+      view.current?.destroy();
+      view.current = undefined;
     };
   }, [chosen]);
   const save = async () => {
     try {
-      const answer = await api<{ loads: boolean; issues: Issue[] }>('PUT', '/source', { file: chosen, text: view.current?.state.doc.toString() ?? '' });
+      const text = view.current?.state.doc.toString() ?? '';
+      const answer = await api<{ loads: boolean; issues: Issue[] }>('PUT', '/source', { file: chosen, text });
+      drafts.edit(chosen, drafts.get(chosen)?.text ?? text, text);
       const errors = answer.issues.filter((issue) => issue.severity === 'error');
       setNotice(answer.loads ? { text: `saved ${chosen}; it loads and serves now` } : { text: `saved ${chosen}, but it does not load (${errors.length} error${errors.length === 1 ? '' : 's'}): the last good mapping keeps serving. ${errors[0]?.message ?? ''}`, error: true });
     } catch (error) {
@@ -102,6 +119,7 @@ export function EditorPage() {
       <div class="toolbar">
         <FilePicker mappings={mappings} value={chosen} onChange={setFile} />
         <button type="button" disabled={!chosen} onClick={() => void save()}>Save</button>
+        {drafts.changed(chosen) && <span class="unsaved">unsaved changes: Try, Tests and the server use the saved text</span>}
       </div>
       <Notice text={notice?.text} error={notice?.error} />
       <div class="editor" ref={host} />

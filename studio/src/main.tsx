@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { canEdit, setAdminToken } from './api';
+import { askBeforeLeaving, createDrafts, DraftsContext } from './drafts';
 import { EditorPage } from './editor';
 import { MappingsPage } from './mappings';
 import { OutboxPage } from './outbox';
@@ -37,6 +38,8 @@ function AdminToken() {
 function App() {
   const [id, setId] = useState(current());
   const [asking, setAsking] = useState(false);
+  const [drafts] = useState(createDrafts);
+  useEffect(() => askBeforeLeaving(drafts), [drafts]);
   useEffect(() => {
     const ask = () => setAsking(true);
     addEventListener('studio-needs-admin-token', ask);
@@ -51,7 +54,7 @@ function App() {
   const shown = pages.find((page) => page.id === id) ?? pages[0];
   const Page = shown.page;
   return (
-    <>
+    <DraftsContext.Provider value={drafts}>
       <header>
         <h1>adapter-engine studio</h1>
         <nav aria-label="Pages">
@@ -64,7 +67,7 @@ function App() {
       <main id="page" aria-label={shown.title}>
         <Page />
       </main>
-    </>
+    </DraftsContext.Provider>
   );
 }
 
