@@ -66,6 +66,8 @@ interface RouteRow {
   kind: string;
   status: string;
   calls: string[];
+  /** The calls that can change the ERP: `name (METHOD path)`. */
+  changes: string[];
   answers?: string;
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type TryAnswer } from './api';
+import { api, type TryAnswer } from './api';
 import { errorText, FilePicker, Notice, NotLoading, useMappings } from './common';
 import { useDrafts } from './drafts';
 import { Trace } from './trace';
@@ -85,25 +85,17 @@ export function TryPage() {
       setNotice({ text: `the input is not JSON: ${errorText(error)}`, error: true });
       return;
     }
-    const ask = (confirm: boolean) => api<TryAnswer>('POST', '/try', { file: chosen, operation, input: parsed, source, confirm });
+    const send = (confirm: boolean) => api<TryAnswer>('POST', '/try', { file: chosen, operation, input: parsed, source, confirm });
+    // Calls that can change the ERP are sent only once the person says so; the server refuses them unasked.
+    const changes = source === 'erp' ? routes.find((route) => route.operation === operation)?.changes ?? [] : [];
+    if (changes.length > 0 && !confirm(`${operation} can change the ERP: it sends ${changes.join(', ')}.\n\nSend it to the ERP now?`)) {
+      setNotice({ text: `not sent: ${operation} would send ${changes.join(', ')} to the ERP`, error: true });
+      return;
+    }
     try {
-      setRan(await ask(false));
+      setRan(await send(changes.length > 0));
     } catch (error) {
-      // Calls that can change the ERP are sent only once the person says so.
-      const calls = error instanceof ApiError ? error.details.calls : undefined;
-      if (!calls) {
-        setNotice({ text: errorText(error), error: true });
-        return;
-      }
-      if (!confirm(`${operation} can change the ERP: it sends ${calls.join(', ')}.\n\nSend it to the ERP now?`)) {
-        setNotice({ text: `not sent: ${operation} would send ${calls.join(', ')} to the ERP`, error: true });
-        return;
-      }
-      try {
-        setRan(await ask(true));
-      } catch (again) {
-        setNotice({ text: errorText(again), error: true });
-      }
+      setNotice({ text: errorText(error), error: true });
     }
   };
   const saveAsTest = async () => {
