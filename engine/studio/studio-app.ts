@@ -43,6 +43,7 @@ function page(token: string, options: StudioOptions, styleNonce: string): string
 <meta name="studio-settle" content="${options.settle}">
 <meta name="studio-style-nonce" content="${styleNonce}">
 <title>adapter-engine studio</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/studio/assets/app.css">
 <script type="module" src="/studio/assets/app.js"></script>
 </head>

@@ -22,8 +22,8 @@ function authorization(): Record<string, string> {
   return admin ? { authorization: `Bearer ${admin}` } : {};
 }
 
-/** Raised on 401: the page asks for the admin token. */
-class NeedsAdminToken extends Error {}
+/** Raised on 401: the page asks for the admin token (the event), so whoever called need not say more. */
+export class NeedsAdminToken extends Error {}
 
 /** A refusal of the API: its reason, and what it names beside it (the load problems, the calls a run would send). */
 export class ApiError extends Error {

@@ -1,11 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { mappingsOf, type MappingView } from './api';
+import { mappingsOf, NeedsAdminToken, type MappingView } from './api';
 import { useDrafts } from './drafts';
 
 /** The mapping files, loaded once per page. */
 export function useMappings(): [MappingView[], () => void] {
   const [mappings, setMappings] = useState<MappingView[]>([]);
-  const load = () => void mappingsOf().then((answer) => setMappings(answer.mappings));
+  const load = () => void mappingsOf().then((answer) => setMappings(answer.mappings), (error: unknown) => {
+    // Without the admin token the page asks for it; anything else is a fault to see.
+    if (!(error instanceof NeedsAdminToken)) throw error;
+  });
   useEffect(load, []);
   return [mappings, load];
 }

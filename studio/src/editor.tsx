@@ -2,14 +2,16 @@ import { autocompletion, type CompletionContext } from '@codemirror/autocomplete
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { yaml } from '@codemirror/lang-yaml';
 import { linter, lintGutter, lintKeymap, type Diagnostic } from '@codemirror/lint';
+import { highlightSelectionMatches, search, searchKeymap } from '@codemirror/search';
 import { EditorState } from '@codemirror/state';
-import { EditorView, hoverTooltip, keymap, lineNumbers } from '@codemirror/view';
+import { EditorView, highlightActiveLine, hoverTooltip, keymap, lineNumbers } from '@codemirror/view';
 import { syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, styleNonce, type Issue } from './api';
 import { errorText, FilePicker, Notice, useMappings } from './common';
 import { useDrafts, type Drafts } from './drafts';
 import { docOf, SETTINGS } from './schema-docs';
+import { keyPath, settingsAt } from './yaml-context';
 
 /** The engine's problems (the text of `validate`) as CodeMirror diagnostics at their line and column. */
 function diagnosticsOf(view: EditorView, issues: readonly Issue[]): Diagnostic[] {
@@ -22,10 +24,16 @@ function diagnosticsOf(view: EditorView, issues: readonly Issue[]): Diagnostic[]
   });
 }
 
+/** The settings the format allows where the cursor is (under `system:` the system's), as the key of a new line. */
 function completeSetting(context: CompletionContext) {
   const word = context.matchBefore(/[A-Za-z]\w*/);
   if (!word || (word.from === word.to && !context.explicit)) return null;
-  return { from: word.from, options: SETTINGS.map((setting) => ({ label: setting.name, type: 'property', info: setting.description || undefined, apply: `${setting.name}: ` })) };
+  const line = context.state.doc.lineAt(context.pos);
+  // A value after `key:` is no place for a setting's name.
+  if (line.text.slice(0, word.from - line.from).includes(':')) return null;
+  const lines = context.state.doc.sliceString(0, line.to).split('\n');
+  const settings = settingsAt(keyPath(lines, lines.length - 1, word.from - line.from)) ?? SETTINGS;
+  return { from: word.from, options: settings.map((setting) => ({ label: setting.name, type: 'property', info: setting.description || undefined, apply: `${setting.name}: ` })) };
 }
 
 const hoverDocs = hoverTooltip((view, pos) => {
@@ -56,7 +64,7 @@ function createEditor(parent: HTMLElement, text: string, file: string, onIssues:
     parent,
     state: EditorState.create({
       doc: text,
-      extensions: [lineNumbers(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap]), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeSetting] }), hoverDocs,
+      extensions: [lineNumbers(), highlightActiveLine(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap, ...searchKeymap]), search({ top: true }), highlightSelectionMatches(), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeSetting] }), hoverDocs,
         // Every edit is kept in the drafts at once: another page, or another file, and back finds it.
         EditorView.updateListener.of((update) => {
           if (update.docChanged) drafts.edit(file, update.state.doc.toString(), drafts.get(file)?.saved ?? text);
@@ -71,6 +79,17 @@ function goTo(view: EditorView, issue: Issue): void {
   const pos = Math.min(line.from + Math.max(issue.col - 1, 0), line.to);
   view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
   view.focus();
+}
+
+/** A problem as `validate` prints it, its place and its message in aligned columns; the whole of it a link to its line. */
+function ProblemLink(props: { issue: Issue; onClick: () => void }) {
+  const text = props.issue.text ?? props.issue.message;
+  const gap = text.indexOf('  ');
+  return (
+    <button type="button" class="link problem" onClick={props.onClick}>
+      <span class="where">{gap < 0 ? '' : text.slice(0, gap)}</span>{'  '}<span class="what">{gap < 0 ? text : text.slice(gap + 2)}</span>
+    </button>
+  );
 }
 
 export function EditorPage() {
@@ -126,7 +145,7 @@ export function EditorPage() {
       <ul class="issues" aria-label="Problems">
         {issues.map((issue, index) => (
           <li key={index} class={issue.severity}>
-            <button type="button" class="link" onClick={() => view.current && goTo(view.current, issue)}>{issue.text}</button>
+            <ProblemLink issue={issue} onClick={() => view.current && goTo(view.current, issue)} />
           </li>
         ))}
       </ul>

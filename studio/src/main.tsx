@@ -24,14 +24,25 @@ function current(): string {
   return location.hash.replace(/^#\/?/, '') || 'mappings';
 }
 
-/** serve's admin port: the admin token, kept for this tab only (sessionStorage), then the page again. */
+/**
+ * serve's admin port: the API needs one of the server's admin tokens (ADMIN_TOKENS in its environment),
+ * kept for this tab only (sessionStorage); then the page again.
+ */
 function AdminToken() {
   const [value, setValue] = useState('');
   return (
-    <form class="toolbar" onSubmit={(event) => { event.preventDefault(); setAdminToken(value); location.reload(); }}>
-      <label>Admin token <input type="password" value={value} onInput={(event) => setValue((event.target as HTMLInputElement).value)} /></label>
-      <button type="submit">Use</button>
-    </form>
+    <section class="admin-token" aria-label="Admin token">
+      <h2>This studio needs an admin token</h2>
+      <p>
+        It is served on the admin port of <code>adapter-engine serve</code>, whose API answers only with one of the
+        tokens in the server's <code>ADMIN_TOKENS</code> environment variable. Ask whoever runs the server for one.
+        The page keeps it for this browser tab only.
+      </p>
+      <form onSubmit={(event) => { event.preventDefault(); setAdminToken(value); location.reload(); }}>
+        <label>Admin token <input type="password" autocomplete="off" value={value} onInput={(event) => setValue((event.target as HTMLInputElement).value)} /></label>
+        <button type="submit" disabled={value === ''}>Use</button>
+      </form>
+    </section>
   );
 }
 

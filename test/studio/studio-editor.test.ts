@@ -1,0 +1,129 @@
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir, writeFile } from '../cli/cli-process';
+import { startStudio, type Studio } from './studio-process';
+
+/**
+ * The editor as an integrator expects it (issue 42), in Chromium: search and replace, completion that
+ * knows where the cursor is, and the problem list aligned with each problem a link to its line.
+ */
+const MAPPING = `version: 1
+name: shop
+system:
+  baseUrl: http://127.0.0.1:9/api
+operations:
+  GetItem:
+    calls:
+      - name: article
+        method: GET
+        path: /articles/{input.number}
+    output: '{ "number": calls.article.body.no, "name": calls.article.body.name, "unitOfMeasure": 1 }'
+`;
+
+let studio: Studio;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+
+function poll<T>(read: () => Promise<T> | T) {
+  return expect.poll(read, { timeout: 15_000, interval: 100 });
+}
+
+async function setEditorText(text: string): Promise<void> {
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.insertText(text);
+}
+
+/** Puts the cursor at the end of the line with this text. */
+async function endOf(line: string): Promise<void> {
+  await page.locator('.cm-line', { hasText: new RegExp(`^${line}$`) }).click();
+  await page.keyboard.press('End');
+}
+
+async function completions(): Promise<string[]> {
+  await page.locator('.cm-tooltip-autocomplete').waitFor();
+  return page.locator('.cm-tooltip-autocomplete li .cm-completionLabel').allTextContents();
+}
+
+beforeAll(async () => {
+  const dir = tempDir();
+  writeFile(dir, 'shop.yaml', MAPPING);
+  studio = await startStudio(['shop.yaml'], dir);
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('console', (message) => { if (message.type() === 'error') pageErrors.push(message.text()); });
+  await page.goto(`${studio.url}#/editor`);
+  await page.locator('.cm-line', { hasText: /^name: shop$/ }).waitFor();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await studio?.stop();
+}, 60_000);
+
+describe('the studio\'s editor', { timeout: 60_000 }, () => {
+  it('searches and replaces (Ctrl+F)', async () => {
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+f');
+    const panel = page.locator('.cm-search');
+    await panel.waitFor();
+    await panel.getByRole('textbox', { name: 'Find' }).fill('article');
+    await panel.getByRole('textbox', { name: 'Replace' }).fill('product');
+    await panel.getByRole('button', { name: 'replace all' }).click();
+    await poll(() => page.locator('.cm-content').textContent()).toContain('path: /products/{input.number}');
+    expect(await page.locator('.cm-content').textContent()).not.toContain('article');
+    await page.keyboard.press('Escape');
+    await setEditorText(MAPPING);
+  });
+
+  it('completes the settings of where the cursor is: under system: the system\'s, not operation names', async () => {
+    await endOf('  baseUrl: http://127.0.0.1:9/api');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('ti');
+    const underSystem = await completions();
+    expect(underSystem).toContain('timeoutMs');
+    expect(underSystem).not.toContain('GetItem');
+    expect(underSystem).not.toContain('calls');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+z');
+    await endOf('    output: .*');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Shift+Home');
+    await page.keyboard.type('  GetW');
+    const operations = await completions();
+    expect(operations).toContain('GetWorkOrders');
+    expect(operations).not.toContain('timeoutMs');
+    await page.keyboard.press('Escape');
+    await endOf('        method: GET');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('ret');
+    expect(await completions()).toContain('retry');
+    await page.keyboard.press('Escape');
+    await setEditorText(MAPPING);
+  });
+
+  it('lists the problems aligned, each a link that puts the cursor on its line', async () => {
+    await setEditorText(MAPPING.replace('method: GET', 'method: FETCH').replace('  baseUrl:', '  timeoutMs: soon\n  baseUrl:'));
+    const problems = page.getByRole('list', { name: 'Problems' });
+    await poll(() => problems.getByRole('button').count()).toBe(2);
+    const starts = await problems.locator('.what').evaluateAll((spans) => spans.map((span) => Math.round(span.getBoundingClientRect().left)));
+    expect(new Set(starts).size).toBe(1);
+    const first = problems.getByRole('button').first();
+    expect(await first.locator('.where').textContent()).toBe('shop.yaml:4:14');
+    const second = problems.getByRole('button').nth(1);
+    expect(await second.textContent()).toBe('shop.yaml:10:17  operations.GetItem.calls[0].method must be one of: GET, POST, PUT, PATCH, DELETE');
+    await second.click();
+    // The cursor's line is the one CodeMirror marks active.
+    expect(await page.locator('.cm-activeLine').textContent()).toBe('        method: FETCH');
+    await first.click();
+    expect(await page.locator('.cm-activeLine').textContent()).toBe('  timeoutMs: soon');
+    await setEditorText(MAPPING);
+    await poll(() => problems.getByRole('button').count()).toBe(0);
+  });
+
+  it('ran with no error in the page', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
