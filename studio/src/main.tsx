@@ -31,7 +31,7 @@ function current(): string {
 function AdminToken() {
   const [value, setValue] = useState('');
   return (
-    <section class="admin-token" aria-label="Admin token">
+    <section class="admin-token" aria-label="Admin token needed">
       <h2>This studio needs an admin token</h2>
       <p>
         It is served on the admin port of <code>adapter-engine serve</code>, whose API answers only with one of the
