@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROUTES } from '../contract/routes';
 import { minimalExample } from '../contract/schema-examples';
+import { functionHelp } from '../expressions/function-help';
 import { filterFromQuery } from '../journal/query';
 import type { Logger } from '../log';
 import { appendCase, inputOf, testCaseOf } from '../testing/recorded-case';
@@ -95,6 +96,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
       operation: route.operationId, method: route.method, path: route.path, kind: route.kind, inputSource: route.inputSource, params: route.params,
       example: route.inputSchema ? minimalExample(route.inputSchema) : {},
     })) }) },
+  { method: 'GET', path: '/functions', summary: 'The functions an expression can call (the engine\'s helpers and JSONata\'s), for the editor\'s hover help', kind: 'edit',
+    run: async () => ({ functions: functionHelp() }) },
   { method: 'GET', path: '/source', summary: 'A mapping file\'s text (query: file)', kind: 'edit',
     run: async (workspace, call) => {
       const file = fileOf(workspace, call.query.file);

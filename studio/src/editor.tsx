@@ -36,26 +36,50 @@ function completeSetting(context: CompletionContext) {
   return { from: word.from, options: settings.map((setting) => ({ label: setting.name, type: 'property', info: setting.description || undefined, apply: `${setting.name}: ` })) };
 }
 
-const hoverDocs = hoverTooltip((view, pos) => {
-  const line = view.state.doc.lineAt(pos);
-  const key = /^\s*(?:-\s+)?([A-Za-z]\w*):/.exec(line.text);
-  if (!key) return null;
-  const start = line.from + line.text.indexOf(key[1]);
-  const end = start + key[1].length;
-  const doc = docOf(key[1]);
-  if (!doc || pos < start || pos > end) return null;
-  return { pos: start, end, create: () => {
+/** What the editor knows of a function an expression calls: the engine's helpers and JSONata's own (GET /functions). */
+interface FunctionHelp {
+  name: string;
+  usage?: string;
+  doc: string;
+  helper: boolean;
+}
+
+function tooltip(pos: number, end: number, text: string) {
+  return { pos, end, create: () => {
     const dom = document.createElement('div');
     dom.className = 'hover-doc';
-    dom.textContent = `${key[1]}: ${doc}`;
+    dom.textContent = text;
     return { dom };
   } };
-});
+}
 
-function createEditor(parent: HTMLElement, text: string, file: string, onIssues: (issues: Issue[]) => void, drafts: Drafts): EditorView {
+/** Hover help: a `$function` of an expression (what it gives), or a setting's key (its description from the schema). */
+function hoverDocs(functions: () => ReadonlyMap<string, FunctionHelp>) {
+  return hoverTooltip((view, pos) => {
+    const line = view.state.doc.lineAt(pos);
+    for (const call of line.text.matchAll(/\$([A-Za-z]\w*)/g)) {
+      const start = line.from + (call.index ?? 0);
+      const end = start + call[0].length;
+      const help = functions().get(call[1]);
+      if (help && pos >= start && pos <= end) return tooltip(start, end, `${help.usage ?? `$${help.name}`}: ${help.doc}${help.helper ? ' (an engine helper)' : ''}`);
+    }
+    const key = /^\s*(?:-\s+)?([A-Za-z]\w*):/.exec(line.text);
+    if (!key) return null;
+    const start = line.from + line.text.indexOf(key[1]);
+    const end = start + key[1].length;
+    const doc = docOf(key[1]);
+    if (!doc || pos < start || pos > end) return null;
+    return tooltip(start, end, `${key[1]}: ${doc}`);
+  });
+}
+
+function createEditor(parent: HTMLElement, text: string, file: string, onIssues: (issues: Issue[]) => void, drafts: Drafts, functions: () => ReadonlyMap<string, FunctionHelp>): EditorView {
   // The engine checks the text as it is typed: the same messages as validate, at their line.
   const engineLint = linter(async (view) => {
-    const answer = await api<{ issues: Issue[] }>('POST', '/check', { file, text: view.state.doc.toString() });
+    const text = view.state.doc.toString();
+    const answer = await api<{ issues: Issue[] }>('POST', '/check', { file, text });
+    // An answer about a text since changed would list problems that are no longer there.
+    if (view.state.doc.toString() !== text) return [];
     const issues = answer.issues.filter((issue) => issue.code !== 'UNMAPPED_ROUTE');
     onIssues(issues);
     return diagnosticsOf(view, issues);
@@ -64,7 +88,7 @@ function createEditor(parent: HTMLElement, text: string, file: string, onIssues:
     parent,
     state: EditorState.create({
       doc: text,
-      extensions: [lineNumbers(), highlightActiveLine(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap, ...searchKeymap]), search({ top: true }), highlightSelectionMatches(), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeSetting] }), hoverDocs,
+      extensions: [lineNumbers(), highlightActiveLine(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap, ...searchKeymap]), search({ top: true }), highlightSelectionMatches(), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeSetting] }), hoverDocs(functions),
         // Every edit is kept in the drafts at once: another page, or another file, and back finds it.
         EditorView.updateListener.of((update) => {
           if (update.docChanged) drafts.edit(file, update.state.doc.toString(), drafts.get(file)?.saved ?? text);
@@ -100,6 +124,10 @@ export function EditorPage() {
   const [issues, setIssues] = useState<Issue[]>([]);
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | undefined>(undefined);
+  const functions = useRef<ReadonlyMap<string, FunctionHelp>>(new Map());
+  useEffect(() => void api<{ functions: FunctionHelp[] }>('GET', '/functions').then((answer) => {
+    functions.current = new Map(answer.functions.map((help) => [help.name, help]));
+  }), []);
   const chosen = file || mappings[0]?.file || '';
   useEffect(() => {
     if (!chosen || !host.current) return;
@@ -107,7 +135,7 @@ export function EditorPage() {
     const open = (text: string) => {
       if (gone || !host.current) return;
       view.current?.destroy();
-      view.current = createEditor(host.current, text, chosen, setIssues, drafts);
+      view.current = createEditor(host.current, text, chosen, setIssues, drafts, () => functions.current);
     };
     // Unsaved work of this file comes back as it was left; otherwise the file as it is now.
     const draft = drafts.get(chosen);

@@ -107,7 +107,7 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
   it('lists the problems aligned, each a link that puts the cursor on its line', async () => {
     await setEditorText(MAPPING.replace('method: GET', 'method: FETCH').replace('  baseUrl:', '  timeoutMs: soon\n  baseUrl:'));
     const problems = page.getByRole('list', { name: 'Problems' });
-    await poll(() => problems.getByRole('button').count()).toBe(2);
+    await poll(() => problems.locator('.where').allTextContents()).toEqual(['shop.yaml:4:14', 'shop.yaml:10:17']);
     const starts = await problems.locator('.what').evaluateAll((spans) => spans.map((span) => Math.round(span.getBoundingClientRect().left)));
     expect(new Set(starts).size).toBe(1);
     const first = problems.getByRole('button').first();
@@ -121,6 +121,31 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
     expect(await page.locator('.cm-activeLine').textContent()).toBe('  timeoutMs: soon');
     await setEditorText(MAPPING);
     await poll(() => problems.getByRole('button').count()).toBe(0);
+  });
+
+  it('explains a function of an expression on hover: JSONata\'s and the engine\'s helpers, as docs/mapping-format.md does', async () => {
+    await setEditorText(MAPPING.replace('path: /articles/{input.number}', 'path: /articles/{$uppercase(input.number)}').replace('"name": calls.article.body.name', '"name": $toJson(calls.article.body)'));
+    for (const [name, help] of [['$uppercase', '$uppercase(str): The text in upper case.'], ['$toJson', '$toJson: $toJson(value) → the value as a JSON string (for externalData fields). (an engine helper)']]) {
+      await page.mouse.move(0, 0);
+      await poll(() => page.locator('.hover-doc').count()).toBe(0);
+      // The middle of the function's name on the screen (the browser's own Range over the text).
+      const at = await page.evaluate(`(() => {
+        const walker = document.createTreeWalker(document.querySelector('.cm-content'), NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const index = node.textContent.indexOf(${JSON.stringify(name)});
+          if (index < 0) continue;
+          const range = document.createRange();
+          range.setStart(node, index + 1);
+          range.setEnd(node, index + 3);
+          const box = range.getBoundingClientRect();
+          return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+        }
+        return undefined;
+      })()`) as { x: number; y: number };
+      await page.mouse.move(at.x, at.y);
+      await poll(() => page.locator('.hover-doc').textContent()).toBe(help);
+    }
+    await setEditorText(MAPPING);
   });
 
   it('ran with no error in the page', () => {
