@@ -10,6 +10,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, styleNonce, type Issue } from './api';
 import { errorText, FilePicker, Notice, useMappings } from './common';
 import { useDrafts, type Drafts } from './drafts';
+import { placeOf, type Place } from './source-links';
 import { docOf, SETTINGS } from './schema-docs';
 import { keyPath, settingsAt } from './yaml-context';
 
@@ -98,7 +99,7 @@ function createEditor(parent: HTMLElement, text: string, file: string, onIssues:
 }
 
 /** Puts the cursor at the problem, scrolled into view, and the focus in the editor. */
-function goTo(view: EditorView, issue: Issue): void {
+function goTo(view: EditorView, issue: Pick<Issue, 'line' | 'col'>): void {
   const line = view.state.doc.line(Math.min(Math.max(issue.line, 1), view.state.doc.lines));
   const pos = Math.min(line.from + Math.max(issue.col - 1, 0), line.to);
   view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
@@ -119,9 +120,20 @@ function ProblemLink(props: { issue: Issue; onClick: () => void }) {
 export function EditorPage() {
   const [mappings] = useMappings();
   const drafts = useDrafts();
-  const [file, setFile] = useState('');
+  // A link to a place (#/editor/<file>:<line>:<col>, from a trace or a test) opens that file there.
+  const [place, setPlace] = useState<Place | undefined>(placeOf(location.hash));
+  const [file, setFile] = useState(place?.file ?? '');
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
   const [issues, setIssues] = useState<Issue[]>([]);
+  useEffect(() => {
+    const follow = () => {
+      const next = placeOf(location.hash);
+      setPlace(next);
+      if (next) setFile(next.file);
+    };
+    addEventListener('hashchange', follow);
+    return () => removeEventListener('hashchange', follow);
+  }, []);
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | undefined>(undefined);
   const functions = useRef<ReadonlyMap<string, FunctionHelp>>(new Map());
@@ -129,6 +141,11 @@ export function EditorPage() {
     functions.current = new Map(answer.functions.map((help) => [help.name, help]));
   }), []);
   const chosen = file || mappings[0]?.file || '';
+  // The file the editor shows now: a place is gone to once its file is in the editor.
+  const [loaded, setLoaded] = useState('');
+  useEffect(() => {
+    if (place && view.current && loaded === place.file) goTo(view.current, place);
+  }, [place, loaded]);
   useEffect(() => {
     if (!chosen || !host.current) return;
     let gone = false;
@@ -136,6 +153,7 @@ export function EditorPage() {
       if (gone || !host.current) return;
       view.current?.destroy();
       view.current = createEditor(host.current, text, chosen, setIssues, drafts, () => functions.current);
+      setLoaded(chosen);
     };
     // Unsaved work of this file comes back as it was left; otherwise the file as it is now.
     const draft = drafts.get(chosen);

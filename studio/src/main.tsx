@@ -20,8 +20,9 @@ const PAGES = [
   { id: 'outbox', title: 'Outbox', page: OutboxPage, write: false },
 ] as const;
 
+/** The page of the address: its first part (`#/editor/<file>:<line>` is the Editor at a place). */
 function current(): string {
-  return location.hash.replace(/^#\/?/, '') || 'mappings';
+  return location.hash.replace(/^#\/?/, '').split('/')[0] || 'mappings';
 }
 
 /**

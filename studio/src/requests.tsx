@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, canEdit, onNewRequests, type RequestEntry, type RequestSummary } from './api';
-import { errorText, Notice } from './common';
+import { errorText, Notice, useMappings } from './common';
 import { Trace } from './trace';
 
 const FILTERS = [
@@ -12,6 +12,7 @@ const FILTERS = [
 ] as const;
 
 export function RequestsPage() {
+  const [mappings] = useMappings();
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [outcome, setOutcome] = useState('');
   const [rows, setRows] = useState<RequestSummary[]>([]);
@@ -65,7 +66,7 @@ export function RequestsPage() {
         <section aria-label="Request detail">
           <h2>{shown.operation} <small>{shown.requestId}</small></h2>
           {canEdit && <button type="button" onClick={() => void exportAsTest()}>Export as test</button>}
-          <Trace steps={shown.steps} envelope={shown.envelope} resultName={shown.result} failure={shown.failure} />
+          <Trace files={mappings.map((mapping) => mapping.file)} steps={shown.steps} envelope={shown.envelope} resultName={shown.result} failure={shown.failure} />
         </section>
       )}
     </>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type Issue } from './api';
 import { errorText, FilePicker, Json, useMappings } from './common';
+import { SourceLinks } from './source-links';
 
 interface Mismatch {
   path: string;
@@ -27,6 +28,7 @@ export function TestsPage() {
   // A run the studio refused (the mapping does not load as saved, no test file): a failure, with its problems.
   const [refused, setRefused] = useState<{ text: string; issues: Issue[] }>();
   const chosen = file || mappings[0]?.file || '';
+  const files = mappings.map((mapping) => mapping.file);
   const run = async () => {
     setRefused(undefined);
     setResult(undefined);
@@ -50,13 +52,13 @@ export function TestsPage() {
       {refused && (
         <>
           <p role="status" class="notice error">{chosen}: failed: {refused.text}</p>
-          <ul class="issues">{refused.issues.map((issue, index) => <li key={index} class="error"><code>{issue.text ?? place(issue)}</code></li>)}</ul>
+          <ul class="issues">{refused.issues.map((issue, index) => <li key={index} class="error"><code><SourceLinks text={issue.text ?? place(issue)} files={files} /></code></li>)}</ul>
         </>
       )}
       {result && (
         <>
           <p role="status" class={passed === result.cases.length && result.issues.length === 0 ? 'notice' : 'notice error'}>{verdict}</p>
-          {result.issues.length > 0 && <ul class="issues">{result.issues.map((issue, index) => <li key={index} class="error"><code>{place(issue)}</code></li>)}</ul>}
+          {result.issues.length > 0 && <ul class="issues">{result.issues.map((issue, index) => <li key={index} class="error"><code><SourceLinks text={place(issue)} files={files} /></code></li>)}</ul>}
           <table>
             <caption>Cases</caption>
             <thead><tr><th>case</th><th>operation</th><th>result</th><th>verdict</th></tr></thead>
@@ -68,6 +70,7 @@ export function TestsPage() {
                   <td>{testCase.resultName}</td>
                   <td>
                     {testCase.passed ? 'passed' : 'failed'}
+                    {!testCase.passed && testCase.failure && <pre class="failure"><SourceLinks text={testCase.failure} files={files} /></pre>}
                     {testCase.mismatches.map((mismatch, index) => (
                       <div key={index} class="diff">
                         <strong>{mismatch.path}</strong>{mismatch.note ? `: ${mismatch.note}` : ''}
@@ -80,7 +83,7 @@ export function TestsPage() {
             </tbody>
           </table>
           <h3>Coverage</h3>
-          {result.cases.length === 0 ? <p>no case ran</p> : result.coverage.length === 0 ? <p>every output field was filled and every expression gave a value in some case</p> : <ul class="issues">{result.coverage.map((issue, index) => <li key={index} class="warning"><code>{place(issue)}</code></li>)}</ul>}
+          {result.cases.length === 0 ? <p>no case ran</p> : result.coverage.length === 0 ? <p>every output field was filled and every expression gave a value in some case</p> : <ul class="issues">{result.coverage.map((issue, index) => <li key={index} class="warning"><code><SourceLinks text={place(issue)} files={files} /></code></li>)}</ul>}
         </>
       )}
     </>

@@ -134,7 +134,7 @@ export function TryPage() {
       {ran && (
         <>
           <p class="ran">{ran.operation} ({ran.route}), answers from {ran.source}</p>
-          <Trace steps={ran.steps} envelope={ran.envelope} resultName={ran.resultName} failure={ran.failure} />
+          <Trace files={mappings.map((mapping) => mapping.file)} steps={ran.steps} envelope={ran.envelope} resultName={ran.resultName} failure={ran.failure} />
         </>
       )}
     </>

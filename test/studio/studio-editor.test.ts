@@ -148,6 +148,18 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
     await setEditorText(MAPPING);
   });
 
+  it('opens the editor at the line a trace names (each file:line a link)', async () => {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Try a route' }).click();
+    await page.getByLabel('Operation').selectOption('GetItem');
+    await page.getByLabel('number', { exact: true }).fill('K-1');
+    await page.getByRole('button', { name: 'Run' }).click();
+    const link = page.getByRole('region', { name: 'Trace' }).getByRole('link', { name: /^shop\.yaml:10:\d+$/ }).first();
+    await link.waitFor();
+    await link.click();
+    await poll(() => page.locator('main').getAttribute('aria-label')).toBe('Editor');
+    await poll(() => page.locator('.cm-activeLine').textContent()).toBe('        path: /articles/{input.number}');
+  });
+
   it('ran with no error in the page', () => {
     expect(pageErrors).toEqual([]);
   });
