@@ -83,6 +83,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
       if ('error' in asked) throw new StudioError(400, asked.error);
       return { requests: await sources.requests(asked.filter) };
     } },
+  { method: 'GET', path: '/results', summary: 'The contract\'s result names, for the Requests page\'s result filter', kind: 'read',
+    run: async () => ({ results: [...new Set(ROUTES.flatMap((route) => Object.keys(route.results)))].sort() }) },
   { method: 'GET', path: '/requests/{id}', summary: 'One request in full (masked): its trace and envelope', kind: 'read',
     run: async (sources, call) => {
       const entry = await sources.request(call.params[0]);

@@ -160,6 +160,28 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
     await poll(() => page.locator('.cm-activeLine').textContent()).toBe('        path: /articles/{input.number}');
   });
 
+  it('filters Requests by a time range ("last hour", from–to) and by a result chosen from the contract\'s', async () => {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Requests' }).click();
+    const rows = page.locator('tbody tr');
+    await poll(() => rows.count()).toBe(1);
+    const ran = (await rows.first().locator('td').nth(4).textContent()) as string;
+    expect(ran).not.toBe('Succeed');
+    const results = page.locator('form[aria-label="Filters"] label', { hasText: /^Result/ }).locator('select');
+    expect(await results.locator('option').allTextContents()).toEqual(expect.arrayContaining(['any', 'Succeed', 'ItemDoesNotExist', ran]));
+    await results.selectOption('Succeed');
+    await poll(() => rows.count()).toBe(0);
+    await results.selectOption(ran);
+    await poll(() => rows.count()).toBe(1);
+    await page.getByRole('button', { name: 'Last hour' }).click();
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+    await poll(() => rows.count()).toBe(1);
+    await page.getByLabel('From', { exact: true }).fill('2000-01-01T00:00');
+    await page.getByLabel('To', { exact: true }).fill('2000-01-02T00:00');
+    await poll(() => rows.count()).toBe(0);
+    await page.getByRole('button', { name: 'Any time' }).click();
+    await poll(() => rows.count()).toBe(1);
+  });
+
   it('ran with no error in the page', () => {
     expect(pageErrors).toEqual([]);
   });
