@@ -8,6 +8,7 @@ import type { Logger } from '../log';
 import { appendCase, inputOf, testCaseOf } from '../testing/recorded-case';
 import { resolveOperation } from '../testing/resolve-operation';
 import { runTestFile } from '../testing/test-runner';
+import { answerFields } from './answer-fields';
 import { loadedFile, withText } from './loaded-file';
 import { outboxView, settleEvent } from './outbox-view';
 import { StudioError } from './studio-error';
@@ -98,6 +99,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
       operation: route.operationId, method: route.method, path: route.path, kind: route.kind, inputSource: route.inputSource, params: route.params,
       example: route.inputSchema ? minimalExample(route.inputSchema) : {},
     })) }) },
+  { method: 'GET', path: '/answer-fields', summary: 'The body fields of each call\'s answers recorded in a mapping\'s test file (query: file), for the editor\'s completion of calls.<name>.body.', kind: 'edit',
+    run: async (workspace, call) => ({ calls: answerFields(testFileOf(fileOf(workspace, call.query.file))) }) },
   { method: 'GET', path: '/functions', summary: 'The functions an expression can call (the engine\'s helpers and JSONata\'s), for the editor\'s hover help', kind: 'edit',
     run: async () => ({ functions: functionHelp() }) },
   { method: 'GET', path: '/source', summary: 'A mapping file\'s text (query: file)', kind: 'edit',

@@ -37,6 +37,21 @@ function completeSetting(context: CompletionContext) {
   return { from: word.from, options: settings.map((setting) => ({ label: setting.name, type: 'property', info: setting.description || undefined, apply: `${setting.name}: ` })) };
 }
 
+const BODY_PATH = /calls\.(\w+)\.body\.((?:\w+\.)*)(\w*)$/;
+
+/** `calls.<name>.body.` completed with the fields the ERP sent in the answers the test file recorded. */
+function completeAnswerField(fields: () => Readonly<Record<string, readonly string[]>>) {
+  return (context: CompletionContext) => {
+    const found = context.matchBefore(BODY_PATH);
+    const parts = found && BODY_PATH.exec(found.text);
+    if (!parts) return null;
+    const [, call, prefix, word] = parts;
+    const next = new Set((fields()[call] ?? []).filter((path) => path.startsWith(prefix) && path.length > prefix.length).map((path) => path.slice(prefix.length).split('.')[0]));
+    if (next.size === 0) return null;
+    return { from: context.pos - word.length, options: [...next].map((label) => ({ label, type: 'property', detail: `in ${call}'s recorded answers` })) };
+  };
+}
+
 /** What the editor knows of a function an expression calls: the engine's helpers and JSONata's own (GET /functions). */
 interface FunctionHelp {
   name: string;
@@ -74,7 +89,13 @@ function hoverDocs(functions: () => ReadonlyMap<string, FunctionHelp>) {
   });
 }
 
-function createEditor(parent: HTMLElement, text: string, file: string, onIssues: (issues: Issue[]) => void, drafts: Drafts, functions: () => ReadonlyMap<string, FunctionHelp>): EditorView {
+/** What the editor reads besides the text: the functions' help, the fields of the recorded answers. */
+interface EditorHelp {
+  readonly functions: () => ReadonlyMap<string, FunctionHelp>;
+  readonly answerFields: () => Readonly<Record<string, readonly string[]>>;
+}
+
+function createEditor(parent: HTMLElement, text: string, file: string, onIssues: (issues: Issue[]) => void, drafts: Drafts, help: EditorHelp): EditorView {
   // The engine checks the text as it is typed: the same messages as validate, at their line.
   const engineLint = linter(async (view) => {
     const text = view.state.doc.toString();
@@ -89,7 +110,7 @@ function createEditor(parent: HTMLElement, text: string, file: string, onIssues:
     parent,
     state: EditorState.create({
       doc: text,
-      extensions: [lineNumbers(), highlightActiveLine(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap, ...searchKeymap]), search({ top: true }), highlightSelectionMatches(), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeSetting] }), hoverDocs(functions),
+      extensions: [lineNumbers(), highlightActiveLine(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap, ...searchKeymap]), search({ top: true }), highlightSelectionMatches(), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeAnswerField(help.answerFields), completeSetting] }), hoverDocs(help.functions),
         // Every edit is kept in the drafts at once: another page, or another file, and back finds it.
         EditorView.updateListener.of((update) => {
           if (update.docChanged) drafts.edit(file, update.state.doc.toString(), drafts.get(file)?.saved ?? text);
@@ -141,6 +162,10 @@ export function EditorPage() {
     functions.current = new Map(answer.functions.map((help) => [help.name, help]));
   }), []);
   const chosen = file || mappings[0]?.file || '';
+  const answerFields = useRef<Readonly<Record<string, readonly string[]>>>({});
+  useEffect(() => {
+    if (chosen) void api<{ calls: Record<string, string[]> }>('GET', `/answer-fields?file=${encodeURIComponent(chosen)}`).then((answer) => { answerFields.current = answer.calls; });
+  }, [chosen]);
   // The file the editor shows now: a place is gone to once its file is in the editor.
   const [loaded, setLoaded] = useState('');
   useEffect(() => {
@@ -152,7 +177,7 @@ export function EditorPage() {
     const open = (text: string) => {
       if (gone || !host.current) return;
       view.current?.destroy();
-      view.current = createEditor(host.current, text, chosen, setIssues, drafts, () => functions.current);
+      view.current = createEditor(host.current, text, chosen, setIssues, drafts, { functions: () => functions.current, answerFields: () => answerFields.current });
       setLoaded(chosen);
     };
     // Unsaved work of this file comes back as it was left; otherwise the file as it is now.

@@ -49,6 +49,14 @@ async function completions(): Promise<string[]> {
 beforeAll(async () => {
   const dir = tempDir();
   writeFile(dir, 'shop.yaml', MAPPING);
+  writeFile(dir, 'shop.test.yaml', `cases:
+  - name: an article
+    operation: GetItem
+    input: { number: K-1 }
+    answers:
+      article: { body: { no: K-1, name: Bolt, stock: { onHand: 4, bins: [{ bin: A-1 }] } } }
+    expect: { result: Succeed }
+`);
   studio = await startStudio(['shop.yaml'], dir);
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -180,6 +188,20 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
     await poll(() => rows.count()).toBe(0);
     await page.getByRole('button', { name: 'Any time' }).click();
     await poll(() => rows.count()).toBe(1);
+  });
+
+  it('completes calls.<name>.body. with the fields the ERP sent in the recorded answers', async () => {
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Editor' }).click();
+    await page.locator('.cm-line', { hasText: /^name: shop$/ }).waitFor();
+    const lines = MAPPING.trimEnd().split('\n');
+    await setEditorText([...lines.slice(0, -1), '    output: calls.article.body.'].join('\n'));
+    await page.keyboard.press('Control+Space');
+    expect(await completions()).toEqual(expect.arrayContaining(['no', 'name', 'stock']));
+    await page.keyboard.type('stock.');
+    await page.keyboard.press('Control+Space');
+    await poll(() => page.locator('.cm-tooltip-autocomplete li .cm-completionLabel').allTextContents()).toEqual(['bins', 'onHand']);
+    await page.keyboard.press('Escape');
+    await setEditorText(MAPPING);
   });
 
   it('ran with no error in the page', () => {
