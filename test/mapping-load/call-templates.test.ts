@@ -55,19 +55,21 @@ describe('a call that uses a template', () => {
       '          X-Model: product',
       '          X-Extra: "1"',
       '        retry:',
-      '          attempts: 1',
+      '          baseDelayMs: 50',
       '      - name: plain',
       '        method: GET',
       '        path: /items',
+      '      - name: again',
+      '        use: rpc',
       '    output: calls.item.body'));
-    const [item, plain] = callsOf(mapping.operations.get('GetItem'));
+    const [item, plain, again] = callsOf(mapping.operations.get('GetItem'));
     expect(item.method).toBe('POST');
     expect(item.path.source).toBe('/jsonrpc');
     expect(Object.fromEntries(item.headers.map(([name, template]) => [name, template.source]))).toEqual({ Accept: 'application/json', 'X-Model': 'product', 'X-Extra': '1' });
     expect(item.query.map(([name, template]) => [name, template.source])).toEqual([['db', 'main']]);
-    // The call's retry replaces the template's whole: idempotent is not taken, so a POST is not retried.
-    expect(item.retry.attempts).toBe(1);
-    expect(item.retry.idempotent).not.toBe(true);
+    // The call's retry replaces the template's whole: neither attempts nor idempotent is taken, so the POST is sent once.
+    expect(item.retry).toMatchObject({ attempts: 1, baseDelayMs: 50 });
+    expect(again.retry.attempts).toBe(3);
     expect(item.body?.source).toBe('{"jsonrpc": "2.0", "params": input}');
     // The template's refusal rule, not the system's: the call carries the rule that judges it.
     expect(item.refusal?.when.source).toBe('response.body.success = false');
