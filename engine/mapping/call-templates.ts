@@ -161,9 +161,12 @@ export function expandCallTemplates(source: YamlSource): Expansion {
   const document = source.value;
   if (!isBlock(document)) return { source, issues: [], attribute: (issues) => [...issues] };
   const system = isBlock(document.system) ? document.system : {};
+  const calls = callsOf(document);
+  // Most files have no templates: nothing to copy or redirect.
+  if (system.calls === undefined && calls.every(({ call }) => call.use === undefined)) return { source, issues: [], attribute: (issues) => [...issues] };
   const expander = new Expander(source, isBlock(system.calls) ? system.calls : {});
   const value: Json = structuredClone(document);
-  for (const { path, call, toErp } of callsOf(document)) {
+  for (const { path, call, toErp } of calls) {
     const expanded = expander.expand(path, call, toErp);
     if (expanded === call) continue;
     let owner: unknown = value;
