@@ -73,6 +73,7 @@ describe.each(WAYS)('request helpers on $name', ({ options, runs }) => {
 
   it('$base64url writes UTF-8 bytes without padding, JWT style', async () => {
     expect(await run('$base64url(h)', { h: '{"alg":"HS256","typ":"JWT"}' })).toBe('eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9');
+    expect(await run("$base64url('{\"alg\":\"HS256\"}')")).toBe('eyJhbGciOiJIUzI1NiJ9');
     expect(await run("$base64url('Größe?')")).toBe('R3LDtsOfZT8');
     expect(await run("$base64url('ÿ~')")).toBe('w79-');
     expect(await run('$base64url(nothing)')).toBeUndefined();
