@@ -94,10 +94,9 @@ class Expander {
     }
     this.used.add(name);
     this.using.set(here, `system.calls.${name}`);
-    const merged: Json = {};
-    for (const [key, value] of Object.entries(call)) if (key !== 'use') merged[key] = value;
-    for (const [key, value] of Object.entries(template)) this.take(merged, call, key, value, path, name);
-    return merged;
+    // Object.fromEntries defines each key as data, whatever its name (a key `__proto__` stays a key).
+    const taken = Object.entries(template).flatMap(([key, value]) => this.take(call, key, value, path, name));
+    return Object.fromEntries([...Object.entries(call).filter(([key]) => key !== 'use'), ...taken]);
   }
 
   /**
@@ -110,20 +109,19 @@ class Expander {
     return rest;
   }
 
-  private take(merged: Json, call: Json, key: string, value: unknown, path: readonly PathSegment[], name: string): void {
+  /** What the call takes of one setting of its template: the setting, its entries merged with the call's, or nothing. */
+  private take(call: Json, key: string, value: unknown, path: readonly PathSegment[], name: string): [string, unknown][] {
     const to: PathSegment[] = ['system', 'calls', name, key];
-    const own = call[key];
-    if (own === undefined) {
-      if (ALTERNATIVES.some((group) => group.includes(key) && group.some((other) => call[other] !== undefined))) return;
-      merged[key] = structuredClone(value);
+    const has = (block: Json, entry: string) => Object.hasOwn(block, entry) && block[entry] !== undefined;
+    if (!has(call, key)) {
+      if (ALTERNATIVES.some((group) => group.includes(key) && group.some((other) => has(call, other)))) return [];
       this.note([...path, key], to, path, name);
-      return;
+      return [[key, structuredClone(value)]];
     }
-    if (!MERGED_BY_NAME.has(key) || !isBlock(own) || !isBlock(value)) return;
-    const entries: Json = { ...(structuredClone(value) as Json) };
-    for (const [entry, text] of Object.entries(own)) entries[entry] = text;
-    for (const entry of Object.keys(value)) if (!(entry in own)) this.note([...path, key, entry], [...to, entry], path, name);
-    merged[key] = entries;
+    const own = call[key];
+    if (!MERGED_BY_NAME.has(key) || !isBlock(own) || !isBlock(value)) return [];
+    for (const entry of Object.keys(value)) if (!has(own, entry)) this.note([...path, key, entry], [...to, entry], path, name);
+    return [[key, Object.fromEntries([...Object.entries(structuredClone(value)), ...Object.entries(own)])]];
   }
 
   private note(from: PathSegment[], to: PathSegment[], call: readonly PathSegment[], template: string): void {
