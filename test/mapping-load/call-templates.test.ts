@@ -105,6 +105,32 @@ describe('a call that uses a template', () => {
     expect(item.bodyXml).toBeDefined();
   });
 
+  it('takes soap, responseType and lists from a template (a SOAP service whose calls differ by action and body)', () => {
+    const mapping = loaded(yaml(
+      'version: 1', 'name: test', 'system:', '  baseUrl: http://erp.local/ws',
+      '  xml:',
+      '    namespaces: { so: "urn:microsoft-dynamics-schemas/page/salesorder" }',
+      '  calls:',
+      '    page:',
+      '      method: POST',
+      '      path: /Page/SalesOrder',
+      '      soap: { version: "1.1" }',
+      '      lists: [SalesLine]',
+      'operations:',
+      '  GetWorkOrderByCode:',
+      '    calls:',
+      '      - name: order',
+      '        use: page',
+      '        soap: { version: "1.1", action: "urn:microsoft-dynamics-schemas/page/salesorder:Read" }',
+      '        body: \'{ "so:Read": { "so:No": input.Code } }\'',
+      '    output: \'{ "number": calls.order.result.SalesOrder.No }\''));
+    const [order] = callsOf(mapping.operations.get('GetWorkOrderByCode'));
+    expect(order.soap).toMatchObject({ version: '1.1', action: { source: 'urn:microsoft-dynamics-schemas/page/salesorder:Read' } });
+    expect(order.responseType).toBe('xml');
+    expect(order.lists).toEqual(['SalesLine']);
+    expect(order.path.source).toBe('/Page/SalesOrder');
+  });
+
   it('system.session.login may use a template too', () => {
     const mapping = loaded(yaml(...SYSTEM.slice(0, 6),
       '  session:',
