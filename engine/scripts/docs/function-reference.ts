@@ -1,15 +1,11 @@
-import { HELPER_FUNCTIONS } from '../../expressions/functions';
 import { JSONATA_FUNCTIONS } from '../../expressions/jsonata-functions';
 
 /**
- * The tables of the functions an expression can call in docs/mapping-format.md, from their declarations
- * (the studio editor's hover help reads the same: expressions/function-help.ts).
+ * The table of JSONata's functions in docs/mapping-format.md, from their declarations (the studio editor's
+ * hover help reads the same: expressions/function-help.ts). The engine's helpers are the hand-written table
+ * beside it, which test/docs/docs.test.ts checks against their declarations (expressions/functions.ts).
  */
 const cell = (text: string) => text.replace(/\|/g, '\\|');
-
-export function renderHelperFunctions(): string {
-  return ['| function | what it gives |', '|---|---|', ...HELPER_FUNCTIONS.map((helper) => `| \`$${helper.name}\` | ${cell(helper.doc)} |`)].join('\n');
-}
 
 export function renderJsonataFunctions(): string {
   return ['| function | what it gives |', '|---|---|', ...JSONATA_FUNCTIONS.map((fn) => `| \`${cell(fn.usage)}\` | ${cell(fn.doc)} |`)].join('\n');
