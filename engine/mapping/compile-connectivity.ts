@@ -48,19 +48,24 @@ export function unsetUrl(h: CompileHelpers, where: readonly PathSegment[]): URL 
   return h.source.envAt(where)?.unset.length ? new URL('http://unset.invalid/') : undefined;
 }
 
-const SECRET_FIELDS = ['password', 'token', 'value', 'clientSecret'] as const;
+/** The fields of each auth type that hold a secret (oauth1's token is the token's id, not a secret). */
+const SECRET_FIELDS = {
+  none: [], basic: ['password'], bearer: ['token'], apiKey: ['value'], oauth2ClientCredentials: ['clientSecret'], oauth1: ['consumerSecret', 'tokenSecret'],
+} as const satisfies Record<AuthDocument['type'], readonly string[]>;
+
+type SecretField = (typeof SECRET_FIELDS)[keyof typeof SECRET_FIELDS][number];
 
 /** `block`: system (the ERP) or platform; both are read by this code. */
 export function compileAuth(h: CompileHelpers, raw: AuthDocument, block: SystemBlock = 'system'): AuthSpec | undefined {
   const where = [block, 'auth'];
-  const fields = raw as Partial<Record<(typeof SECRET_FIELDS)[number], string>>;
+  const fields = raw as Partial<Record<SecretField, string>>;
   const secrets = new Map<string, Secret | undefined>();
-  for (const field of SECRET_FIELDS) {
+  for (const field of SECRET_FIELDS[raw.type]) {
     const value = fields[field];
     if (typeof value === 'string') secrets.set(field, secretAt(h, value, [...where, field]));
   }
   if ([...secrets.values()].some((s) => !s)) return undefined;
-  const secret = (field: (typeof SECRET_FIELDS)[number]) => secrets.get(field) as Secret;
+  const secret = (field: SecretField) => secrets.get(field) as Secret;
   switch (raw.type) {
     case 'none':
       return { type: 'none' };
@@ -83,6 +88,8 @@ export function compileAuth(h: CompileHelpers, raw: AuthDocument, block: SystemB
       }
       return { type: 'oauth2ClientCredentials', tokenUrl, clientId: raw.clientId, clientSecret: secret('clientSecret'), scope: raw.scope, audience: raw.audience, clientAuth: raw.clientAuth };
     }
+    case 'oauth1':
+      return { type: 'oauth1', realm: raw.realm, consumerKey: raw.consumerKey, consumerSecret: secret('consumerSecret'), token: raw.token, tokenSecret: secret('tokenSecret'), signatureMethod: raw.signatureMethod };
   }
 }
 

@@ -9,6 +9,7 @@ import { compileWithTree, ExpressionSyntaxError, isReservedFunctionName, JSONATA
 import { HELPER_FUNCTIONS } from '../expressions/functions';
 import { unknownFunctionCalls } from './function-calls';
 import { FieldsReadCollector } from './fields-read';
+import { changesPerAttempt } from './per-attempt';
 import { callReferences } from './call-references';
 import { closest } from './check-structure';
 import { dateArgumentProblems } from './date-arguments';
@@ -90,6 +91,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   readonly secrets = new Map<string, string>();
   /** What the expressions read, for drift watching (fields-read.ts). */
   readonly fieldsRead = new FieldsReadCollector();
+  /** The expressions that give a new value on each attempt (per-attempt.ts): a header holding one is computed as each attempt is sent. */
+  private readonly perAttempt = new WeakSet<LocatedExpression>();
 
   constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string, private readonly env: SecretEnvironment = { env: process.env, unset: 'error' }, private readonly compileOptions: CompileOptions = {}) {}
 
@@ -161,6 +164,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       if (bindings) properties.evaluate = { value: (input: unknown) => expression.evaluate(input, bindings), enumerable: true };
       const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, properties) as LocatedExpression);
       if (this.scope) this.callsRead(text, path, offsetInString, this.scope, tree);
+      if (changesPerAttempt(tree)) this.perAttempt.add(compiled);
       for (const problem of dateArgumentProblems(text, tree)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
       return { expression: compiled, tree };
     } catch (error) {
@@ -312,6 +316,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       queryEncoding: raw.queryEncoding ?? target.queryEncoding,
       rawQuery,
       headers,
+      attemptHeaders: headers.filter(([, template]) => template.parts.some((part) => typeof part !== 'string' && this.perAttempt.has(part))).map(([name]) => name),
       body,
       requestType: raw.soap ? 'xml' : raw.requestType,
       bodyXml: xml.bodyXml,

@@ -43,6 +43,8 @@ function outboundSecrets(system: SystemSpec): Secret[] {
   if (auth.type === 'apiKey') values.push(auth.value);
   // The client's Basic header of the token request, as token-source.ts writes it (RFC 6749 2.3.1).
   if (auth.type === 'oauth2ClientCredentials') values.push(auth.clientSecret, basicPair(encodeURIComponent(auth.clientId), encodeURIComponent(auth.clientSecret.reveal())));
+  // PLAINTEXT's signature is the two secrets joined (RFC 5849 3.4.4); an HMAC one travels only in the Authorization header.
+  if (auth.type === 'oauth1') values.push(auth.consumerSecret, auth.tokenSecret);
   if (system.tls?.key) values.push(system.tls.key);
   return values;
 }

@@ -147,6 +147,7 @@ function maskCredentials(text: string, auth: AuthSpec): string {
   else if (auth.type === 'bearer') secrets.push(auth.token.reveal());
   else if (auth.type === 'apiKey') secrets.push(auth.value.reveal());
   else if (auth.type === 'oauth2ClientCredentials') secrets.push(auth.clientSecret.reveal());
+  else if (auth.type === 'oauth1') secrets.push(auth.consumerSecret.reveal(), auth.tokenSecret.reveal());
   let masked = text;
   if (auth.type === 'apiKey' && auth.in === 'query') {
     const name = auth.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

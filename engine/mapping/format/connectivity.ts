@@ -28,6 +28,14 @@ export const auth = variants('type', [
     audience: optional(text('Audience to request (some identity providers need it).')),
     clientAuth: withDefault(oneOfWords(['basic', 'body'], 'Send the client credentials as an HTTP Basic header or as form fields.'), 'basic'),
   }),
+  variant('type', 'oauth1', "OAuth 1.0a (RFC 5849) with a consumer and an access token, as NetSuite's token-based authentication (TBA), Magento and WooCommerce use it: every request is signed when it is sent, over its method, URL and every query parameter (the page parameters the engine writes too) and the fields of a form body, with a fresh nonce and timestamp on every attempt and every page.", {
+    realm: optional(text('The realm sent in the Authorization header (not signed); NetSuite wants the account id, e.g. 1234567 or 1234567_SB1.')),
+    consumerKey: text('The consumer key (NetSuite: of the integration record).'),
+    consumerSecret: secret('The consumer secret.'),
+    token: text('The access token (NetSuite: the token id).'),
+    tokenSecret: secret("The access token's secret."),
+    signatureMethod: withDefault(oneOfWords(['HMAC-SHA256', 'HMAC-SHA1', 'PLAINTEXT'], 'How the request is signed: HMAC-SHA256 (NetSuite accepts only this one), HMAC-SHA1 (older Magento and WooCommerce), or PLAINTEXT (the two secrets themselves; only over https).'), 'HMAC-SHA256'),
+  }),
 ], 'How the engine authenticates toward the system (the ERP, or the platform under platform:). Secrets come from environment variables and never appear in logs or messages.');
 
 export const csrf = block({
