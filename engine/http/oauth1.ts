@@ -9,7 +9,7 @@ import { createHmac, randomBytes } from 'node:crypto';
  * and X's (Twitter's) published examples in oauth1.test.ts.
  */
 
-export type SignatureMethod = 'HMAC-SHA256' | 'HMAC-SHA1' | 'PLAINTEXT';
+type SignatureMethod = 'HMAC-SHA256' | 'HMAC-SHA1' | 'PLAINTEXT';
 
 export interface OAuth1Credentials {
   readonly realm?: string;
@@ -29,7 +29,7 @@ export interface SignedRequest {
 }
 
 /** RFC 5849 3.6: every byte but the unreserved characters percent-encoded, hex in capitals. */
-export function percentEncode(text: string): string {
+function percentEncode(text: string): string {
   return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
@@ -57,7 +57,7 @@ export function signatureBaseString(request: SignedRequest, protocol: readonly (
 const HMAC: Readonly<Record<Exclude<SignatureMethod, 'PLAINTEXT'>, string>> = { 'HMAC-SHA256': 'sha256', 'HMAC-SHA1': 'sha1' };
 
 /** The OAuth parameters of one request, in the order the header lists them; the signature is left out. */
-export function protocolParameters(credentials: OAuth1Credentials, nonce: string, timestamp: number): [string, string][] {
+function protocolParameters(credentials: OAuth1Credentials, nonce: string, timestamp: number): [string, string][] {
   return [
     ['oauth_consumer_key', credentials.consumerKey],
     ['oauth_token', credentials.token],
@@ -76,7 +76,7 @@ export function signatureOf(credentials: OAuth1Credentials, baseString: string):
 }
 
 /** RFC 5849 3.5.1: `OAuth realm="…", oauth_…="…"`, every value percent-encoded. */
-export function headerOf(realm: string | undefined, parameters: readonly (readonly [string, string])[]): string {
+function headerOf(realm: string | undefined, parameters: readonly (readonly [string, string])[]): string {
   const fields = [...(realm === undefined ? [] : [['realm', realm] as const]), ...parameters];
   return `OAuth ${fields.map(([name, value]) => `${name}="${percentEncode(value)}"`).join(', ')}`;
 }

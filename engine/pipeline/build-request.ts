@@ -124,7 +124,7 @@ async function renderHeaders(call: CallSpec, templates: CallSpec['headers'], con
 }
 
 /** The request as header expressions read it (`request`): its method, its URL as sent, and its query parameters, decoded. */
-export function requestView(request: OutboundRequest): { readonly method: string; readonly url: string; readonly query: Record<string, string | string[]> } {
+function requestView(request: OutboundRequest): { readonly method: string; readonly url: string; readonly query: Record<string, string | string[]> } {
   const query: Record<string, string | string[]> = {};
   for (const name of new Set(request.url.searchParams.keys())) {
     const values = request.url.searchParams.getAll(name);
