@@ -129,7 +129,7 @@ export const forEach = block({
 export const cache = block({
   ttlMs: integer(1, 86_400_000, 'How long an answer stays valid, in milliseconds.'),
   maxEntries: withDefault(integer(1, 100_000, 'Most answers kept; the least recently used go first.'), 1000),
-}, { description: 'Keep successful answers of this call in memory, keyed by method, URL, headers and body. Errors are never cached.' });
+}, { description: 'Keep successful answers of this call in memory, keyed by method, URL, headers and body; credentials (system.auth, an OAuth 1.0a signature included) and the headers computed per attempt are not part of the key. Errors are never cached.' });
 
 /**
  * How a system says "no" inside an answer whatever its HTTP status (JSON-RPC's {"error": ...} in a 200,
