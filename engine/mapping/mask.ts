@@ -65,6 +65,17 @@ export function declaredSecretValues(system: SystemSpec, inbound: InboundSpec, p
   ];
 }
 
+/**
+ * OAuth 1.0a signatures wherever an ERP echoes them (a 401 body that repeats the Authorization header):
+ * a signature changes with every request, so no secret value matches it, and one is a credential for
+ * as long as its timestamp holds. `oauth_signature="…"` (also inside JSON text) and `oauth_signature=…`.
+ */
+const OAUTH_SIGNATURE = /(oauth_signature(?:=|%3D)(?:\\?"|%22)?)[^"&,\s\\]+/gi;
+
+export function maskOAuthSignatures(text: string): string {
+  return text.includes('oauth_signature') ? text.replace(OAUTH_SIGNATURE, `$1${MASK}`) : text;
+}
+
 /** Headers named like a credential, masked whatever their value. */
 export function maskHeaderNames(headers: Readonly<Record<string, string>>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, isSecretName(name) ? MASK : value]));
@@ -133,7 +144,7 @@ export function createMasker(secretValues: readonly Secret[], names: SecretNames
   const headerNames = new Set([...CREDENTIAL_HEADERS, ...names.headers.map((name) => name.toLowerCase())]);
   const queryNames = new Set(names.query);
   const secrets = [...new Set(secretValues.flatMap((secret) => (worthMasking(secret.reveal()) ? secretForms(secret.reveal()) : [])))].sort((a, b) => b.length - a.length);
-  const text = (value: string) => secrets.reduce((masked, secret) => masked.split(secret).join(MASK), value);
+  const text = (value: string) => secrets.reduce((masked, secret) => masked.split(secret).join(MASK), maskOAuthSignatures(value));
   const deep = (value: unknown): unknown => {
     if (typeof value === 'string') return text(value);
     if (Array.isArray(value)) return value.map(deep);
@@ -143,7 +154,8 @@ export function createMasker(secretValues: readonly Secret[], names: SecretNames
   };
   // In JSON text a secret appears escaped; most texts hold none, which one `includes` per secret tells.
   const escaped = secrets.map((secret) => JSON.stringify(secret).slice(1, -1));
-  const json = (value: string): string => {
+  const json = (given: string): string => {
+    const value = maskOAuthSignatures(given);
     if (!escaped.some((secret) => value.includes(secret))) return value;
     return value.replace(/"(?:[^"\\]|\\.)*"/g, (literal) => escaped.reduce((masked, secret) => masked.split(secret).join(MASK), literal));
   };

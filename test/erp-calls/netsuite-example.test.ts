@@ -135,4 +135,21 @@ describe('examples/netsuite/netsuite.yaml', () => {
     for (const secret of [NS_CREDENTIALS.consumerSecret, NS_CREDENTIALS.tokenSecret]) expect(shown).not.toContain(secret);
     expect(shown).not.toMatch(/oauth_signature="/);
   });
+
+  it('an ERP that echoes the refused Authorization header: its signature shows nowhere, not in the trace, the journal or the failure', async () => {
+    erp = await startNetSuiteErp();
+    erp.echoAuthorization = true;
+    erp.now = () => Math.floor(Date.now() / 1000) + 600;
+    const mapping = loadNetSuiteMapping(erp.url);
+    const client = createAnsweringClient({ live: createHttpClient() });
+    const mask = createMasker(mapping.secretValues, declaredSecretNames(mapping.system));
+    const run = await runCase(mapping, findRoute('GetItem')!, { number: 'A-100' }, client, mask);
+    client.close();
+    expect(run.envelope).toMatchObject({ isResultSuccess: false });
+    // The journal keeps its entry as JSON text masked by the mapping's masker.
+    const shown = JSON.stringify([run.steps, run.failure, run.envelope]) + mask.json(JSON.stringify(run.entry ?? null));
+    expect(shown).toContain('oauth_signature=\\"***\\"');
+    expect(shown).not.toMatch(/oauth_signature=\\"(?!\*\*\*)/);
+    expect(run.failure?.message ?? '').not.toMatch(/oauth_signature="(?!\*\*\*)/);
+  });
 });

@@ -144,6 +144,8 @@ export interface NetSuiteErp {
   delayMs: number;
   /** The account's clock, in seconds, against which a timestamp is checked. */
   now: () => number;
+  /** A 401 repeats the Authorization header it refused (some ERPs' error pages do). */
+  echoAuthorization: boolean;
   close(): Promise<void>;
 }
 
@@ -154,7 +156,7 @@ export async function startNetSuiteErp(options: { extraOrders?: number; extraIte
   let inFlight = 0;
   const erp = {
     served: [] as string[], authFailures: [] as string[], rateLimited: 0, peakInFlight: 0, nonces: [] as string[], suiteqlPages: [] as string[], statuses: [] as unknown[],
-    concurrencyLimit: options.concurrencyLimit ?? 5, rateLimitNext: 0, delayMs: options.delayMs ?? 2, now: () => Math.floor(Date.now() / 1000),
+    concurrencyLimit: options.concurrencyLimit ?? 5, rateLimitNext: 0, delayMs: options.delayMs ?? 2, now: () => Math.floor(Date.now() / 1000), echoAuthorization: false,
   };
 
   const authenticate = (req: http.IncomingMessage, url: URL, form: string | undefined): void => {
@@ -245,7 +247,7 @@ export async function startNetSuiteErp(options: { extraOrders?: number; extraIte
         if (!(error instanceof NetSuiteError)) throw error;
         if (error.status === 401) erp.authFailures.push(error.message.replace(/^.*\((.*)\)$/, '$1'));
         status = error.status;
-        body = errorBody(error);
+        body = errorBody(error.status === 401 && erp.echoAuthorization ? new NetSuiteError(401, error.code, `${error.message} Authorization: ${req.headers.authorization ?? ''}`) : error);
       }
       setTimeout(() => {
         inFlight -= 1;
