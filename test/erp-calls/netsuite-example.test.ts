@@ -90,6 +90,19 @@ describe('examples/netsuite/netsuite.yaml', () => {
     for (const reply of replies) expect(reply).toMatchObject({ isResultSuccess: true });
   });
 
+  it('reads an id-only list by fan-out within system.maxConcurrency: 1 + N requests, never more in flight than the account allows', async () => {
+    erp = await startNetSuiteErp({ extraOrders: 30, concurrencyLimit: 2, delayMs: 5 });
+    engine = await startEngine(netsuiteMappingWith(erp.url, (text) => text.replace('maxConcurrency: 5\n', 'maxConcurrency: 2\n')));
+    const reply = await engine.call('GET', '/WorkOrders/ForPutWall/PW-02');
+    expect(reply).toMatchObject({ isResultSuccess: true });
+    expect((reply as { data: unknown[] }).data).toHaveLength(30);
+    expect(erp.served.filter((route) => route === 'record-list')).toHaveLength(1);
+    expect(erp.served.filter((route) => route === 'record')).toHaveLength(30);
+    expect(erp.peakInFlight).toBeLessThanOrEqual(2);
+    expect(erp.rateLimited).toBe(0);
+    expect(erp.authFailures).toEqual([]);
+  });
+
   it('finds a signed answer in the cache: the key leaves out what the signature adds', async () => {
     erp = await startNetSuiteErp();
     engine = await startEngine(loadNetSuiteMapping(erp.url));

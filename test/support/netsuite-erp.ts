@@ -49,7 +49,8 @@ function seed(extraOrders: number, extraItems: number): { orders: SalesOrder[]; 
     { id: 102, tranId: 'SO-1002', memo: 'Site cabling', shipDate: '2026-12-16', location: 'WH', otherRefNum: 'PO-78', putWall: 'PW-01', lines: [{ line: 1, item: 203, description: 'Cable', quantity: 50, units: 'm' }] },
     { id: 103, tranId: 'SO-1003', memo: 'Spare parts', shipDate: '2026-12-17', location: 'WH', otherRefNum: 'PO-79', lines: [{ line: 1, item: 201, description: 'Hex bolt M8', quantity: 2, units: 'Units' }] },
   ];
-  for (let index = 0; index < extraOrders; index += 1) orders.push({ id: 1000 + index, tranId: `SO-9${String(index).padStart(3, '0')}`, memo: `Extra ${index}`, shipDate: '2026-12-20', location: 'WH', otherRefNum: '', lines: [{ line: 1, item: 201, description: 'Hex bolt M8', quantity: 1, units: 'Units' }] });
+  // The extra orders stand on put wall PW-02: a long id-only list for the fan-out.
+  for (let index = 0; index < extraOrders; index += 1) orders.push({ id: 1000 + index, tranId: `SO-9${String(index).padStart(3, '0')}`, memo: `Extra ${index}`, shipDate: '2026-12-20', location: 'WH', otherRefNum: '', putWall: 'PW-02', lines: [{ line: 1, item: 201, description: 'Hex bolt M8', quantity: 1, units: 'Units' }] });
   return { orders, items };
 }
 
