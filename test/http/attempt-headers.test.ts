@@ -19,16 +19,21 @@ async function startErp(busy: number): Promise<{ url: string; seen: Seen[]; clos
   const seen: Seen[] = [];
   let refused = 0;
   const server = http.createServer((req, res) => {
-    seen.push({ url: req.url ?? '', headers: req.headers });
-    if (refused < busy) {
-      refused += 1;
-      res.writeHead(429, { 'content-type': 'application/json' }).end('{"error":"busy"}');
-      return;
-    }
-    const url = new URL(req.url ?? '/', 'http://erp');
-    const offset = Number(url.searchParams.get('offset') ?? 0);
-    const items = [1, 2, 3, 4, 5].slice(offset, offset + 2).map((n) => ({ no: `A-${n}` }));
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items, no: 'A-1', name: 'Bolt' }));
+    let text = '';
+    req.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+    req.on('end', () => {
+      seen.push({ url: req.url ?? '', headers: req.headers });
+      if (refused < busy) {
+        refused += 1;
+        res.writeHead(429, { 'content-type': 'application/json' }).end('{"error":"busy"}');
+        return;
+      }
+      const url = new URL(req.url ?? '/', 'http://erp');
+      // The offset in the query, or (paginate.in: body) in the JSON body.
+      const offset = Number(url.searchParams.get('offset') ?? (text === '' ? 0 : (JSON.parse(text) as { offset?: number }).offset ?? 0));
+      const items = [1, 2, 3, 4, 5].slice(offset, offset + 2).map((n) => ({ no: `A-${n}` }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items, no: 'A-1', name: 'Bolt' }));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -80,6 +85,26 @@ describe('headers computed per attempt', () => {
     expect(reply, JSON.stringify(reply)).toMatchObject({ isResultSuccess: true });
     expect(erp.seen.map((request) => request.headers['x-offset'])).toEqual(['0', '2', '4']);
     for (const request of erp.seen) expect(request.headers['x-sign']).toBe(`GET ${erp.url.replace(/\/api$/, '')}${request.url}`);
+  });
+
+  it('with the page state in the body, a header computed per attempt reads the page it is sent with', async () => {
+    erp = await startErp(1);
+    engine = await startEngine(head(erp.url, 'retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 5 }') + `  GetWorkOrders:
+    calls:
+      - name: orders
+        method: POST
+        path: /orders
+        body: '{ "offset": page.offset, "limit": page.limit }'
+        headers:
+          X-Page: "{$string(page.offset) & '@' & $string($millis())}"
+        retry: { idempotent: true }
+        paginate: { style: offset, in: body, pageSize: 2, items: response.body.items }
+    output: 'calls.orders.items.{ "number": no, "dueDate": "2026-12-01T00:00:00Z", "requests": [] }'
+`);
+    const reply = await engine.call('GET', '/WorkOrders');
+    expect(reply, JSON.stringify(reply)).toMatchObject({ isResultSuccess: true });
+    // The first page was refused once (429) and sent again: four requests, each with its page's offset.
+    expect(erp.seen.map((request) => String(request.headers['x-page']).split('@')[0])).toEqual(['0', '0', '2', '4']);
   });
 
   it('an answer is found in the cache although a header holds a timestamp: the key leaves it out', async () => {
