@@ -1,3 +1,4 @@
+import { HELPER_FUNCTIONS } from '../expressions/functions';
 import { walkTree, type TreeNode } from './parse-tree';
 
 /**
@@ -8,8 +9,8 @@ import { walkTree, type TreeNode } from './parse-tree';
  * a retry after a 429 must not send a nonce the ERP has seen, and a key holding a timestamp never hits.
  */
 
-/** The built-ins and helpers whose result changes from one call to the next. */
-const CHANGING = new Set(['now', 'millis', 'random', 'uuid']);
+/** JSONata's built-ins and the engine's helpers ($uuid) whose result changes from one call to the next. */
+const CHANGING: ReadonlySet<string> = new Set(['now', 'millis', 'random', ...HELPER_FUNCTIONS.filter((helper) => helper.varies).map((helper) => helper.name)]);
 
 function readsRequest(node: TreeNode): boolean {
   if (node.type === 'name') return node.value === 'request';
