@@ -220,12 +220,16 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     }
     if (!ok) return false;
     const values = this.secrets;
+    // Checks that send nothing (test, diff, dry-run --answers) run on recorded answers, which need no
+    // secret: an unset one stands in as its ${NAME} text, as an unset ${NAME} in the file does.
+    const standIn = this.env.unset === 'warning';
     // Bound per expression, read when it runs: a variable set only after a warning-mode check is reported there.
     return {
       secret: (name: string) => {
         const value = values.get(name);
-        if (value === undefined) throw new Error(`environment variable ${name} is not set`);
-        return value;
+        if (value !== undefined) return value;
+        if (standIn) return `\${${name}}`;
+        throw new Error(`environment variable ${name} is not set`);
       },
     };
   }
