@@ -145,13 +145,21 @@ export function compileRawQuery(h: CompileHelpers, raw: CallDocument, where: rea
   return names;
 }
 
-export function compileSystemRetry(raw: SystemDocument['retry']): RetryPolicy {
-  return { attempts: raw.attempts, baseDelayMs: raw.baseDelayMs, maxDelayMs: raw.maxDelayMs, retryAfterMaxMs: raw.retryAfterMaxMs };
+/** The system's retry policy, and whether its calls are safe to repeat unless one says otherwise (undefined: by method). */
+export interface SystemRetry extends RetryPolicy {
+  readonly idempotent?: boolean;
 }
 
-/** A request is repeated only when safe: GET unless the call says otherwise, anything else only with idempotent: true. */
-export function compileCallRetry(h: CompileHelpers, raw: CallRetryDocument | undefined, method: CallSpec['method'], defaults: RetryPolicy, where: readonly PathSegment[]): RetryPolicy | undefined {
-  const safe = raw?.idempotent ?? method === 'GET';
+export function compileSystemRetry(raw: SystemDocument['retry']): SystemRetry {
+  return { attempts: raw.attempts, baseDelayMs: raw.baseDelayMs, maxDelayMs: raw.maxDelayMs, retryAfterMaxMs: raw.retryAfterMaxMs, idempotent: raw.idempotent };
+}
+
+/**
+ * A request is repeated only when safe: as the call says, else as system.retry.idempotent says (an ERP whose
+ * reads are all POST says it once there), else GET only.
+ */
+export function compileCallRetry(h: CompileHelpers, raw: CallRetryDocument | undefined, method: CallSpec['method'], defaults: SystemRetry, where: readonly PathSegment[]): RetryPolicy | undefined {
+  const safe = raw?.idempotent ?? defaults.idempotent ?? method === 'GET';
   const policy: RetryPolicy = {
     attempts: raw?.attempts ?? defaults.attempts,
     baseDelayMs: raw?.baseDelayMs ?? defaults.baseDelayMs,
@@ -160,7 +168,9 @@ export function compileCallRetry(h: CompileHelpers, raw: CallRetryDocument | und
   };
   if (safe) return policy;
   if (raw?.attempts !== undefined && raw.attempts > 1) {
-    const why = method === 'GET' ? 'the call says idempotent: false' : `a ${method} is only repeated when the call says idempotent: true (repeating it could, for example, book twice)`;
+    const why = raw.idempotent === false ? 'the call says idempotent: false'
+      : defaults.idempotent === false ? 'system.retry says idempotent: false (the call may say idempotent: true in its own retry)'
+      : `a ${method} is only repeated when the call (or system.retry) says idempotent: true (repeating it could, for example, book twice)`;
     h.report('RETRY_NOT_SAFE', [...where, 'retry', 'attempts'], `${named(where)}.retry.attempts is ${raw.attempts}, but ${why}`);
     return undefined;
   }

@@ -61,13 +61,14 @@ export const systemRetry = block({
   baseDelayMs: withDefault(retryFields.baseDelayMs, 200),
   maxDelayMs: withDefault(retryFields.maxDelayMs, 5000),
   retryAfterMaxMs: withDefault(integer(0, 600_000, 'Longest Retry-After the engine honours, in milliseconds; a longer one ends the retries.'), 30_000),
+  idempotent: optional(boolean('Whether every call is safe to repeat, unless the call says otherwise in its own retry.idempotent. Without it: GET calls are, others are not. true suits an ERP whose reads are all POST (SOAP, JSON-RPC, SuiteQL); a call that writes then says idempotent: false.')),
 }, { description: 'Default retry policy of every call. Retries happen on transport failures, 429 and 503, only for requests safe to repeat.' });
 
 export const callRetry = block({
   attempts: optional({ ...retryFields.attempts, description: `${retryFields.attempts.description} Default: system.retry.attempts.` }),
   baseDelayMs: optional({ ...retryFields.baseDelayMs, description: `${retryFields.baseDelayMs.description} Default: system.retry.baseDelayMs.` }),
   maxDelayMs: optional({ ...retryFields.maxDelayMs, description: `${retryFields.maxDelayMs.description} Default: system.retry.maxDelayMs.` }),
-  idempotent: optional(boolean('Whether the call is safe to repeat. Default true for GET, false otherwise: a POST/PUT/PATCH/DELETE is only retried with idempotent: true.')),
+  idempotent: optional(boolean('Whether the call is safe to repeat. Default: system.retry.idempotent, else true for GET and false otherwise: a POST/PUT/PATCH/DELETE is only retried with idempotent: true.')),
 }, { description: 'Retry policy of this call, over system.retry.' });
 
 /** Where the page state goes: the styles whose state the engine writes (page, offset, cursor). */
