@@ -140,6 +140,9 @@ describe('an authentication failure (401, 403, 407)', () => {
   it('a rule that tests response.status may claim it', async () => {
     const engine = await restErp('response.status = 403');
     rest!.on('GET /orders/SO-1', () => status(403, {}, { error: 'not your order' }));
-    expectRefused(await engine.get('/WorkOrders/Code?Code=SO-1'), 'GetWorkOrderByCode', 'WorkOrderDoesNotExist', 'no such order');
+    const reply = await engine.get('/WorkOrders/Code?Code=SO-1');
+    expectRefused(reply, 'GetWorkOrderByCode', 'WorkOrderDoesNotExist', 'no such order');
+    // A failure a rule decided has no validationStatus (docs/results.md): its words are externalMessage.
+    expect(reply.body.validationStatus).toBeNull();
   });
 });
