@@ -108,11 +108,13 @@ async function refusalOf(call: CallSpec, rules: CallRules, label: string, answer
   const byRule = call.refusal && answer.bodyError === undefined ? await byRefusalRule(call.refusal, context, label, status) : undefined;
   const refused = byRule ?? byFault(answer.record);
   if (refused) {
-    const words = refused.message ?? (AUTH_STATUSES.has(status) ? credentialsRefused(status) : 'no message');
+    // A 401, 403 or 407 says first that the credentials were refused, then the ERP's words if any.
+    const credentials = AUTH_STATUSES.has(status) ? credentialsRefused(status) : undefined;
+    const externalMessage = credentials && refused.message ? `${credentials}: ${refused.message}` : (credentials ?? refused.message);
+    const words = externalMessage ?? 'no message';
     const how = byRule ? `refusal rule at ${call.refusal?.when.origin.line}:${call.refusal?.when.origin.col}` : 'a SOAP fault';
     const summary = { call: label, status, body: bodyText(body) };
     const logged = maskCredentials(`the external system refused ${answer.target} (status ${status}; ${how}): ${words}`, auth);
-    const externalMessage = refused.message ?? (AUTH_STATUSES.has(status) ? credentialsRefused(status) : null);
     return new OperationFailure('ERP_REFUSED', logged, [{ path: `calls.${label}`, message: `the external system refused: ${maskCredentials(words, auth)}` }], summary, { refusal: { externalMessage, retryable: refused.retryable } });
   }
   // `logged` (the failure's message) keeps the ERP's path, redirect target and body preview for the log,

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/core/engine';
 import { openSqliteStore } from '../../engine/outbox/sqlite-store';
 import type { OutboxStore } from '../../engine/outbox/store';
-import { closeAfterEach, head, startEngine, type RunningEngine } from '../support/engine';
+import { closeAfterEach, head, mappingFromText, startEngine, type RunningEngine } from '../support/engine';
 import { expectRefused, ODOO_KEY, odooMappingWith } from '../support/jsonrpc-engine';
 import { startJsonRpcErp, type JsonRpcErp } from '../support/jsonrpc-erp';
 import { json, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';
@@ -132,6 +132,10 @@ describe('an authentication failure (401, 403, 407)', () => {
     }
     rest!.on('GET /orders/SO-1', () => status(407, {}, { error: 'proxy' }));
     expectRefused(await engine.get('/WorkOrders/Code?Code=SO-1'), 'GetWorkOrderByCode', 'AdapterApiCallFailed', 'a proxy between the adapter and the external system refused the adapter\'s credentials (HTTP 407)');
+    // A refusal rule that matches the 401 adds the ERP's words after the credentials.
+    engine.engine.replaceMappings([mappingFromText(head(rest!.url, 'auth: { type: bearer, token: "${ERP_TOKEN}" }\nrefusal: { when: $exists(response.body.error), message: response.body.error }') + ORDER_BY_CODE('$not($exists(response.body.no))'), { ERP_TOKEN: 'tok-5e3c1a9b77' })]);
+    rest!.on('GET /orders/SO-1', () => status(401, {}, { error: 'token tok-5e3c1a9b77 expired' }));
+    expectRefused(await engine.get('/WorkOrders/Code?Code=SO-1'), 'GetWorkOrderByCode', 'AdapterApiCallFailed', 'the external system refused the adapter\'s credentials (HTTP 401): token *** expired');
     // The rule still judges the answers it is for.
     rest!.on('GET /orders/SO-1', () => json({ missing: true }));
     expectRefused(await engine.get('/WorkOrders/Code?Code=SO-1'), 'GetWorkOrderByCode', 'WorkOrderDoesNotExist', 'no such order');
