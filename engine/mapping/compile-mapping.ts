@@ -307,6 +307,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       name: raw.name,
       when,
       method: raw.method,
+      safe: raw.safe,
       path: pathTemplate,
       query,
       queryEncoding: raw.queryEncoding ?? target.queryEncoding,

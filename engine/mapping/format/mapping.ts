@@ -44,6 +44,7 @@ const call = block({
   forEach: optional(forEach),
   cache: optional(cache),
   refusal: optional(callRefusal),
+  safe: withDefault(boolean('This call cannot change the ERP although its method is not GET: a SOAP Read, a SuiteQL or JSON-RPC search_read sent as POST. dry-run (without --live) and the studio send such a call; a call that can change the ERP is shown there, not sent. It says nothing about repeating the call (that is retry.idempotent).'), false),
 }, { description: 'One HTTP call to the external system. Its response is available to later calls and to the output as calls.<name>.' });
 
 const outcome = block({
