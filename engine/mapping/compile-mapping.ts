@@ -442,7 +442,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     const settings = raw ?? { maxAgeMs: 86_400_000, onDeadLetter: 'block' as const };
     const orderingKey = settings.orderingKey === undefined ? undefined : this.expression(settings.orderingKey, [...path, 'outbox', 'orderingKey']);
     if (settings.orderingKey !== undefined && !orderingKey) return false;
-    return { orderingKey, maxAgeMs: settings.maxAgeMs, onDeadLetter: settings.onDeadLetter };
+    return { orderingKey, maxAgeMs: settings.maxAgeMs, onDeadLetter: settings.onDeadLetter, ...(settings.tryFirstMs === undefined ? {} : { tryFirstMs: settings.tryFirstMs }) };
   }
 
   /** Calls made in order; each reads only the calls above it. `owner` names the operation or push in messages. */

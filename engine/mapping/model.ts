@@ -172,6 +172,8 @@ export interface OutboxSpec {
   readonly orderingKey?: LocatedExpression;
   readonly maxAgeMs: number;
   readonly onDeadLetter: 'block' | 'skip';
+  /** Operations only: how long the platform's answer waits for a first try of the stored event; absent: answered at once. */
+  readonly tryFirstMs?: number;
 }
 
 /** A fixed answer written in the mapping (export columns, the label), checked against the contract at load. */

@@ -5,7 +5,7 @@ import { appendedCase } from './append-case';
 import type { Envelope } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
 import { isTruncated, type EventState, type JournalEntry } from '../journal/journal-entry';
-import type { TraceStep } from '../trace/steps';
+import type { DeliveryVerdict, TraceStep } from '../trace/steps';
 import type { TransportErrorCode } from '../http/client';
 import { RETRYABLE_STATUS } from '../http/with-retry';
 import { isSecretName } from '../mapping/mask';
@@ -78,10 +78,10 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
   };
 }
 
-const VERDICTS = { delivered: 'delivered', pending: 'retry', dead: 'dead' } as const;
+const VERDICTS = { delivered: 'delivered', pending: 'retry', dead: 'dead', refused: 'refused' } as const;
 
 /** The delivery of a stored event as a case replays it: the receiver's last answer to its call, and what the delivery made of it. */
-function deliveryOf(event: EventState): { call: string; answer: RecordedAnswer; verdict: 'delivered' | 'retry' | 'dead' } | { problem: string } {
+function deliveryOf(event: EventState): { call: string; answer: RecordedAnswer; verdict: DeliveryVerdict } | { problem: string } {
   if (event.status === 'dropped' || event.status === 'gone') return { problem: `its event ${event.id} was ${event.status === 'gone' ? 'purged' : 'dropped'}: the outbox no longer says how its delivery went` };
   const { last } = event;
   if (!last?.call || last.status === undefined) {
