@@ -22,13 +22,14 @@ function sourceNote(step: Extract<TraceStep, { step: 'request' }>, c: Colors): s
     case 'live': return c.magenta('(sent)');
     case 'recorded': return c.cyan('(recorded answer, not sent)');
     case 'not sent': return c.yellow('(not sent: event routes go out only with --live)');
+    case 'write not sent': return c.yellow(`(not sent: a ${step.method} can change the ERP; dry-run sends it only with --live, or mark a read safe: true)`);
     case 'stand-in token': return c.cyan('(OAuth2 token: stand-in, not sent)');
     case 'missing': return c.red('(no recorded answer)');
   }
 }
 
 /** Whether a call of the run was not sent (a synthetic answer stood in): its delivery only says what would happen. */
-const notAllSent = (steps: readonly TraceStep[]) => steps.some((step) => step.step === 'request' && step.source === 'not sent');
+const notAllSent = (steps: readonly TraceStep[]) => steps.some((step) => step.step === 'request' && (step.source === 'not sent' || step.source === 'write not sent'));
 
 /** What the delivery did; "would be" when no call of it reached the receiver (a synthetic answer stood in). */
 function deliverySaid(verdict: DeliveryVerdict, sentNothing: boolean, c: Colors): string {
@@ -53,7 +54,7 @@ function stepLines(step: TraceStep, c: Colors, number: () => number, sentNothing
       ];
     case 'response': {
       const status = step.status >= 400 ? c.red(String(step.status)) : c.green(String(step.status));
-      const note = step.source === 'not sent' ? c.yellow('synthetic answer: nothing was sent')
+      const note = step.source === 'not sent' || step.source === 'write not sent' ? c.yellow('synthetic answer: nothing was sent')
         : step.cached ? 'from the answer cache (call.cache), nothing was sent'
         : `${step.durationMs} ms${step.attempts !== undefined && step.attempts > 1 ? `, ${step.attempts} attempts (retry)` : ''}`;
       return [

@@ -14,7 +14,8 @@ import type { TraceObserver } from './observer';
  */
 
 /** Where an answer came from: the ERP (live), a recorded answer of a test, or a stand-in of a dry run. */
-export type AnswerSource = 'live' | 'recorded' | 'not sent' | 'stand-in token' | 'missing';
+/** not sent: an event route without --live; write not sent: a call that can change the ERP (canChangeErp), held back by a dry run. */
+export type AnswerSource = 'live' | 'recorded' | 'not sent' | 'write not sent' | 'stand-in token' | 'missing';
 
 /** What an outbox delivery did with an event: delivered, retry (not now), dead (never), refused (never, on its first try, and the caller was answered so). */
 export type DeliveryVerdict = 'delivered' | 'retry' | 'dead' | 'refused';
