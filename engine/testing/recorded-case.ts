@@ -58,9 +58,9 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
     // that ended them is given once (the failures before it were not kept).
     (answers[call] ??= []).push(...Array.from({ length: RETRYABLE_STATUS.has(step.status) ? Math.max(1, step.attempts ?? 1) : 1 }, () => answer));
   }
-  const delivery = ran.event && deliveryOf(ran.event);
+  const delivery = ran.event ? deliveryOf(ran.event) : deliveryRan(ran.steps);
   if (delivery && 'problem' in delivery) return delivery;
-  if (delivery) answers[delivery.call] = [delivery.answer];
+  if (delivery?.call !== undefined) answers[delivery.call] = [delivery.answer];
   if (isTruncated(ran.input)) return { problem: `the request body was larger than the journal keeps (${ran.input.truncated})` };
   const { envelope } = ran;
   if (isTruncated(envelope.data)) return { problem: `the answered data was larger than the journal keeps (${envelope.data.truncated})` };
@@ -76,6 +76,15 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
       ...(delivery ? { delivery: delivery.verdict } : {}),
     },
   };
+}
+
+/**
+ * A delivery run inline (record: no store, the event delivered while the command waits): its verdict.
+ * The ERP's answers to it are among the steps' answers already, so the case replays the same delivery.
+ */
+function deliveryRan(steps: readonly TraceStep[]): { call?: undefined; verdict: DeliveryVerdict } | undefined {
+  const step = steps.find((candidate) => candidate.step === 'delivery');
+  return step?.step === 'delivery' ? { verdict: step.verdict } : undefined;
 }
 
 const VERDICTS = { delivered: 'delivered', pending: 'retry', dead: 'dead', refused: 'refused' } as const;
