@@ -47,7 +47,7 @@ describe('adapter-engine record of a delivery: outbox operation', () => {
     fs.writeFileSync(testFile, written.replace('status: 422', 'status: 200'));
     const changed = await runCli(['test', testFile], { env: { ERP_URL: erp.url } });
     expect(changed.code).toBe(1);
-    expect(changed.stdout, changed.stdout).toMatch(/delivery\n\s+- expected  "dead"\n\s+\+ actual    "delivered"/);
+    expect(changed.stdout, changed.stdout).toMatch(/delivery\n\s+- expected {2}"dead"\n\s+\+ actual {4}"delivered"/);
   }, 60_000);
 
   it('writes delivery: delivered when the ERP takes the event', async () => {
