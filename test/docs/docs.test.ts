@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { formatIssue } from '../../engine/errors';
+import { HELPER_FUNCTIONS } from '../../engine/expressions/functions';
 import { checkMappingText } from '../../engine/mapping/load';
 import { GENERATED, withGenerated } from '../../engine/scripts/write-docs';
 import { anchorsOf, blocksOf, commandOf, docFiles, linksOf, ROOT } from './markdown';
@@ -42,6 +43,12 @@ describe('documentation', () => {
       const current = fs.readFileSync(path.join(ROOT, part.file), 'utf8');
       expect(current, `${part.file} is stale: run npm run docs`).toBe(withGenerated(part, current));
     }
+  });
+
+  it('lists every helper function in the helper table of the mapping format', () => {
+    const guide = fs.readFileSync(path.join(ROOT, 'docs', 'mapping-format.md'), 'utf8');
+    const table = guide.slice(guide.indexOf('## Helper functions'), guide.indexOf('### Signatures and digests'));
+    for (const helper of HELPER_FUNCTIONS) expect(table, `$${helper.name} in docs/mapping-format.md`).toContain(`\`$${helper.name}(`);
   });
 
   it('keeps the README short and pointing at every guide', () => {
