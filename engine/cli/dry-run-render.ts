@@ -1,4 +1,5 @@
 import type { CaseRun, PushRun, TraceStep } from '../testing/run-case';
+import type { DeliveryVerdict } from '../trace/steps';
 import { out, prettyJson, type Colors } from './output';
 
 /** The dry-run trace for people: each step in the order it happened, then the envelope. */
@@ -21,12 +22,27 @@ function sourceNote(step: Extract<TraceStep, { step: 'request' }>, c: Colors): s
     case 'live': return c.magenta('(sent)');
     case 'recorded': return c.cyan('(recorded answer, not sent)');
     case 'not sent': return c.yellow('(not sent: event routes go out only with --live)');
+    case 'write not sent': return c.yellow(`(not sent: a ${step.method} can change the ERP; dry-run sends it only with --live, or mark a read safe: true)`);
     case 'stand-in token': return c.cyan('(OAuth2 token: stand-in, not sent)');
     case 'missing': return c.red('(no recorded answer)');
   }
 }
 
-function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
+/** Whether a call of the run was not sent (a synthetic answer stood in): its delivery only says what would happen. */
+const notAllSent = (steps: readonly TraceStep[]) => steps.some((step) => step.step === 'request' && (step.source === 'not sent' || step.source === 'write not sent'));
+
+/** What the delivery did; "would be" when no call of it reached the receiver (a synthetic answer stood in). */
+function deliverySaid(verdict: DeliveryVerdict, sentNothing: boolean, c: Colors): string {
+  const would = sentNothing ? 'would be ' : '';
+  switch (verdict) {
+    case 'delivered': return c.green(`${would}delivered`);
+    case 'retry': return c.yellow(`${sentNothing ? 'would be retried: the receiver could not take it now' : 'the receiver could not take it now: retried'} with backoff until outbox.maxAgeMs`);
+    case 'dead': return c.red(`${sentNothing ? 'would be a dead letter' : 'dead letter'}: not retried; it waits for support staff (adapter-engine outbox)`);
+    case 'refused': return c.red(`${would}refused on its first try (outbox.tryFirstMs): the platform is answered the refusal; not a dead letter`);
+  }
+}
+
+function stepLines(step: TraceStep, c: Colors, number: () => number, sentNothing: boolean): string[] {
   switch (step.step) {
     case 'request':
       return [
@@ -38,7 +54,7 @@ function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
       ];
     case 'response': {
       const status = step.status >= 400 ? c.red(String(step.status)) : c.green(String(step.status));
-      const note = step.source === 'not sent' ? c.yellow('synthetic answer: nothing was sent')
+      const note = step.source === 'not sent' || step.source === 'write not sent' ? c.yellow('synthetic answer: nothing was sent')
         : step.cached ? 'from the answer cache (call.cache), nothing was sent'
         : `${step.durationMs} ms${step.attempts !== undefined && step.attempts > 1 ? `, ${step.attempts} attempts (retry)` : ''}`;
       return [
@@ -67,12 +83,8 @@ function stepLines(step: TraceStep, c: Colors, number: () => number): string[] {
       return ['', `${c.bold('outbox')}  stored as event ${step.eventId} ${c.dim(`(ordering key ${step.orderingKey}; adapter-engine outbox show ${step.eventId})`)}`];
     case 'skipped':
       return ['', `${c.bold('skipped')}  ${c.yellow(step.label)}  ${step.message}`];
-    case 'delivery': {
-      const said = step.verdict === 'delivered' ? c.green('delivered')
-        : step.verdict === 'retry' ? c.yellow('the receiver could not take it now: retried with backoff until outbox.maxAgeMs')
-        : c.red('dead letter: not retried; it waits for support staff (adapter-engine outbox)');
-      return ['', `${c.bold('delivery')}  ${said}${step.message ? `  ${step.message}` : ''}`];
-    }
+    case 'delivery':
+      return ['', `${c.bold('delivery')}  ${deliverySaid(step.verdict, sentNothing, c)}${step.message ? `  ${step.message}` : ''}`];
   }
 }
 
@@ -94,7 +106,8 @@ export function renderDryRun(run: Pick<CaseRun, 'route' | 'mode' | 'steps' | 'fa
   out.line(c.bold('input'));
   out.line(prettyJson(header.input, INDENT));
   let count = 0;
-  for (const step of run.steps) for (const line of stepLines(step, c, () => ++count)) out.line(line);
+  const sentNothing = notAllSent(run.steps);
+  for (const step of run.steps) for (const line of stepLines(step, c, () => ++count, sentNothing)) out.line(line);
   if (run.failure) {
     out.line('');
     out.line(`${c.bold('failure')}  ${c.red(run.failure.kind)}  ${run.failure.message}`);
@@ -122,7 +135,8 @@ export function renderPushRun(run: Pick<PushRun, 'push' | 'steps' | 'status' | '
   out.line(c.bold('input'));
   out.line(prettyJson(header.input, INDENT));
   let count = 0;
-  for (const step of run.steps) for (const line of stepLines(step, c, () => ++count)) out.line(line);
+  const sentNothing = notAllSent(run.steps);
+  for (const step of run.steps) for (const line of stepLines(step, c, () => ++count, sentNothing)) out.line(line);
   out.line('');
   const status = run.status === 202 ? c.green(String(run.status)) : c.red(String(run.status));
   out.line(`${c.bold('answer to the ERP')}  ${status}`);

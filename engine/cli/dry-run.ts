@@ -14,6 +14,8 @@ import { resolveOperation } from '../testing/resolve-operation';
 import { maskerOf, runMasked, runPushCase } from '../testing/run-case';
 import { collectEnv, envWith, usageError } from './usage';
 import { displayName } from '../mapping/yaml-file';
+import { canChangeErp } from '../mapping/model';
+import type { TraceStep } from '../trace/steps';
 
 interface DryRunOptions {
   input?: string;
@@ -109,7 +111,10 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
       answers = read.answers;
     }
     const sendsLive = !answers && (route.kind === 'data' || options.live === true);
-    const client = createAnsweringClient({ answers, live: sendsLive ? createHttpClient() : undefined, notSent: route.kind === 'event' && !options.live });
+    // Without --live a dry run never changes the ERP: a call that can (canChangeErp) is shown, not sent.
+    const operation = mapping.operations.get(route.operationId);
+    const heldBack = new Set(!options.live && operation?.mode === 'flow' ? operation.calls.filter(canChangeErp).map((call) => call.name) : []);
+    const client = createAnsweringClient({ answers, live: sendsLive ? createHttpClient() : undefined, notSent: route.kind === 'event' && !options.live, heldBack });
     const { run, mask } = await runMasked(mapping, route, input, client);
     const answersFrom = answers ? `recorded, from ${displayName(options.answers as string)}`
       : sendsLive ? `live, from ${mask.text(mapping.system.baseUrl.href)}`
@@ -133,24 +138,27 @@ async function dryRun(mappingFile: string, target: string, options: DryRunOption
       renderDryRun(run, { mapping: mapping.name, file: mapping.file, input: mask.deep(input ?? {}), answers: answersFrom, unanswered: client.unanswered, answersFile: options.answers && displayName(options.answers) });
       if (options.explain) renderExplained(explainExpressions(mapping));
     }
-    return run.envelope.isResultSuccess && client.unanswered.length === 0 ? EXIT_CODES.OK : EXIT_CODES.FAILED;
+    return run.envelope.isResultSuccess && client.unanswered.length === 0 && !wouldBeDead(run.steps) ? EXIT_CODES.OK : EXIT_CODES.FAILED;
   } finally {
     await erp.close();
   }
 }
 
+/** The outbox delivery of the run would end as a dead letter: a success to the platform that the ERP never takes. */
+const wouldBeDead = (steps: readonly TraceStep[]) => steps.some((step) => step.step === 'delivery' && step.verdict === 'dead');
+
 export function registerDryRun(program: Command, run: (work: Promise<number>) => Promise<void>): void {
   program
     .command('dry-run')
     .summary('run one operation and show every step')
-    .description('Run one operation of a mapping and show, in order, each request to the external system (secrets masked), each answer, the outcome rules, the output, the contract check and the final envelope.\n\nData routes call the external system unless --answers is given; event routes are sent only with --live.\nExit code 0 when the envelope is a success, 1 when it is a failure (or the mapping has errors), 2 for usage errors.')
+    .description('Run one operation of a mapping and show, in order, each request to the external system (secrets masked), each answer, the outcome rules, the output, the contract check and the final envelope.\n\nWithout --live or --answers only calls that cannot change the external system are sent (GET, and calls marked safe: true) on data routes; any other call is shown with a synthetic answer, and event routes send nothing.\nExit code 0 when the envelope is a success, 1 when it is a failure, the outbox delivery would be a dead letter (or the mapping has errors), 2 for usage errors.')
     .argument('<mapping>', 'mapping file (YAML)')
     .argument('<operation>', 'operation id (GetWorkOrderByCode), route ("GET /WorkOrders/Code"), request line ("GET /Items/A-100"), or a push endpoint ("POST /push/NewOrder")')
     .option('-i, --input <json>', 'the input as JSON: query or path parameters as an object, or the request body')
     .option('-f, --input-file <file>', 'the input from a JSON or YAML file')
     .option('--file <path>', 'file routes (POST /WorkOrders/File, POST /Items/File): the file to upload; sent Base64 in fileContent, fileType from the extension (.csv, .json) unless --input gives it')
     .option('-a, --answers <file>', 'recorded answers of the external system by call name (YAML or JSON); nothing is sent')
-    .option('--live', 'send event routes to the external system too')
+    .option('--live', 'send every call, those that can change the external system (POST, PUT, PATCH, DELETE not marked safe) and event routes too')
     .option('--example-erp', 'start the bundled example ERP and point ERP_URL at it (only when ERP_URL is not set)')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mapping (repeatable)', collectEnv)
     .option('--json', 'print the trace as one JSON document')

@@ -51,6 +51,12 @@ async function record(mappingFile: string, target: string, options: RecordOption
 async function recordWith(mapping: Mapping, route: RouteSpec, input: unknown, testFile: string, mappingFile: string, options: RecordOptions): Promise<number> {
   // Event routes too: recording is a live run (the external system receives what the platform would send).
   const { run, mask } = await runMasked(mapping, route, input, createAnsweringClient({ live: createHttpClient() }));
+  const answered = run.steps.some((step) => step.step === 'response' || step.step === 'no answer');
+  if (run.failure && !answered) {
+    // Nothing of the ERP to replay: such a case would only test that the mapping failed the same way.
+    err.line(`nothing recorded: the operation failed before the external system answered anything: ${run.failure.kind}  ${run.failure.message}`);
+    return EXIT_CODES.FAILED;
+  }
   const name = options.name ?? `${route.operationId} recorded ${new Date().toISOString()}: ${run.resultName}`;
   const testCase = testCaseOf({ route, input: mask.deep(input), steps: run.steps, resultName: run.resultName, envelope: run.envelope }, name);
   if ('problem' in testCase) throw new Error(`the run cannot be recorded: ${testCase.problem}`);
@@ -62,7 +68,8 @@ async function recordWith(mapping: Mapping, route: RouteSpec, input: unknown, te
     usageError(`cannot write ${testFile}: ${(error as Error).message}`);
   }
   const calls = run.steps.filter((step) => step.step === 'response' || step.step === 'no answer').length;
-  out.line(`recorded "${name}" in ${path.relative(process.cwd(), testFile) || testFile}: ${calls} answer(s) of the external system, result ${run.resultName}`);
+  const delivery = 'delivery' in testCase.expect ? `, delivery ${testCase.expect.delivery}` : '';
+  out.line(`recorded "${name}" in ${path.relative(process.cwd(), testFile) || testFile}: ${calls} answer(s) of the external system, result ${run.resultName}${delivery}`);
   if (run.failure) err.line(`the operation failed: ${run.failure.kind}  ${run.failure.message}`);
   return EXIT_CODES.OK;
 }
@@ -71,7 +78,7 @@ export function registerRecord(program: Command, run: (work: Promise<number>) =>
   program
     .command('record')
     .summary('run an operation live and keep it as a test case')
-    .description('Run one operation of a mapping live against the external system (event routes too) and append a test case to the mapping\'s tests: the input, the external system\'s answers as recorded answers, and the envelope answered as the expectation. Credential headers and the mapping\'s secret values are removed from what is written.\n\nExit code 0 when the case was written (whatever the result), 1 when the mapping has errors, 2 for usage errors.')
+    .description('Run one operation of a mapping live against the external system (event routes too) and append a test case to the mapping\'s tests: the input, the external system\'s answers as recorded answers, and the envelope answered as the expectation. Credential headers and the mapping\'s secret values are removed from what is written. A delivery: outbox operation\'s case expects what its delivery did (expect.delivery: delivered, retry, dead).\n\nExit code 0 when the case was written (whatever the result), 1 when the mapping has errors or the operation failed before the external system answered anything (nothing is written then), 2 for usage errors.')
     .argument('<mapping>', 'mapping file (YAML)')
     .argument('<operation>', 'operation id (GetWorkOrderByCode), route ("GET /WorkOrders/Code") or request line ("GET /Items/A-100")')
     .option('-i, --input <json>', 'the input as JSON: query or path parameters as an object, or the request body')

@@ -84,6 +84,7 @@ function eventLines(events: readonly EventState[], receiver: string): string[] {
       pending: c.yellow(`not delivered yet: ${tried}, next at ${event.nextAttemptAt}`) + last,
       dead: c.red(`dead letter since ${event.settledAt} (${tried}): waits for support staff (adapter-engine outbox retry|drop ${event.id})`) + last,
       dropped: c.red(`dropped at ${event.settledAt}: ${event.dropReason ?? 'no reason given'}`),
+      refused: c.yellow(`refused by ${receiver} on its first try at ${event.settledAt}; the caller was answered the refusal`) + last,
       gone: c.dim('no longer in the outbox: delivered and dropped events are purged after 7 days'),
     }[event.status];
     return ['', `${c.bold('now')}  event ${event.id}  ${said}`, ...(event.last?.body && (event.status === 'pending' || event.status === 'dead') ? [`    ${c.dim(event.last.body)}`] : [])];

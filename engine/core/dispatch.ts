@@ -11,6 +11,8 @@ import type { CallReport } from '../pipeline/fetch-call';
 import type { SkippedRecord } from '../pipeline/skip-invalid';
 import type { TraceContext } from '../trace/context';
 import type { TraceObserver } from '../trace/observer';
+import { verdictOf } from '../delivery/delivery';
+import type { Accepted } from './accept';
 
 /** Everything about one route that is prepared once per engine: its compiled contract checks. */
 export interface PreparedRoute {
@@ -34,10 +36,11 @@ export interface DispatchDeps {
    * engine runs without a store (dry-run, test) and delivers the event inline, answering what the
    * platform would get and reporting the delivery to `delivered`.
    */
-  readonly accept?: (operation: FlowOperation, input: unknown) => Promise<{ readonly id: string; readonly orderingKey: string }>;
+  readonly accept?: (operation: FlowOperation, input: unknown) => Promise<Accepted>;
   /** Aborted when the platform has closed the connection. */
   readonly abandoned?: AbortSignal;
-  readonly delivered?: (error: unknown) => void;
+  /** `refused`: the first try's final "no" (outbox.tryFirstMs), answered to the platform instead of a dead letter. */
+  readonly delivered?: (error: unknown, refused?: boolean) => void;
 }
 
 /**
@@ -81,20 +84,32 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
   }
 }
 
-/** delivery: outbox: the platform's answer is success once the event is stored; the ERP gets it later. */
+/**
+ * delivery: outbox: the platform's answer is success once the event is stored; the ERP gets it later.
+ * With outbox.tryFirstMs the event is sent at once and a final "no" from the ERP in time is the answer.
+ */
 async function outboxAnswer(mapping: Mapping, operation: FlowOperation, input: unknown, prepared: PreparedRoute, deps: DispatchDeps): Promise<Outcome> {
   const success: Outcome = { resultName: prepared.route.successResult };
+  const { tryFirstMs } = operation.outbox ?? {};
   if (deps.accept) {
     const stored = await deps.accept(operation, input);
     deps.observer?.stored?.(stored.id, stored.orderingKey);
+    const first = stored.firstTry;
+    if (first?.answered === 'refused') throw first.failure;
+    if (first) deps.observer?.note?.(first.answered === 'delivered' ? `first try (outbox.tryFirstMs ${tryFirstMs} ms): the ERP took the event` : `first try (outbox.tryFirstMs ${tryFirstMs} ms): no verdict for the platform: ${first.why}`);
     return success;
   }
-  deps.observer?.note?.(`delivery: outbox: the event is stored, the platform is answered ${prepared.route.successResult} at once, and the calls below run in the background (retried while the ERP cannot take it)`);
+  deps.observer?.note?.(tryFirstMs === undefined
+    ? `delivery: outbox: the event is stored, the platform is answered ${prepared.route.successResult} at once, and the calls below run in the background (retried while the ERP cannot take it)`
+    : `delivery: outbox with tryFirstMs ${tryFirstMs}: the event is stored and the calls below are sent at once; the ERP's final "no" in time is the platform's answer, anything else answers ${prepared.route.successResult} and delivery goes on in the background`);
   try {
     await deliverEvent(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, trace: deps.trace, onCall: deps.onCall });
     deps.delivered?.(undefined);
   } catch (error) {
-    deps.delivered?.(error);
+    // Run inline (dry-run, test) the first try has no clock: its verdict counts as in time.
+    const refused = tryFirstMs !== undefined && error instanceof OperationFailure && verdictOf(error).kind === 'dead';
+    deps.delivered?.(error, refused);
+    if (refused) throw error;
   }
   return success;
 }

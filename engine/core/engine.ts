@@ -182,7 +182,7 @@ export function createEngine(deps: EngineDeps): Engine {
   const keep = createKeeper(journal, secrets);
   const deliverer = store && startDeliverer({ store, mappings: () => served.mappings, log, mask: secrets, meter, now: wallClock, pool, tracing: deps.tracing });
   const wake = () => deliverer?.wake();
-  const accept = store && createAcceptor(store, log, wallClock, wake);
+  const accept = store && deliverer && createAcceptor(store, log, wallClock, wake, deliverer.tryFirst);
   const pushes = createPushServer({ store, checkAuth: checkInboundAuth, now: wallClock, log, meter, connection: (system) => pool.connectionFor(system), stored: wake });
   const prepared = prepareRoutes(deps.schemas ?? createSchemaRegistry());
   const fastPath = fastPathSupport();

@@ -73,8 +73,8 @@ export async function runRoute(parts: EngineParts, served: Served, mapping: Mapp
       },
       abandoned: request.signal,
       accept: accept ? (operation, input) => accept(mapping, operation, input, requestId, served.trace) : undefined,
-      delivered: (error) => {
-        const verdict = error === undefined ? 'delivered' : verdictOf(error).kind;
+      delivered: (error, refused) => {
+        const verdict = error === undefined ? 'delivered' : refused ? 'refused' : verdictOf(error).kind;
         delivery = { verdict, message: error instanceof Error ? error.message : undefined };
       },
     });

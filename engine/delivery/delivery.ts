@@ -3,7 +3,7 @@ import { OperationFailure } from '../errors';
 import type { Logger } from '../log';
 import type { Masker } from '../mapping/mask';
 import type { CallSpec, FlowOperation, Mapping, OutboxSpec, PushSpec } from '../mapping/model';
-import type { AttemptOutcome, OutboxStore, StoredEvent } from '../outbox/store';
+import type { AttemptOutcome, NewEvent, OutboxStore, StoredEvent } from '../outbox/store';
 
 /**
  * Delivers the outbox's events in the background: the platform's events to the ERP through each
@@ -16,7 +16,18 @@ import type { AttemptOutcome, OutboxStore, StoredEvent } from '../outbox/store';
 export type Verdict =
   | { readonly kind: 'delivered'; readonly answer?: AttemptOutcome }
   | { readonly kind: 'retry'; readonly outcome: AttemptOutcome; readonly retryAfterMs?: number }
-  | { readonly kind: 'dead'; readonly outcome: AttemptOutcome };
+  | { readonly kind: 'dead'; readonly outcome: AttemptOutcome }
+  /** A final "no" to a first try (outbox.tryFirstMs) while the platform waited: the platform is answered it, nobody else need act. */
+  | { readonly kind: 'refused'; readonly outcome: AttemptOutcome };
+
+/** How a first try (outbox.tryFirstMs) ended for the platform's answer. */
+export type FirstTry =
+  /** The ERP took it in time: the platform gets the route's success, the event is delivered. */
+  | { readonly answered: 'delivered'; readonly event: StoredEvent }
+  /** The ERP refused it for good in time: the platform gets this failure, the event is settled refused. */
+  | { readonly answered: 'refused'; readonly event: StoredEvent; readonly failure: OperationFailure }
+  /** No verdict for the platform: it gets the route's success and the event is delivered in the background. */
+  | { readonly answered: false; readonly event: StoredEvent; readonly why: string };
 
 const RETRIED_STATUS = (status: number) => status === 408 || status === 429 || status >= 500;
 
@@ -80,6 +91,13 @@ export interface DeliveryDeps {
 export interface Deliverer {
   /** Claims what is due and delivers it; resolves with how many events were claimed. */
   runOnce(): Promise<number>;
+  /**
+   * Stores the event (durable when it resolves, as enqueue) and, when it is first of its key, delivers it
+   * at once under a lease of this deliverer, so no other claim sends it meanwhile. Resolves with the
+   * ERP's verdict when it comes within `waitMs` (and is final), else at `waitMs` while the attempt goes
+   * on and settles the event as a background delivery would. Rejects only when the store does.
+   */
+  tryFirst(event: NewEvent, waitMs: number): Promise<FirstTry>;
   /** Runs until stop(): at once when woken (an event was accepted), else every pollMs. */
   start(pollMs?: number): void;
   wake(): void;
@@ -129,6 +147,9 @@ export function createDeliverer(deps: DeliveryDeps): Deliverer {
     const at = now();
     if (verdict.kind === 'delivered') {
       await deps.store.delivered(event.id, owner, at, verdict.answer);
+    } else if (verdict.kind === 'refused') {
+      await deps.store.refused(event.id, owner, at, verdict.outcome);
+      deps.log.info({ event: event.id, kind: event.kind, requestId: event.requestId, mapping: event.mapping, operation: event.operation, status: verdict.outcome.status, error: verdict.outcome.error }, 'outbox event refused by the ERP on its first try; the platform was answered the refusal');
     } else if (verdict.kind === 'retry' && at - event.acceptedAt + backoffMs(event.attempts) < maxAgeMs) {
       const wait = Math.max(verdict.retryAfterMs ?? 0, backoffMs(event.attempts));
       await deps.store.retryLater(event.id, owner, at + wait, verdict.outcome);
@@ -141,6 +162,17 @@ export function createDeliverer(deps: DeliveryDeps): Deliverer {
     deps.onSettled?.(event, verdict.kind === 'retry' && at - event.acceptedAt + backoffMs(event.attempts) >= maxAgeMs ? 'dead' : verdict.kind);
   }
 
+  /** One delivery attempt of a leased event: its verdict, and the failure it came from (none when delivered). */
+  async function attempt(event: StoredEvent, found: Found, leaseMs: number): Promise<{ verdict: Verdict; failure?: unknown }> {
+    try {
+      const answer = await deps.deliver(found.mapping, found.target, event, leaseMs - LEASE_MARGIN_MS);
+      return { verdict: { kind: 'delivered', answer: answer ?? undefined } };
+    } catch (error) {
+      if (!(error instanceof OperationFailure)) deps.log.error({ err: error, event: event.id }, 'engine fault while delivering an outbox event');
+      return { verdict: verdictOf(error), failure: error };
+    }
+  }
+
   async function deliverOne(event: StoredEvent, leaseMs: number): Promise<void> {
     const found = findTarget(deps.mappings(), event);
     if (!found) {
@@ -149,26 +181,60 @@ export function createDeliverer(deps: DeliveryDeps): Deliverer {
       await deps.store.retryLater(event.id, owner, now() + 60_000, { error: `mapping "${event.mapping}" no longer delivers ${what}` });
       return;
     }
-    let verdict: Verdict;
-    try {
-      const answer = await deps.deliver(found.mapping, found.target, event, leaseMs - LEASE_MARGIN_MS);
-      verdict = { kind: 'delivered', answer: answer ?? undefined };
-    } catch (error) {
-      verdict = verdictOf(error);
-      if (!(error instanceof OperationFailure)) deps.log.error({ err: error, event: event.id }, 'engine fault while delivering an outbox event');
-    }
-    await settle(event, verdict, found.outbox.maxAgeMs);
+    await settle(event, (await attempt(event, found, leaseMs)).verdict, found.outbox.maxAgeMs);
   }
 
+  /** Work the deliverer waits for when it stops (a drain): deliveries and first tries under way. */
+  function track(work: Promise<unknown>, event: StoredEvent): Promise<void> {
+    const tracked = work.then(() => undefined, (error: unknown) => deps.log.error({ err: error, event: event.id }, 'the outbox store failed while settling a delivery; the event is delivered again after its lease'));
+    running.add(tracked);
+    return tracked.finally(() => running.delete(tracked));
+  }
+
+  /** How long a claim lasts: the longest delivery any served operation or push can take. */
+  const currentLeaseMs = () => Math.max(LEASE_MARGIN_MS * 2, ...deliverables(deps.mappings()).map(leaseFor));
+
   async function runOnce(): Promise<number> {
-    const leaseMs = Math.max(LEASE_MARGIN_MS * 2, ...deliverables(deps.mappings()).map(leaseFor));
+    const leaseMs = currentLeaseMs();
     const events = await deps.store.claimDue({ now: now(), limit: batch, leaseMs, owner });
-    await Promise.all(events.map((event) => {
-      const work = deliverOne(event, leaseMs).catch((error: unknown) => deps.log.error({ err: error, event: event.id }, 'the outbox store failed while settling a delivery; the event is delivered again after its lease'));
-      running.add(work);
-      return work.finally(() => running.delete(work));
-    }));
+    await Promise.all(events.map((event) => track(deliverOne(event, leaseMs), event)));
     return events.length;
+  }
+
+  async function tryFirst(given: NewEvent, waitMs: number): Promise<FirstTry> {
+    const leaseMs = currentLeaseMs();
+    const { event, claimed } = await deps.store.enqueueClaimed(given, { now: now(), leaseMs, owner });
+    if (!claimed) {
+      // Order holds: an earlier event of its key goes first, and this one after it, in the background.
+      return { answered: false, event, why: 'an earlier event of its ordering key is still pending: it is delivered after that one, in the background' };
+    }
+    const found = findTarget(deps.mappings(), event);
+    if (!found) {
+      // A reload between the request and here: the lease is let go at once, and the background delivery decides.
+      await deps.store.retryLater(event.id, owner, now(), { error: `mapping "${event.mapping}" no longer delivers ${event.operation} through the outbox` });
+      return { answered: false, event, why: 'the mapping changed while the event was stored: delivered in the background' };
+    }
+    let late = false;
+    let deadline: NodeJS.Timeout | undefined;
+    const tried = attempt(event, found, leaseMs).then(async ({ verdict, failure }): Promise<FirstTry> => {
+      // Decided when the verdict comes: a final "no" in time is the platform's answer, not a dead letter.
+      const inTime = !late;
+      clearTimeout(deadline);
+      const final = inTime && verdict.kind === 'dead' && failure instanceof OperationFailure;
+      await settle(event, final ? { kind: 'refused', outcome: verdict.outcome } : verdict, found.outbox.maxAgeMs);
+      if (final) return { answered: 'refused', event, failure };
+      if (inTime && verdict.kind === 'delivered') return { answered: 'delivered', event };
+      return { answered: false, event, why: inTime ? `the ERP could not take it now (${verdict.kind === 'retry' ? verdict.outcome.error : verdict.kind}): delivered in the background, retried with backoff` : 'no verdict yet' };
+    });
+    void track(tried, event);
+    const waited = new Promise<FirstTry>((resolve) => {
+      deadline = setTimeout(() => {
+        late = true;
+        resolve({ answered: false, event, why: `the ERP gave no verdict within outbox.tryFirstMs (${waitMs} ms): the attempt goes on, and delivery continues in the background` });
+      }, waitMs);
+    });
+    // A store failure while settling is logged by track(); the platform then hears the delivery goes on.
+    return Promise.race([tried.catch((): FirstTry => ({ answered: false, event, why: 'the outcome could not be kept; the event is delivered again after its lease' })), waited]);
   }
 
   let purgedAt = 0;
@@ -200,6 +266,7 @@ export function createDeliverer(deps: DeliveryDeps): Deliverer {
 
   return {
     runOnce,
+    tryFirst,
     start(pollMs = 500) {
       if (!stopped) return;
       stopped = false;

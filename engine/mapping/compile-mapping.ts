@@ -346,6 +346,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       name: raw.name,
       when,
       method: raw.method,
+      safe: raw.safe,
       path: pathTemplate,
       query,
       queryEncoding: raw.queryEncoding ?? target.queryEncoding,
@@ -495,7 +496,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     const settings = raw ?? { maxAgeMs: 86_400_000, onDeadLetter: 'block' as const };
     const orderingKey = settings.orderingKey === undefined ? undefined : this.expression(settings.orderingKey, [...path, 'outbox', 'orderingKey']);
     if (settings.orderingKey !== undefined && !orderingKey) return false;
-    return { orderingKey, maxAgeMs: settings.maxAgeMs, onDeadLetter: settings.onDeadLetter };
+    return { orderingKey, maxAgeMs: settings.maxAgeMs, onDeadLetter: settings.onDeadLetter, ...(settings.tryFirstMs === undefined ? {} : { tryFirstMs: settings.tryFirstMs }) };
   }
 
   /** Calls made in order; each reads only the calls above it. `owner` names the operation or push in messages. */

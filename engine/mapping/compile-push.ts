@@ -66,6 +66,11 @@ function compilePush(h: PushCompileContext, name: string, raw: PushDocument, pla
       outbox: h.outboxSettings(raw.outbox, path),
     };
   });
+  if (raw.outbox?.tryFirstMs !== undefined) {
+    // The ERP is answered 202 as soon as the push is stored; no answer waits for the platform's verdict.
+    h.report('SETTINGS_DISAGREE', [...path, 'outbox', 'tryFirstMs'], `push.${name}.outbox.tryFirstMs is for operations: a push is answered 202 once stored, and the platform's verdict reaches no one; remove it`);
+    return undefined;
+  }
   if (raw.batch !== undefined && raw.records === undefined) {
     h.warn('SETTINGS_DISAGREE', [...path, 'batch'], `push.${name}.batch has no effect without records: a push without records is one record`);
   }

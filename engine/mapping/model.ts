@@ -37,6 +37,8 @@ export interface CallSpec {
   /** Made only when this gives true (over input and the calls above); a skipped call has no record. */
   readonly when?: LocatedExpression;
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** The mapping says this call cannot change the ERP although its method is not GET (a SOAP Read, a SuiteQL query). */
+  readonly safe: boolean;
   /** Path under the system's base URL; placeholder values are URI-encoded. */
   readonly path: Template;
   readonly query: readonly (readonly [string, Template])[];
@@ -68,6 +70,15 @@ export interface CallSpec {
   /** How the system refuses inside an answer: the call's own rule, else its system's; undefined for none. */
   readonly refusal?: RefusalSpec;
   readonly origin: Origin;
+}
+
+/**
+ * Whether making this call may change the ERP: anything but a GET, unless the mapping marks it `safe: true`.
+ * The one definition of "a write" for everything that runs a mapping without meaning to change the ERP
+ * (dry-run without --live, the studio's "Try a route").
+ */
+export function canChangeErp(call: Pick<CallSpec, 'method' | 'safe'>): boolean {
+  return call.method !== 'GET' && !call.safe;
 }
 
 /** A refusal inside an answer whatever its status (JSON-RPC's error in a 200, a SOAP fault). */
@@ -168,6 +179,8 @@ export interface OutboxSpec {
   readonly orderingKey?: LocatedExpression;
   readonly maxAgeMs: number;
   readonly onDeadLetter: 'block' | 'skip';
+  /** Operations only: how long the platform's answer waits for a first try of the stored event; absent: answered at once. */
+  readonly tryFirstMs?: number;
 }
 
 /** A fixed answer written in the mapping (export columns, the label), checked against the contract at load. */

@@ -19,7 +19,7 @@ export interface Meter {
   /** An OAuth2 token fetch; erp is the token endpoint's origin. */
   tokenFetch(report: { readonly erp: string; readonly ok: boolean }): void;
   /** An outbox event's delivery attempt ended: delivered, to be retried, or dead. kind: event (to the ERP) or push (to the platform). */
-  outboxSettled(report: { readonly mapping: string; readonly kind: 'event' | 'push'; readonly operation: string; readonly verdict: 'delivered' | 'retry' | 'dead' }): void;
+  outboxSettled(report: { readonly mapping: string; readonly kind: 'event' | 'push'; readonly operation: string; readonly verdict: 'delivered' | 'retry' | 'dead' | 'refused' }): void;
   /** Requests being served now: +1 when one starts, -1 when it ends. */
   inFlight(delta: 1 | -1): void;
   /** A live ERP answer departed from its recorded answers' shape (kind: missing, type, list-became-object); once per answer and kind. */

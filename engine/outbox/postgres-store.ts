@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type {
-  AttemptOutcome, ClaimOptions, EventKind, EventStatus, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
+  AttemptOutcome, ClaimOptions, EventKind, EventStatus, LeaseOptions, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
 import type { PostgresDatabase } from '../postgres-open';
 import { statsOf, traceOf } from './store';
@@ -26,7 +26,7 @@ import { statsOf, traceOf } from './store';
  *   nothing and needs no locks, by the argument above.
  */
 
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 /**
  * An event holds back the later events of its key while it is pending (leased or not) or dead and
@@ -75,6 +75,11 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX outbox_push_receipts_accepted ON $S.outbox_push_receipts (accepted_at);`,
   // 4: the W3C trace context of the request that stored the event, continued by its delivery.
   `ALTER TABLE $S.outbox_events ADD COLUMN traceparent text, ADD COLUMN tracestate text;`,
+  // 5: status refused (a first try the ERP refused while the platform waited), settled and purged as a delivered one.
+  `ALTER TABLE $S.outbox_events DROP CONSTRAINT outbox_events_status_check,
+     ADD CONSTRAINT outbox_events_status_check CHECK (status IN ('pending', 'delivered', 'dead', 'dropped', 'refused'));
+   DROP INDEX $S.outbox_events_settled;
+   CREATE INDEX outbox_events_settled ON $S.outbox_events (settled_at) WHERE status IN ('delivered', 'dropped', 'refused');`,
 ];
 
 type Int8 = string | number;
@@ -112,6 +117,22 @@ const outcomeJson = (o: AttemptOutcome) => JSON.stringify({ error: o.error, call
 const COLUMNS = `seq, id, kind, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead,
   status, attempts, next_attempt_at, last, settled_at, drop_reason, traceparent, tracestate`;
 const SETTLE = `lease_owner = NULL, lease_until = NULL`;
+
+/** Runs `work` in one transaction on one client of the pool: committed when it resolves, rolled back when it throws. */
+async function inTransaction<T>(pool: pg.Pool, begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query(begin);
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
 
 async function migrate(pool: pg.Pool, schema: string, S: string, location: string): Promise<void> {
   const client = await pool.connect();
@@ -175,37 +196,37 @@ export async function openPostgresStore(database: PostgresDatabase, options: { s
       return toEvent(rows[0]);
     },
 
+    async enqueueClaimed(event: NewEvent, lease: LeaseOptions): Promise<{ event: StoredEvent; claimed: boolean }> {
+      return inTransaction(pool, 'BEGIN ISOLATION LEVEL READ COMMITTED', async (client) => {
+        // The key's lock first, in a statement of its own: the check below then runs on a snapshot taken
+        // after every earlier event of the key committed (their inserts hold the same lock to commit).
+        await client.query(`SELECT pg_advisory_xact_lock(hashtext('outbox-key:' || $1::text), hashtext($2::text || '/' || $3::text))`, [schema, event.mapping, event.orderingKey]);
+        const held = await client.query(`SELECT 1 FROM ${T} WHERE ${BLOCKING} AND mapping = $1 AND ordering_key = $2 LIMIT 1`, [event.mapping, event.orderingKey]);
+        const { rows } = await client.query<EventRow>(INSERT_EVENT, insertParams(event));
+        if (held.rowCount !== 0) return { event: toEvent(rows[0]), claimed: false };
+        const leased = await client.query<EventRow>(`UPDATE ${T} SET lease_owner = $1, lease_until = $2, attempts = attempts + 1 WHERE seq = $3 RETURNING ${COLUMNS}`, [lease.owner, lease.now + lease.leaseMs, rows[0].seq]);
+        return { event: toEvent(leased.rows[0]), claimed: true };
+      });
+    },
+
     async enqueuePush(push: NewPush): Promise<PushReceipt> {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      return inTransaction(pool, 'BEGIN', async (client) => {
         // Two resends of one push at once: the second waits here and then finds the first one's receipt.
         await client.query(`SELECT pg_advisory_xact_lock(hashtext('outbox-push:' || $1::text), hashtext($2::text || '/' || $3::text || '/' || $4::text))`, [schema, push.mapping, push.push, push.idempotencyKey]);
         const earlier = await client.query<{ event_ids: string[] }>(`SELECT event_ids FROM ${R} WHERE mapping = $1 AND push = $2 AND idempotency_key = $3`, [push.mapping, push.push, push.idempotencyKey]);
-        if (earlier.rows.length > 0) {
-          await client.query('COMMIT');
-          return { eventIds: earlier.rows[0].event_ids, duplicate: true };
-        }
+        if (earlier.rows.length > 0) return { eventIds: earlier.rows[0].event_ids, duplicate: true };
         // Each insert takes its key's lock (held to commit), so the push's events commit in seq order with the key's others.
         for (const event of push.events) await client.query(INSERT_EVENT, insertParams(event));
         const eventIds = push.events.map((event) => event.id);
         await client.query(`INSERT INTO ${R} (mapping, push, idempotency_key, event_ids, accepted_at) VALUES ($1, $2, $3, $4::json, $5)`,
           [push.mapping, push.push, push.idempotencyKey, JSON.stringify(eventIds), push.acceptedAt]);
-        await client.query('COMMIT');
         return { eventIds, duplicate: false };
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     async claimDue(claim: ClaimOptions): Promise<StoredEvent[]> {
       if (claim.limit <= 0) return [];
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      return inTransaction(pool, 'BEGIN ISOLATION LEVEL READ COMMITTED', async (client) => {
         // The first BLOCKING event of each key, keys walked through the partial index (a loose index
         // scan: one seek per key that has any), so a claim costs the number of such keys, not the number
         // of events waiting behind them. Of those, the pending, due and unleased ones, oldest first, are
@@ -231,14 +252,8 @@ export async function openPostgresStore(database: PostgresDatabase, options: { s
           UPDATE ${T} t SET lease_owner = $3, lease_until = $4, attempts = t.attempts + 1
           FROM due WHERE t.seq = due.seq RETURNING t.*`,
         [claim.now, claim.limit, claim.owner, claim.now + claim.leaseMs]);
-        await client.query('COMMIT');
         return rows.map(toEvent).sort((a, b) => a.seq - b.seq);
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     async delivered(id: string, owner: string, at: number, answer?: AttemptOutcome): Promise<boolean> {
@@ -249,6 +264,11 @@ export async function openPostgresStore(database: PostgresDatabase, options: { s
     async retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean> {
       return changed(`UPDATE ${T} SET next_attempt_at = $1, last = $2, ${SETTLE}
         WHERE id = $3 AND lease_owner = $4 AND status = 'pending'`, [nextAttemptAt, outcomeJson(outcome), id, owner]);
+    },
+
+    async refused(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean> {
+      return changed(`UPDATE ${T} SET status = 'refused', settled_at = $1, last = $2, ${SETTLE}
+        WHERE id = $3 AND lease_owner = $4 AND status = 'pending'`, [at, outcomeJson(outcome), id, owner]);
     },
 
     async dead(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean> {
@@ -298,7 +318,7 @@ export async function openPostgresStore(database: PostgresDatabase, options: { s
     },
 
     async purge(before: number): Promise<number> {
-      const result = await run(`DELETE FROM ${T} WHERE status IN ('delivered', 'dropped') AND settled_at < $1`, [before]);
+      const result = await run(`DELETE FROM ${T} WHERE status IN ('delivered', 'dropped', 'refused') AND settled_at < $1`, [before]);
       await run(`DELETE FROM ${R} r WHERE r.accepted_at < $1 AND NOT EXISTS (
         SELECT 1 FROM json_array_elements_text(r.event_ids) j JOIN ${T} e ON e.id = j.value)`, [before]);
       return result.rowCount ?? 0;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type {
-  AttemptOutcome, ClaimOptions, EventKind, EventStatus, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
+  AttemptOutcome, ClaimOptions, EventKind, EventStatus, LeaseOptions, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
 import { openShared } from '../sqlite-open';
 import { statsOf, traceOf } from './store';
@@ -17,7 +17,7 @@ import { statsOf, traceOf } from './store';
  * every SQLite error (SQLITE_FULL, SQLITE_BUSY after the timeout, ...) rejects the returned promise.
  */
 
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 /**
  * An event holds back the later events of its key while it is pending (leased or not) or dead and
@@ -66,6 +66,39 @@ const MIGRATIONS: readonly string[] = [
   // 4: the W3C trace context of the request that stored the event, continued by its delivery.
   `ALTER TABLE events ADD COLUMN traceparent TEXT;
    ALTER TABLE events ADD COLUMN tracestate TEXT;`,
+  // 5: status refused (a first try the ERP refused while the platform waited). SQLite cannot change a
+  // CHECK constraint in place: the table is written anew, seq kept, and its indexes made again.
+  `CREATE TABLE events_v5 (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     mapping TEXT NOT NULL,
+     operation TEXT NOT NULL,
+     ordering_key TEXT NOT NULL,
+     input TEXT,
+     request_id TEXT NOT NULL,
+     accepted_at INTEGER NOT NULL,
+     blocks_key_when_dead INTEGER NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dead', 'dropped', 'refused')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER NOT NULL,
+     last TEXT,
+     settled_at INTEGER,
+     drop_reason TEXT,
+     lease_owner TEXT,
+     lease_until INTEGER,
+     kind TEXT NOT NULL DEFAULT 'event' CHECK (kind IN ('event', 'push')),
+     traceparent TEXT,
+     tracestate TEXT
+   );
+   INSERT INTO events_v5 (seq, id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead, status,
+     attempts, next_attempt_at, last, settled_at, drop_reason, lease_owner, lease_until, kind, traceparent, tracestate)
+   SELECT seq, id, mapping, operation, ordering_key, input, request_id, accepted_at, blocks_key_when_dead, status,
+     attempts, next_attempt_at, last, settled_at, drop_reason, lease_owner, lease_until, kind, traceparent, tracestate FROM events;
+   DROP TABLE events;
+   ALTER TABLE events_v5 RENAME TO events;
+   CREATE INDEX events_status_seq ON events (status, seq);
+   CREATE INDEX events_key_seq ON events (mapping, ordering_key, seq);
+   CREATE INDEX events_blocking ON events (mapping, ordering_key, seq) WHERE ${BLOCKING};`,
 ];
 
 interface EventRow {
@@ -173,6 +206,11 @@ function prepareStatements(db: Database.Database) {
     lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
   const settledLater = db.prepare(`UPDATE events SET next_attempt_at = ?, last = ?, lease_owner = NULL,
     lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
+  // Whether an earlier event holds the key back (BLOCKING): then a new event is not tried first.
+  const keyHeld = db.prepare<[string, string], { seq: number }>(`SELECT seq FROM events INDEXED BY events_blocking
+    WHERE ${BLOCKING} AND mapping = ? AND ordering_key = ? LIMIT 1`);
+  const settledRefused = db.prepare(`UPDATE events SET status = 'refused', settled_at = ?, last = ?, lease_owner = NULL,
+    lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
   const settledDead = db.prepare(`UPDATE events SET status = 'dead', settled_at = ?, last = ?, lease_owner = NULL,
     lease_until = NULL WHERE id = ? AND lease_owner = ? AND status = 'pending'`);
   const retryDead = db.prepare(`UPDATE events SET status = 'pending', next_attempt_at = ?, settled_at = NULL,
@@ -182,10 +220,10 @@ function prepareStatements(db: Database.Database) {
   const byPrefix = db.prepare<[number, string, number], { id: string }>(`SELECT id FROM events WHERE substr(id, 1, ?) = ? ORDER BY seq LIMIT ?`);
   const dropEvent = db.prepare(`UPDATE events SET status = 'dropped', drop_reason = ?, settled_at = ?,
     lease_owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('pending', 'dead')`);
-  const purgeSettled = db.prepare(`DELETE FROM events WHERE status IN ('delivered', 'dropped') AND settled_at < ?`);
+  const purgeSettled = db.prepare(`DELETE FROM events WHERE status IN ('delivered', 'dropped', 'refused') AND settled_at < ?`);
   const counts = db.prepare<[], { kind: EventKind; status: EventStatus; n: number }>(`SELECT kind, status, COUNT(*) AS n FROM events GROUP BY kind, status`);
   const oldest = db.prepare<[], { kind: EventKind; at: number }>(`SELECT kind, MIN(accepted_at) AS at FROM events WHERE status = 'pending' GROUP BY kind`);
-  return { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, duePending, byPrefix, dropEvent, purgeSettled, counts, oldest };
+  return { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, keyHeld, settledDelivered, settledLater, settledRefused, settledDead, retryDead, duePending, byPrefix, dropEvent, purgeSettled, counts, oldest };
 }
 
 export function openSqliteStore(dir: string): OutboxStore {
@@ -196,7 +234,7 @@ export function openSqliteStore(dir: string): OutboxStore {
     migrate(opened, file);
   });
 
-  const { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, settledDelivered, settledLater, settledDead, retryDead, duePending, byPrefix, dropEvent, purgeSettled, counts, oldest } = prepareStatements(db);
+  const { insert, receiptOf, insertReceipt, purgeReceipts, byId, due, lease, keyHeld, settledDelivered, settledLater, settledRefused, settledDead, retryDead, duePending, byPrefix, dropEvent, purgeSettled, counts, oldest } = prepareStatements(db);
 
   const claim = db.transaction((options: ClaimOptions): StoredEvent[] => {
     const rows = due.all(options.now, options.now, options.limit);
@@ -209,40 +247,44 @@ export function openSqliteStore(dir: string): OutboxStore {
    * fsync (synchronous FULL) serves them all; each still resolves only once it is on disk. A batch that
    * fails is written again one event at a time, so one bad event cannot fail the others.
    */
-  type Waiting = { readonly event: NewEvent; resolve(stored: StoredEvent): void; reject(error: unknown): void };
+  type Waiting = { readonly event: NewEvent; readonly lease?: LeaseOptions; claimed?: boolean; resolve(stored: { event: StoredEvent; claimed: boolean }): void; reject(error: unknown): void };
   let waiting: Waiting[] = [];
-  const insertOne = (event: NewEvent) => {
+  /** Inserts the event; with a lease, leases it at once when no earlier event holds its key (in the same transaction). */
+  const insertOne = (event: NewEvent, given?: LeaseOptions): boolean => {
     const input = event.input === undefined ? null : JSON.stringify(event.input);
-    insert.run(event.id, event.kind ?? 'event', event.mapping, event.operation, event.orderingKey, input, event.requestId,
+    const free = given !== undefined && keyHeld.get(event.mapping, event.orderingKey) === undefined;
+    const { lastInsertRowid } = insert.run(event.id, event.kind ?? 'event', event.mapping, event.operation, event.orderingKey, input, event.requestId,
       event.acceptedAt, event.blocksKeyWhenDead ? 1 : 0, event.acceptedAt, event.trace?.traceparent ?? null, event.trace?.tracestate ?? null);
+    if (free) lease.run(given.owner, given.now + given.leaseMs, lastInsertRowid);
+    return free;
   };
-  const insertAll = db.transaction((events: readonly NewEvent[]) => {
-    for (const event of events) insertOne(event);
+  const insertAll = db.transaction((batch: Waiting[]) => {
+    for (const entry of batch) entry.claimed = insertOne(entry.event, entry.lease);
   });
   const storePush = db.transaction((push: NewPush): PushReceipt => {
     const earlier = receiptOf.get(push.mapping, push.push, push.idempotencyKey);
     if (earlier) return { eventIds: JSON.parse(earlier.event_ids) as string[], duplicate: true };
-    for (const event of push.events) insertOne(event);
+    for (const event of push.events) insertOne(event, undefined);
     const eventIds = push.events.map((event) => event.id);
     insertReceipt.run(push.mapping, push.push, push.idempotencyKey, JSON.stringify(eventIds), push.acceptedAt);
     return { eventIds, duplicate: false };
   });
   const stored = (entry: Waiting) => {
     const row = byId.get(entry.event.id);
-    if (row) entry.resolve(toEvent(row));
+    if (row) entry.resolve({ event: toEvent(row), claimed: entry.claimed === true });
     else entry.reject(new Error(`${file}: event ${entry.event.id} not found right after it was stored`));
   };
   function flush(): void {
     const batch = waiting;
     waiting = [];
     try {
-      insertAll.immediate(batch.map((entry) => entry.event));
+      insertAll.immediate(batch);
       for (const entry of batch) stored(entry);
     } catch (error) {
       if (batch.length === 1) return batch[0].reject(error);
       for (const entry of batch) {
         try {
-          insertOne(entry.event);
+          insertAll.immediate([entry]);
           stored(entry);
         } catch (single) {
           entry.reject(single);
@@ -266,14 +308,20 @@ export function openSqliteStore(dir: string): OutboxStore {
     }
   };
 
+  const enqueued = (event: NewEvent, lease: LeaseOptions | undefined) => new Promise<{ event: StoredEvent; claimed: boolean }>((resolve, reject) => {
+    waiting.push({ event, lease, resolve, reject });
+    if (waiting.length === 1) setImmediate(flush);
+  });
+
   const store: OutboxStore = {
     location: file,
 
-    enqueue(event: NewEvent): Promise<StoredEvent> {
-      return new Promise((resolve, reject) => {
-        waiting.push({ event, resolve, reject });
-        if (waiting.length === 1) setImmediate(flush);
-      });
+    async enqueue(event: NewEvent): Promise<StoredEvent> {
+      return (await enqueued(event, undefined)).event;
+    },
+
+    enqueueClaimed(event: NewEvent, lease: LeaseOptions) {
+      return enqueued(event, lease);
     },
 
     async enqueuePush(push: NewPush): Promise<PushReceipt> {
@@ -291,6 +339,10 @@ export function openSqliteStore(dir: string): OutboxStore {
 
     async retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean> {
       return relaxed(() => settledLater.run(nextAttemptAt, outcomeJson(outcome), id, owner).changes === 1);
+    },
+
+    async refused(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean> {
+      return relaxed(() => settledRefused.run(at, outcomeJson(outcome), id, owner).changes === 1);
     },
 
     async dead(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean> {

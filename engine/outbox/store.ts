@@ -11,7 +11,8 @@
  * process (or the same one after a restart) delivers the event again. Delivery is at least once.
  */
 
-export type EventStatus = 'pending' | 'delivered' | 'dead' | 'dropped';
+/** refused: the ERP said no to its first try (outbox.tryFirstMs) and the platform was answered so; settled, not a dead letter. */
+export type EventStatus = 'pending' | 'delivered' | 'dead' | 'dropped' | 'refused';
 
 /** event: the platform's, delivered to the ERP; push: the ERP's, delivered to the platform (`operation` is the push's name). */
 export type EventKind = 'event' | 'push';
@@ -61,12 +62,15 @@ export interface StoredEvent extends NewEvent {
   readonly dropReason?: string;
 }
 
-export interface ClaimOptions {
+export interface LeaseOptions {
   readonly now: number;
-  readonly limit: number;
   readonly leaseMs: number;
   /** Who claims (a process id); only the owner of a lease can settle the event. */
   readonly owner: string;
+}
+
+export interface ClaimOptions extends LeaseOptions {
+  readonly limit: number;
 }
 
 export interface ListFilter {
@@ -86,6 +90,7 @@ export interface KindStats {
   readonly dead: number;
   readonly delivered: number;
   readonly dropped: number;
+  readonly refused: number;
   /** acceptedAt of the oldest pending event. */
   readonly oldestPendingAt?: number;
 }
@@ -106,7 +111,7 @@ export const EVENT_KINDS: readonly EventKind[] = ['event', 'push'];
 /** The stats from the store's counts per kind and status and its oldest pending acceptance per kind (both stores read the same rows). */
 export function statsOf(counts: readonly { kind: EventKind; status: EventStatus; n: number }[], oldest: readonly { kind: EventKind; at: number }[]): OutboxStats {
   const tally = (kinds: readonly EventKind[]): KindStats => {
-    const byStatus: Record<EventStatus, number> = { pending: 0, delivered: 0, dead: 0, dropped: 0 };
+    const byStatus: Record<EventStatus, number> = { pending: 0, delivered: 0, dead: 0, dropped: 0, refused: 0 };
     for (const { kind, status, n } of counts) if (kinds.includes(kind)) byStatus[status] += Number(n);
     const times = oldest.filter((row) => kinds.includes(row.kind)).map((row) => Number(row.at));
     return { ...byStatus, ...(times.length === 0 ? {} : { oldestPendingAt: Math.min(...times) }) };
@@ -137,6 +142,12 @@ export interface OutboxStore {
   readonly location: string;
   /** Durable when it resolves; rejects (disk full, database down) otherwise, and the platform must then get a failure. */
   enqueue(event: NewEvent): Promise<StoredEvent>;
+  /**
+   * Durable when it resolves, like enqueue; and when no earlier event of its key holds it back, leased at
+   * once to `owner` (one attempt started, as claimDue would), so its first try (outbox.tryFirstMs) runs
+   * while the platform waits and no deliverer claims it meanwhile. `claimed` false: stored as enqueue.
+   */
+  enqueueClaimed(event: NewEvent, lease: LeaseOptions): Promise<{ readonly event: StoredEvent; readonly claimed: boolean }>;
   /** Durable when it resolves, like enqueue: every event of the push, and its idempotency key. */
   enqueuePush(push: NewPush): Promise<PushReceipt>;
   /** Due pending events (nextAttemptAt ≤ now, no live lease) that are first of their key, oldest first; each gets a lease and one more attempt. */
@@ -145,6 +156,8 @@ export interface OutboxStore {
   delivered(id: string, owner: string, at: number, answer?: AttemptOutcome): Promise<boolean>;
   /** Try again at `nextAttemptAt`; the lease ends. */
   retryLater(id: string, owner: string, nextAttemptAt: number, outcome: AttemptOutcome): Promise<boolean>;
+  /** The ERP refused its first try and the platform was answered the refusal: settled, not a dead letter (no one needs to act). */
+  refused(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean>;
   /** Not retried any more; waits for support staff (retry or drop). */
   dead(id: string, owner: string, at: number, outcome: AttemptOutcome): Promise<boolean>;
   get(id: string): Promise<StoredEvent | undefined>;

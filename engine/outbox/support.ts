@@ -32,7 +32,7 @@ export interface OutboxSupport {
   purge(before: number): Promise<number>;
 }
 
-export const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'dead', 'delivered', 'dropped'];
+export const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'dead', 'delivered', 'dropped', 'refused'];
 const KINDS: readonly EventKind[] = ['event', 'push'];
 /** Shorter prefixes match too much to be meant: like git, at least 4 characters. */
 const SHORTEST_PREFIX = 4;

@@ -106,14 +106,15 @@ function toResponse(answer: RecordedAnswer, request: OutboundRequest): OutboundR
 /**
  * The HttpClient of dry runs and tests: recorded answers first, then the live system when allowed,
  * then (event routes without --live) a synthetic "not sent" answer. A call with none of these fails,
- * and `unanswered` names it so the caller can say exactly which answer is missing.
+ * and `unanswered` names it so the caller can say exactly which answer is missing. `heldBack` names the
+ * calls that can change the ERP: they get a synthetic answer even when the live system is allowed.
  */
 export interface AnsweringClient extends HttpClient {
   readonly log: { callName: string; source: AnswerSource }[];
   readonly unanswered: string[];
 }
 
-export function createAnsweringClient(options: { answers?: RecordedAnswers; live?: HttpClient; notSent?: boolean }): AnsweringClient {
+export function createAnsweringClient(options: { answers?: RecordedAnswers; live?: HttpClient; notSent?: boolean; heldBack?: ReadonlySet<string> }): AnsweringClient {
   const used = new Map<string, number>();
   const log: AnsweringClient['log'] = [];
   const unanswered: string[] = [];
@@ -128,6 +129,10 @@ export function createAnsweringClient(options: { answers?: RecordedAnswers; live
         used.set(request.callName, index + 1);
         log.push({ callName: request.callName, source: 'recorded' });
         return toResponse(list[index], request);
+      }
+      if (options.live && options.heldBack?.has(request.callName)) {
+        log.push({ callName: request.callName, source: 'write not sent' });
+        return { status: 200, headers: {}, body: null, durationMs: 0 };
       }
       if (options.live) {
         log.push({ callName: request.callName, source: 'live' });

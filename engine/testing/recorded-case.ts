@@ -5,7 +5,7 @@ import { appendedCase } from './append-case';
 import type { Envelope } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
 import { isTruncated, type EventState, type JournalEntry } from '../journal/journal-entry';
-import type { TraceStep } from '../trace/steps';
+import type { DeliveryVerdict, TraceStep } from '../trace/steps';
 import type { TransportErrorCode } from '../http/client';
 import { RETRYABLE_STATUS } from '../http/with-retry';
 import { isSecretName } from '../mapping/mask';
@@ -58,9 +58,9 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
     // that ended them is given once (the failures before it were not kept).
     (answers[call] ??= []).push(...Array.from({ length: RETRYABLE_STATUS.has(step.status) ? Math.max(1, step.attempts ?? 1) : 1 }, () => answer));
   }
-  const delivery = ran.event && deliveryOf(ran.event);
+  const delivery = ran.event ? deliveryOf(ran.event) : deliveryRan(ran.steps);
   if (delivery && 'problem' in delivery) return delivery;
-  if (delivery) answers[delivery.call] = [delivery.answer];
+  if (delivery?.call !== undefined) answers[delivery.call] = [delivery.answer];
   if (isTruncated(ran.input)) return { problem: `the request body was larger than the journal keeps (${ran.input.truncated})` };
   const { envelope } = ran;
   if (isTruncated(envelope.data)) return { problem: `the answered data was larger than the journal keeps (${envelope.data.truncated})` };
@@ -78,10 +78,19 @@ export function testCaseOf(ran: RanRequest, name: string): TestCase | { problem:
   };
 }
 
-const VERDICTS = { delivered: 'delivered', pending: 'retry', dead: 'dead' } as const;
+/**
+ * A delivery run inline (record: no store, the event delivered while the command waits): its verdict.
+ * The ERP's answers to it are among the steps' answers already, so the case replays the same delivery.
+ */
+function deliveryRan(steps: readonly TraceStep[]): { call?: undefined; verdict: DeliveryVerdict } | undefined {
+  const step = steps.find((candidate) => candidate.step === 'delivery');
+  return step?.step === 'delivery' ? { verdict: step.verdict } : undefined;
+}
+
+const VERDICTS = { delivered: 'delivered', pending: 'retry', dead: 'dead', refused: 'refused' } as const;
 
 /** The delivery of a stored event as a case replays it: the receiver's last answer to its call, and what the delivery made of it. */
-function deliveryOf(event: EventState): { call: string; answer: RecordedAnswer; verdict: 'delivered' | 'retry' | 'dead' } | { problem: string } {
+function deliveryOf(event: EventState): { call: string; answer: RecordedAnswer; verdict: DeliveryVerdict } | { problem: string } {
   if (event.status === 'dropped' || event.status === 'gone') return { problem: `its event ${event.id} was ${event.status === 'gone' ? 'purged' : 'dropped'}: the outbox no longer says how its delivery went` };
   const { last } = event;
   if (!last?.call || last.status === undefined) {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { MappingIssue } from '../errors';
 import { SCHEMAS_DIR, schemaReference } from '../paths';
 import type { YamlSource } from '../mapping/yaml-source';
+import type { DeliveryVerdict } from '../trace/steps';
 import { ANSWERS_SCHEMA, type RecordedAnswers } from './answers';
 import { compileShape, readCheckedYaml } from '../mapping/yaml-file';
 
@@ -35,7 +36,7 @@ export interface OperationCase {
     readonly validationStatus?: unknown;
     readonly requests?: ExpectedRequests;
     /** delivery: outbox operations: what the background delivery does with the event. */
-    readonly delivery?: 'delivered' | 'retry' | 'dead';
+    readonly delivery?: DeliveryVerdict;
   };
 }
 
@@ -52,7 +53,7 @@ export interface PushCase {
     readonly problems?: unknown;
     readonly requests?: ExpectedRequests;
     /** What delivering the push's events to the platform does. */
-    readonly delivery?: 'delivered' | 'retry' | 'dead';
+    readonly delivery?: DeliveryVerdict;
   };
 }
 
@@ -110,7 +111,7 @@ const TEST_FILE_SCHEMA = {
               data: { description: 'Expected data (partial match).' },
               externalMessage: { type: ['string', 'null'], description: 'Expected externalMessage (exact).' },
               validationStatus: { description: 'Expected validationStatus (partial match).' },
-              delivery: { enum: ['delivered', 'retry', 'dead'], description: 'delivery: outbox operations and pushes: delivered, retry (the receiver cannot take it now) or dead (refused for good).' },
+              delivery: { enum: ['delivered', 'retry', 'dead', 'refused'], description: 'delivery: outbox operations and pushes: delivered, retry (the receiver cannot take it now), dead (refused for good) or refused (refused for good on its first try, outbox.tryFirstMs, and the platform answered the refusal).' },
               requests: {
                 type: 'object',
                 additionalProperties: { anyOf: [REQUEST_SCHEMA, { type: 'array', items: REQUEST_SCHEMA }] },

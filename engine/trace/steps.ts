@@ -14,7 +14,11 @@ import type { TraceObserver } from './observer';
  */
 
 /** Where an answer came from: the ERP (live), a recorded answer of a test, or a stand-in of a dry run. */
-export type AnswerSource = 'live' | 'recorded' | 'not sent' | 'stand-in token' | 'missing';
+/** not sent: an event route without --live; write not sent: a call that can change the ERP (canChangeErp), held back by a dry run. */
+export type AnswerSource = 'live' | 'recorded' | 'not sent' | 'write not sent' | 'stand-in token' | 'missing';
+
+/** What an outbox delivery did with an event: delivered, retry (not now), dead (never), refused (never, on its first try, and the caller was answered so). */
+export type DeliveryVerdict = 'delivered' | 'retry' | 'dead' | 'refused';
 
 export type TraceStep =
   | { step: 'request'; call: string; method: string; url: string; path: string; query: Record<string, string | string[]>; headers: Record<string, string>; body?: unknown; source: AnswerSource }
@@ -36,7 +40,7 @@ export type TraceStep =
   /** Left out and answered without it, as the mapping allows: a call (onError: skip) or a record (onInvalidRecord: skip). */
   | { step: 'skipped'; label: string; message: string }
   /** delivery: outbox: what the background delivery would do with this event. */
-  | { step: 'delivery'; verdict: 'delivered' | 'retry' | 'dead'; message?: string };
+  | { step: 'delivery'; verdict: DeliveryVerdict; message?: string };
 
 function relativePath(url: URL, base: URL): string {
   const basePath = base.pathname.replace(/\/+$/, '');

@@ -33,6 +33,29 @@ operations:
     output: '{ "number": calls.article.body.articleNo }'
 `;
 
+/** A data route whose calls are a GET, a query sent as POST marked safe: true, and a POST that writes. */
+const WRITING_MAPPING = `version: 1
+name: writes
+system:
+  baseUrl: \${ERP_URL}
+operations:
+  GetItem:
+    calls:
+      - name: article
+        method: GET
+        path: /articles/{input.number}
+      - name: query
+        method: POST
+        path: /suiteql
+        body: '{ "q": "SELECT id FROM item" }'
+        safe: true
+      - name: touch
+        method: POST
+        path: /articles/touch
+        body: '{ "no": input.number }'
+    output: '{ "number": calls.article.body.articleNo }'
+`;
+
 let stop: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await stop?.();
@@ -119,6 +142,38 @@ describe('adapter-engine dry-run against a live external system', () => {
     expect(result.stdout).toContain('"docNo": "SO-1001"');
   });
 
+  it('without --live a data route sends its GETs and safe: true calls, and shows the writes without sending them', async () => {
+    const erp = await startRecordingErp({ articleNo: 'A-100' });
+    stop = erp.close;
+    const mapping = writeFile(tempDir(), 'writes.yaml', WRITING_MAPPING);
+    const result = await runCli(['dry-run', mapping, 'GetItem', '-i', '{"number":"A-100"}'], { env: { ERP_URL: erp.url } });
+    expect(erp.received.map((request) => `${request.method} ${request.url}`)).toEqual(['GET /api/v1/articles/A-100', 'POST /api/v1/suiteql']);
+    expect(result.stdout).toContain('3. call touch  (not sent: a POST can change the ERP; dry-run sends it only with --live, or mark a read safe: true)');
+    expect(result.stdout).toContain('→ POST http://127.0.0.1');
+    expect(result.stdout).toContain('synthetic answer: nothing was sent');
+    expect(result.stdout.match(/\(sent\)/g)).toHaveLength(2);
+    const live = await runCli(['dry-run', mapping, 'GetItem', '-i', '{"number":"A-100"}', '--live'], { env: { ERP_URL: erp.url } });
+    expect(live.code, live.stderr).toBe(0);
+    expect(erp.received.map((request) => request.method)).toEqual(['GET', 'POST', 'GET', 'POST', 'POST']);
+  });
+
+  it('exits 1 when the outbox delivery would be a dead letter, though the platform would hear success', async () => {
+    const answers = writeFile(tempDir(), 'answers.yaml', 'placement: { status: 422, body: { message: "closed" } }\n');
+    const input = '{"workOrderNumber":"SO-1001","itemNumber":"A-100","completedAmount":2}';
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'ConfirmPutWallPlacement', '-i', input, '--answers', answers], { env: ERP });
+    expect(result.stdout).toMatch(/"result": 1, {2}← Succeed$/m);
+    expect(result.stdout).toContain('delivery  dead letter: not retried');
+    expect(result.code).toBe(1);
+  });
+
+  it('says an event route\'s delivery would be delivered when nothing was sent', async () => {
+    const input = '{"workOrderNumber":"SO-1001","itemNumber":"A-100","completedAmount":2}';
+    const result = await runCli(['dry-run', 'mappings/example.yaml', 'ConfirmPutWallPlacement', '-i', input], { env: ERP });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('synthetic answer: nothing was sent');
+    expect(result.stdout).toContain('delivery  would be delivered');
+  });
+
   it('sends event routes with --live', async () => {
     const erp = await startRecordingErp({ eventId: 1 });
     stop = erp.close;
@@ -173,6 +228,10 @@ describe('dry-run of a push endpoint', () => {
     expect(result.stdout).toContain('"number": "SO-2"');
     expect(result.stdout).not.toContain('client-secret-value');
     expect(result.stdout).toMatch(/answer to the ERP {2}202/);
+    // Nothing was sent: the delivery says what would happen.
+    expect(result.stdout).toContain('synthetic answer: nothing was sent');
+    expect(result.stdout).toContain('delivery  would be delivered');
+    expect(result.stdout).not.toMatch(/delivery {2}delivered/);
   });
 
   it('an invalid push shows the 400 with every problem and exits 1', async () => {

@@ -34,6 +34,10 @@ describe('push endpoints at load', () => {
     expect(result.mapping?.platform?.baseUrl.href).toBe('http://platform.local/integration');
   });
 
+  it('outbox.tryFirstMs on a push is refused at it: the ERP is answered 202 once the push is stored', () => {
+    expectOnlyError(withPush(...NEW_ORDER, '    outbox: { tryFirstMs: 3000 }'), { code: 'SETTINGS_DISAGREE', line: 18, col: 27, mentions: ['tryFirstMs', '202'] }, ENV);
+  });
+
   it('push without platform is PUSH_WITHOUT_PLATFORM at the push key', () => {
     const text = yaml(`${HEADER}operations: {}`, 'push:', ...NEW_ORDER);
     expectOnlyError(text, { code: 'PUSH_WITHOUT_PLATFORM', line: 6, col: 1, mentions: ['platform:'] }, ENV);

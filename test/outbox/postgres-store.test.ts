@@ -74,12 +74,12 @@ describeWithPostgres('PostgreSQL outbox store', (server) => {
     const schema = freshSchema();
     const stores = await Promise.all(Array.from({ length: 5 }, () => open(schema)));
     const { rows } = await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`);
-    expect(rows).toEqual([{ version: 4 }]);
+    expect(rows).toEqual([{ version: 5 }]);
     const event = await stores[0].enqueue(newEvent());
     const again = await open(schema);
     expect(await again.get(event.id)).toEqual(event);
     expect(await stores[4].get(event.id)).toEqual(event);
-    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 4 }]);
+    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 5 }]);
   });
 
   /** Version 1 as the engine first wrote it, with three events of one key; `$S` is the schema. */
@@ -106,17 +106,20 @@ describeWithPostgres('PostgreSQL outbox store', (server) => {
       accepted_at bigint NOT NULL, PRIMARY KEY (mapping, push, idempotency_key));
     CREATE INDEX outbox_push_receipts_accepted ON $S.outbox_push_receipts (accepted_at);`;
 
-  it.each([[1, VERSION_1], [2, VERSION_2], [2, PUSH_BRANCH_2]])('brings a schema of version %i up to date (4), keeping its events as kind event; claims and takes pushes', async (version, tables) => {
+  it.each([[1, VERSION_1], [2, VERSION_2], [2, PUSH_BRANCH_2]])('brings a schema of version %i up to date (5), keeping its events as kind event; claims, takes pushes and settles refused', async (version, tables) => {
     const schema = freshSchema();
     await sql(server().url, `CREATE SCHEMA "${schema}"; ${tables.replaceAll('$S', `"${schema}"`)} INSERT INTO "${schema}".outbox_schema_version VALUES (${version});`);
     const store = await open(schema);
-    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 4 }]);
+    expect((await sql(server().url, `SELECT version FROM "${schema}".outbox_schema_version`)).rows).toEqual([{ version: 5 }]);
     expect((await store.claimDue({ now: T0, limit: 10, leaseMs: 1000, owner: 'w1' })).map((e) => [e.id, e.kind, e.input])).toEqual([['b', 'event', { n: 2 }]]);
     const push = { mapping: 'm1', push: 'NewOrder', idempotencyKey: 'SO-1', acceptedAt: T0, events: [newEvent({ kind: 'push', operation: 'NewOrder', orderingKey: 'p' })] };
     expect(await store.enqueuePush(push)).toEqual({ eventIds: [push.events[0].id], duplicate: false });
     expect(await store.enqueuePush({ ...push, events: [newEvent({ kind: 'push' })] })).toEqual({ eventIds: [push.events[0].id], duplicate: true });
     const indexes = await sql(server().url, `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname = 'outbox_events_blocking'`, [schema]);
     expect(indexes.rows).toHaveLength(1);
+    // Version 5: status refused.
+    expect(await store.refused('b', 'w1', T0 + 1, { error: 'closed' })).toBe(true);
+    expect(await store.get('b')).toMatchObject({ status: 'refused', settledAt: T0 + 1 });
   });
 
   it('refuses a schema from a newer engine', async () => {

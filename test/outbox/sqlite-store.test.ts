@@ -77,12 +77,12 @@ describe('SQLite outbox store', () => {
 
   it('writes with WAL, synchronous FULL and a busy timeout, and records the schema version', async () => {
     const store = open(dir());
-    expect(readSqliteSettings(store)).toEqual({ journalMode: 'wal', synchronous: 2, busyTimeoutMs: 5000, schemaVersion: 4 });
+    expect(readSqliteSettings(store)).toEqual({ journalMode: 'wal', synchronous: 2, busyTimeoutMs: 5000, schemaVersion: 5 });
     // WAL is a property of the file: another connection sees it too.
     const db = new Database(store.location, { readonly: true });
     cleanups.push(() => { db.close(); });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.pragma('user_version', { simple: true })).toBe(5);
     await store.close();
     expect(readSqliteSettings(store)).toBeUndefined();
   });
@@ -109,7 +109,7 @@ describe('SQLite outbox store', () => {
         accepted_at INTEGER NOT NULL, PRIMARY KEY (mapping, push, idempotency_key));
       CREATE INDEX push_receipts_accepted ON push_receipts (accepted_at);`;
 
-  it.each([[1, VERSION_1], [2, VERSION_2], [2, PUSH_BRANCH_2]])('brings a file of schema version %i up to date (4), keeping its events as kind event; claims from the index and takes pushes', async (version, schema) => {
+  it.each([[1, VERSION_1], [2, VERSION_2], [2, PUSH_BRANCH_2]])('brings a file of schema version %i up to date (5), keeping its events as kind event; claims from the index, takes pushes and settles refused', async (version, schema) => {
     const d = dir();
     const file = path.join(d, 'outbox.sqlite');
     const old = new Database(file);
@@ -117,7 +117,7 @@ describe('SQLite outbox store', () => {
     old.pragma(`user_version = ${version}`);
     old.close();
     const store = open(d);
-    expect(readSqliteSettings(store)?.schemaVersion).toBe(4);
+    expect(readSqliteSettings(store)?.schemaVersion).toBe(5);
     expect((await store.claimDue({ now: T0, limit: 10, leaseMs: 1000, owner: 'w1' })).map((e) => [e.id, e.kind, e.input])).toEqual([['b', 'event', { n: 2 }]]);
     const trace = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
     const push = { mapping: 'm1', push: 'NewOrder', idempotencyKey: 'SO-1', acceptedAt: T0, events: [newEvent({ kind: 'push', operation: 'NewOrder', orderingKey: 'p', trace })] };
@@ -128,6 +128,10 @@ describe('SQLite outbox store', () => {
     const db = new Database(file, { readonly: true });
     cleanups.push(() => { db.close(); });
     expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'events_blocking'`).all()).toHaveLength(1);
+    // Version 5: status refused, on the table written anew; seq goes on after the old events.
+    expect(await store.refused('b', 'w1', T0 + 1, { error: 'closed' })).toBe(true);
+    expect(await store.get('b')).toMatchObject({ status: 'refused', settledAt: T0 + 1 });
+    expect((await store.enqueue(newEvent({ orderingKey: 'after' }))).seq).toBeGreaterThan((await store.get('b'))?.seq ?? Infinity);
   });
 
   it('refuses a file written by a newer schema version', async () => {

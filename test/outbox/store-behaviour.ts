@@ -228,6 +228,42 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
       expect(await store.idsStartingWith('zzzz', 5)).toEqual([]);
     });
 
+    it('enqueueClaimed leases an event that is first of its key at once, so no claim hands it out meanwhile', async () => {
+      const { event, claimed } = await store.enqueueClaimed(newEvent(), { now: T0, leaseMs: LEASE, owner: 'first-try' });
+      expect(claimed).toBe(true);
+      expect(event).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(await store.get(event.id)).toEqual(event);
+      expect(await claim(T0 + 1)).toEqual([]);
+      // Only its owner settles it; after the lease a deliverer may take it again (at least once).
+      expect(await store.delivered(event.id, 'w1', T0 + 2)).toBe(false);
+      expect(ids(await claim(T0 + LEASE + 1))).toEqual([event.id]);
+    });
+
+    it('enqueueClaimed does not lease an event whose key has an earlier event pending or blocking-dead: order holds', async () => {
+      const [earlier] = await enqueueAll([newEvent()]);
+      const later = await store.enqueueClaimed(newEvent(), { now: T0, leaseMs: LEASE, owner: 'first-try' });
+      expect(later).toMatchObject({ claimed: false, event: { status: 'pending', attempts: 0 } });
+      expect(ids(await claim(T0))).toEqual([earlier.id]);
+      expect(await store.dead(earlier.id, 'w1', T0 + 1, { error: 'refused' })).toBe(true);
+      expect((await store.enqueueClaimed(newEvent(), { now: T0 + 2, leaseMs: LEASE, owner: 'first-try' })).claimed).toBe(false);
+      const otherKey = await store.enqueueClaimed(newEvent({ orderingKey: 'k2' }), { now: T0 + 2, leaseMs: LEASE, owner: 'first-try' });
+      expect(otherKey.claimed).toBe(true);
+    });
+
+    it('refused settles an event for good without a dead letter: it holds back nothing and is purged as delivered ones are', async () => {
+      const { event } = await store.enqueueClaimed(newEvent(), { now: T0, leaseMs: LEASE, owner: 'first-try' });
+      const [next] = await enqueueAll([newEvent()]);
+      const outcome = { error: 'work order closed', call: 'placement', status: 200, body: '{"error":{}}' };
+      expect(await store.refused(event.id, 'someone-else', T0 + 1, outcome)).toBe(false);
+      expect(await store.refused(event.id, 'first-try', T0 + 1, outcome)).toBe(true);
+      expect(await store.get(event.id)).toMatchObject({ status: 'refused', settledAt: T0 + 1, last: outcome });
+      expect(ids(await claim(T0 + 2))).toEqual([next.id]);
+      expect(await store.list({ status: ['dead'] })).toEqual([]);
+      expect((await store.stats()).refused).toBe(1);
+      expect(await store.purge(T0 + 2)).toBe(1);
+      expect(await store.get(event.id)).toBeUndefined();
+    });
+
     it('a dead event that does not block its key lets the next one go', async () => {
       const [first, second] = await enqueueAll([newEvent({ blocksKeyWhenDead: false }), newEvent()]);
       await claim(T0);
@@ -301,7 +337,7 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
     });
 
     it('stats counts each status and the oldest pending acceptance', async () => {
-      const none = { pending: 0, dead: 0, delivered: 0, dropped: 0 };
+      const none = { pending: 0, dead: 0, delivered: 0, dropped: 0, refused: 0 };
       expect(await store.stats()).toEqual({ ...none, byKind: { event: none, push: none } });
       const [a, b, c] = await enqueueAll([
         newEvent({ acceptedAt: T0 }), newEvent({ acceptedAt: T0 + 5, orderingKey: 'k2' }),
@@ -316,8 +352,8 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
       // A push's events are counted apart, and in the totals.
       await store.enqueuePush({ mapping: 'm1', push: 'StockChange', idempotencyKey: 'c-1', acceptedAt: T0 + 3, events: [newEvent({ kind: 'push', operation: 'StockChange', orderingKey: 'p', acceptedAt: T0 + 3 })] });
       expect(await store.stats()).toEqual({
-        pending: 3, dead: 1, delivered: 1, dropped: 1, oldestPendingAt: T0 + 3,
-        byKind: { event: { pending: 2, dead: 1, delivered: 1, dropped: 1, oldestPendingAt: T0 + 9 }, push: { pending: 1, dead: 0, delivered: 0, dropped: 0, oldestPendingAt: T0 + 3 } },
+        pending: 3, dead: 1, delivered: 1, dropped: 1, refused: 0, oldestPendingAt: T0 + 3,
+        byKind: { event: { pending: 2, dead: 1, delivered: 1, dropped: 1, refused: 0, oldestPendingAt: T0 + 9 }, push: { pending: 1, dead: 0, delivered: 0, dropped: 0, refused: 0, oldestPendingAt: T0 + 3 } },
       });
     });
 

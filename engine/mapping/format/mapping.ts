@@ -44,6 +44,7 @@ const callSettings = {
   forEach: optional(forEach),
   cache: optional(cache),
   refusal: optional(callRefusal),
+  safe: withDefault(boolean('This call cannot change the ERP although its method is not GET: a SOAP Read, a SuiteQL or JSON-RPC search_read sent as POST. dry-run (without --live) and the studio send such a call; a call that can change the ERP is shown there, not sent. It says nothing about repeating the call (that is retry.idempotent).'), false),
 };
 
 const call = block({
@@ -65,6 +66,7 @@ const outbox = block({
   orderingKey: optional(expression('Events with the same key are delivered one after another, in the order they were accepted, e.g. input.workOrderNumber. Default: one key for the whole operation (or push).')),
   maxAgeMs: withDefault(integer(60_000, 30 * 86_400_000, 'How long an event that the receiving system cannot take (unreachable, 408, 429, 5xx) is retried, in milliseconds, before it goes to the dead letters.'), 86_400_000),
   onDeadLetter: withDefault(oneOfWords(['block', 'skip'], 'What a dead event does to later events of its key: block holds them until support staff retry or drop it (a cancellation must not overtake the placement it cancels); skip lets them go.'), 'block'),
+  tryFirstMs: optional(integer(1, 60_000, 'Operations only: once the event is stored, send it at once and wait this long (milliseconds, e.g. 3000) for the ERP. Its verdict in time is the platform\'s answer: success, or the refusal\'s result and message (the event is then settled refused, not a dead letter). Unreachable, a retryable status, or slower: the platform gets success and delivery goes on in the background. An event whose ordering key has an earlier event pending is not tried first.')),
 }, { description: 'How outbox delivery orders and retries the events of this operation.' });
 
 function buildOperation() {
