@@ -29,6 +29,9 @@ export function studioOpenApiPaths(): Record<string, Json> {
       },
     };
   }
+  paths['/studio/api/session'] = {
+    get: { tags: ['studio'], summary: 'The session token requests that change something carry (x-studio-token); on serve\'s admin port only here, behind the admin token', 'x-studio-access': 'read', responses: { 200: JSON_ANSWER } },
+  };
   paths['/studio/api/events'] = {
     get: { tags: ['studio'], summary: 'New journal entries as server-sent events (event: request, data: the summary)', 'x-studio-access': 'read', responses: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } } } },
   };

@@ -32,13 +32,18 @@ export interface StudioOptions {
 const ASSETS = path.join(PROJECT_ROOT, 'dist', 'studio');
 const TYPES: Readonly<Record<string, string>> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
+/**
+ * The page. The local studio (a workspace, loopback only) holds its session token; on serve's admin port
+ * the page holds none, and hands it out only behind the admin token (GET /studio/api/session): the page
+ * itself is answered to anyone who can reach the port.
+ */
 function page(token: string, options: StudioOptions, styleNonce: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="studio-token" content="${token}">
+<meta name="studio-token" content="${options.workspace ? token : ''}">
 <meta name="studio-edit" content="${options.workspace !== undefined}">
 <meta name="studio-settle" content="${options.settle}">
 <meta name="studio-style-nonce" content="${styleNonce}">
@@ -90,6 +95,11 @@ function journalEvents(ctx: Koa.Context, sources: StudioSources): void {
 
 async function api(ctx: Koa.Context, options: StudioOptions, token: string, rest: string): Promise<void> {
   if (rest === '/events' && ctx.method === 'GET') return journalEvents(ctx, options.sources);
+  // Behind the admin token on serve's admin port, as every /studio/api request is (server/admin.ts).
+  if (rest === '/session' && ctx.method === 'GET') {
+    ctx.body = { token };
+    return;
+  }
   const found = match(ctx.method, rest);
   if (!found) throw new StudioError(404, `no studio endpoint ${ctx.method} /studio/api${rest}`);
   const { endpoint } = found;

@@ -2,7 +2,7 @@
  * The page's one way to the server: JSON under /studio/api. Requests that change something carry the
  * session token the server put in the page (meta studio-token); the browser adds the Origin.
  */
-const token = document.querySelector<HTMLMetaElement>('meta[name="studio-token"]')?.content ?? '';
+let token = document.querySelector<HTMLMetaElement>('meta[name="studio-token"]')?.content ?? '';
 /** The nonce the page's Content-Security-Policy allows for <style> elements (CodeMirror's theme). */
 export const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="studio-style-nonce"]')?.content ?? '';
 /** The local studio edits, runs and tests; serve's admin port shows mappings, requests and the outbox. */
@@ -35,6 +35,8 @@ export class ApiError extends Error {
 export async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...authorization() };
   if (method !== 'GET') {
+    // On serve's admin port the page holds no session token: it is handed out behind the admin token.
+    if (token === '') token = (await api<{ token: string }>('GET', '/session')).token;
     headers['x-studio-token'] = token;
     headers['content-type'] = 'application/json';
   }

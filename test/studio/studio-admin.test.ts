@@ -44,7 +44,11 @@ async function deadLetter(studioWrite: boolean): Promise<{ admin: string; id: st
   const page = await fetch(`${admin}/studio/`);
   expect(page.status).toBe(200);
   expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
-  const token = /name="studio-token" content="([^"]+)"/.exec(await page.text())?.[1] as string;
+  // The page holds no session token on the admin port: it is handed out behind the admin token only.
+  expect(/name="studio-token" content="([^"]*)"/.exec(await page.text())?.[1]).toBe('');
+  expect((await fetch(`${admin}/studio/api/session`)).status).toBe(401);
+  const { token } = await (await fetch(`${admin}/studio/api/session`, { headers: ADMIN_AUTH })).json() as { token: string };
+  expect(token).toMatch(/^[\w-]{16,}$/);
   await fetch(`${serving.urls[0]}/WorkOrders/ForPutWall`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(PLACEMENT) });
   let outbox: Outbox = { events: [] };
   const poll = async () => { outbox = await (await fetch(`${admin}/studio/api/outbox`, { headers: ADMIN_AUTH })).json() as Outbox; };
