@@ -5,7 +5,7 @@ import { fieldFor } from '../mapping/output-fields';
 import type { ErpConnection } from '../http/connection';
 import { Deadline } from '../http/deadline';
 import type { Logger } from '../log';
-import type { FlowOperation } from '../mapping/model';
+import { canChangeErp, type FlowOperation } from '../mapping/model';
 import type { CallRecord } from './context';
 import { evaluateSeen } from './evaluate-seen';
 import type { CallRules } from './judge';
@@ -75,7 +75,7 @@ export async function runFlow(
     if (!made) continue;
     const { record, decision } = made;
     calls[call.name] = record;
-    if (call.method !== 'GET' && route.method !== 'GET') taken.push(`calls.${call.name} (${call.method})`);
+    if (canChangeErp(call) && route.method !== 'GET') taken.push(`calls.${call.name} (${call.method})`);
     if (decision) {
       if (decision.rule.result !== route.successResult) return { resultName: decision.rule.result, externalMessage: decision.message };
       successMessage = decision.message;

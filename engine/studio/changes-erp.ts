@@ -1,14 +1,6 @@
-import type { CallSpec, Mapping } from '../mapping/model';
+import { canChangeErp, type Mapping } from '../mapping/model';
 
-/**
- * Whether a call can change the ERP: any method but GET and HEAD. The one place the studio decides it,
- * so that a call's own declaration (a read over POST marked safe) can take over here.
- */
-function canChangeErp(call: CallSpec): boolean {
-  return call.method !== 'GET';
-}
-
-/** The calls of an operation that can change the ERP, as the page lists them: `name (METHOD path)`. */
+/** The calls of an operation that can change the ERP (mapping/model.ts's canChangeErp), as the page lists them: `name (METHOD path)`. */
 export function changingCalls(mapping: Mapping, operationId: string): string[] {
   const operation = mapping.operations.get(operationId);
   if (operation?.mode !== 'flow') return [];
