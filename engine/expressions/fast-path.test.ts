@@ -206,8 +206,15 @@ describe('fast path', () => {
     expect(asValue.explain().why).toContain('$eval used as a value');
   });
 
-  it('leaves the fast path when the depth limit could be reached', () => {
-    expect(compileExpression('a.b.c', { ...DEFAULT_EXPRESSION_LIMITS, maxDepth: 3 }).fastPath).toBe(false);
+  it('leaves the fast path when the depth limit could be reached, and fails recursion past it as the interpreter does', async () => {
+    expect(compileExpression('a.b.c', { ...DEFAULT_EXPRESSION_LIMITS, maxDepth: 2 }).fastPath).toBe(false);
+    const limits = { ...DEFAULT_EXPRESSION_LIMITS, maxDepth: 120 };
+    for (const n of [3, 10, 20, 40, 80]) {
+      const source = `( $f := function($n) { $n = 0 ? 0 : 1 + $f($n - 1) }; $f(${n}) )`;
+      const compiled = compileExpression(source, limits);
+      const interpreter = compileExpression(source, limits, '', { fastPath: false });
+      expect([n, await outcome(compiled, {})]).toEqual([n, await outcome(interpreter, {})]);
+    }
   });
 
   it('reports the interpreter’s error for a helper that throws and for a sequence over the limit', async () => {
