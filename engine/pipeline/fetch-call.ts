@@ -11,7 +11,8 @@ import { buildRequest } from './build-request';
 import { recordOf, type Answer, type ReadResponse, type SendPage } from './answer';
 import { decodeXml } from '../xml/decode';
 import { XmlError } from '../xml/errors';
-import { parseXml } from '../xml/read';
+import { parseXmlInSlices } from '../xml/read';
+import { TimeSlices } from '../time-slices';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { fetchPages, type PageState } from './paginate';
@@ -93,7 +94,7 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     const statusClass = result.cached ? 'cached' : `${Math.floor(result.response.status / 100)}xx`;
     env.onCall?.({ call: call.name, statusClass, attempts: result.attempts, seconds: seconds(), cache: call.cache ? (result.cached ? 'hit' : 'miss') : undefined });
     if (result.keep) keeps.push(result.keep);
-    const read = call.responseType === 'xml' ? readXml(result.response, call, env.connection.system) : { response: result.response, shown: result.response, repeated: [] };
+    const read = call.responseType === 'xml' ? await readXml(result.response, call, env.connection.system) : { response: result.response, shown: result.response, repeated: [] };
     // The trace shows an XML answer as the text it was, not as bytes or as the view.
     // Only what an XML answer adds is added: observers of a JSON call see { attempts, cached } as before.
     const xml = call.responseType === 'xml' ? { xml: true, ...(read.repeated.length > 0 ? { repeated: read.repeated } : {}) } : {};
@@ -108,7 +109,7 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
  * its result and fault. Malformed, truncated, a DOCTYPE, past a limit: the call failed (a bodyError,
  * judged ERP_BODY_UNREADABLE), never a partial view.
  */
-function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec): { response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] } {
+async function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec): Promise<{ response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] }> {
   if (!(response.body instanceof Uint8Array)) return { response, shown: response, repeated: [] };
   const charset = /;\s*charset="?([^";\s]+)/i.exec(response.headers['content-type'] ?? '')?.[1];
   let text: string;
@@ -119,7 +120,8 @@ function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec)
   }
   const shown = { ...response, body: text };
   try {
-    const document = parseXml(response.body, { namespaces: system.xml.namespaces, prefixedKeys: system.xml.prefixedKeys, lists: call.lists, charset });
+    // In time slices: a large answer (1M elements, 8 MB) parsed in one go stalled every other request for half a second.
+    const document = await parseXmlInSlices(response.body, new TimeSlices(), { namespaces: system.xml.namespaces, prefixedKeys: system.xml.prefixedKeys, lists: call.lists, charset });
     return { response: { ...response, body: document.body, result: document.result, fault: document.fault }, shown, repeated: document.repeated.map((element) => element.path) };
   } catch (error) {
     if (!(error instanceof XmlError)) throw error;

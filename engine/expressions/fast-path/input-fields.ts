@@ -55,6 +55,9 @@ const CONTEXT_TAKING: ReadonlySet<string> = new Set([
   ...HELPER_FUNCTIONS.filter((helper) => helper.signature.includes('-')).map((helper) => helper.name),
 ]);
 
+/** Helpers that give a new value at every call ($uuid): a result of one input is never another's. */
+const VARYING: ReadonlySet<string> = new Set(HELPER_FUNCTIONS.filter((helper) => helper.varies).map((helper) => helper.name));
+
 class WholeInput extends Error {}
 
 function signatureTakesContext(lambda: AstNode): boolean {
@@ -75,7 +78,7 @@ function visit(node: AstNode | undefined, atInput: boolean, fields: Set<string>)
       if (atInput) fields.add(node.value as string);
       return;
     case 'variable':
-      if (node.value === '$' || (node.value === '' && atInput) || IMPURE_BUILTINS.has(node.value as string)) throw new WholeInput();
+      if (node.value === '$' || (node.value === '' && atInput) || IMPURE_BUILTINS.has(node.value as string) || VARYING.has(node.value as string)) throw new WholeInput();
       return;
     case 'path': {
       const steps = node.steps as AstNode[];
@@ -109,7 +112,7 @@ function visit(node: AstNode | undefined, atInput: boolean, fields: Set<string>)
       const procedure = node.procedure as AstNode;
       if (procedure.type !== 'variable') throw new WholeInput();
       const name = procedure.value as string;
-      if ((atInput && CONTEXT_TAKING.has(name)) || IMPURE_BUILTINS.has(name)) throw new WholeInput();
+      if ((atInput && CONTEXT_TAKING.has(name)) || IMPURE_BUILTINS.has(name) || VARYING.has(name)) throw new WholeInput();
       for (const argument of node.arguments as AstNode[]) visit(argument, atInput, fields);
       return;
     }
