@@ -26,7 +26,7 @@ function tick(run: Run): void {
   if ((++run.ticks & 1023) === 0) checkClock(run);
 }
 
-export function sortTermsOf(node: AstNode, compile: Compile): SortTerms {
+function sortTermsOf(node: AstNode, compile: Compile): SortTerms {
   return { terms: (node.terms as AstNode[]).map((term) => ({ key: compile(term.expression as AstNode), descending: term.descending === true })) };
 }
 

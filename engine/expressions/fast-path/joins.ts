@@ -1,6 +1,9 @@
-import type { Compile, Evaluator } from './paths';
 import { checkClock, isSequence, type Frame, type Run } from './runtime';
 import type { AstNode } from './subset';
+
+/** paths.ts's evaluator types, repeated: paths.ts uses this module. */
+type Evaluator = (input: unknown, frame: Frame, run: Run) => unknown;
+type Compile = (node: AstNode) => Evaluator;
 
 /**
  * Joins: a filter `list[key = outer]` where `key` reads only the item (`order_id[0]`, `id`, `a.b`) and

@@ -240,7 +240,7 @@ function applyInner(run: Run, proc: unknown, args: unknown[], input: unknown, si
 }
 
 /** A sync JavaScript function that calls a function value, as the interpreter wraps a function passed to a built-in. */
-export type FunctionArgument = ((...params: unknown[]) => unknown) & { arity: number };
+type FunctionArgument = ((...params: unknown[]) => unknown) & { arity: number };
 
 /** JSONata's getFunctionArity. */
 export function arityOf(proc: unknown): number {
