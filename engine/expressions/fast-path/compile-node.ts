@@ -185,7 +185,10 @@ function compileArray(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluato
         result.push(value);
       } else {
         if (result.length + value.length > run.maxSequence) throw FALLBACK;
-        for (let index = 0; index < value.length; index++) result[result.length] = value[index];
+        for (let index = 0; index < value.length; index++) {
+          if ((index & 0xffff) === 0xffff) checkClock(run);
+          result[result.length] = value[index];
+        }
       }
     }
     if (cons) Object.defineProperty(result, 'cons', { enumerable: false, configurable: false, value: true });

@@ -2,7 +2,7 @@ import { LinearRegex } from '../regex';
 import { compileGeneralPath, pairsOf } from './general-path';
 import { evaluateFilter, evaluateGroup, finishNode, predicateOf, type Compile, type Evaluator } from './paths';
 import {
-  ASYNC_FALLBACK, CALL_DEPTH, FALLBACK, FastLambda, Frame, Thunk, apply, createSequence, fieldOf, functionArgument, isFunctionValue, lookup, type JsonataFunction, type Run,
+  ASYNC_FALLBACK, CALL_DEPTH, FALLBACK, FastLambda, Frame, Thunk, apply, checkClock, createSequence, fieldOf, functionArgument, isFunctionValue, lookup, type JsonataFunction, type Run,
 } from './runtime';
 import { lookupVariable, readVariable } from './builtins';
 import { evalValue, type CompileTree } from './eval';
@@ -280,7 +280,11 @@ function rangeValue(node: AstNode, compile: Compile): Evaluator {
     const size = (to as number) - (from as number) + 1;
     if (size > 1e7 || (run.maxSequence && size > run.maxSequence)) throw FALLBACK; // D2014, D2015
     const result = new Array<number>(size) as number[] & { sequence?: boolean };
-    for (let index = 0; index < size; index++) result[index] = (from as number) + index;
+    for (let index = 0; index < size; index++) {
+      // A range of a million is a tenth of a second on a busy machine: the clock and the slice are checked while it fills.
+      if ((index & 0xffff) === 0xffff) checkClock(run);
+      result[index] = (from as number) + index;
+    }
     result.sequence = true;
     return result;
   };

@@ -61,7 +61,11 @@ function appendItem(run: Run, result: unknown[], value: unknown): void {
     return;
   }
   if (result.length + value.length > run.maxSequence) throw FALLBACK;
-  for (let index = 0; index < value.length; index++) result[result.length] = value[index];
+  for (let index = 0; index < value.length; index++) {
+    // A list of a million items copied: the clock and the slice are checked on the way.
+    if ((index & 0xffff) === 0xffff) checkClock(run);
+    result[result.length] = value[index];
+  }
 }
 
 /**
