@@ -7,7 +7,7 @@ import { DeadlinePassed, RequestAbandoned, TokenUnavailable } from '../http/faul
 import type { Logger } from '../log';
 import type { CallSpec, SystemSpec } from '../mapping/model';
 export type { Answer } from './answer';
-import { buildRequest } from './build-request';
+import { buildRequest, withAttemptHeaders } from './build-request';
 import { recordOf, type Answer, type ReadResponse, type SendPage } from './answer';
 import { decodeXml } from '../xml/decode';
 import { XmlError } from '../xml/errors';
@@ -72,10 +72,14 @@ function withoutEmptyValues(body: unknown, empty: readonly unknown[]): unknown {
 }
 
 /** `keeps` collects each page's cache offer, made once the whole answer is judged a success. */
-function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)[]): SendPage {
+function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)[], contextOf: (built: OutboundRequest) => ExpressionContext): SendPage {
   return async (built) => {
+    // The headers that change per attempt, over the request as it is sent (its page's URL included),
+    // with what the page's build saw (page.offset, … when the page state goes in the body).
+    const context = contextOf(built);
+    const renew = (request: OutboundRequest) => withAttemptHeaders(call, request, context, env.observer);
     // A new span id per request (per page, per fan-out element); retries of it send the same one.
-    const request = env.trace ? { ...built, trace: traceHeadersOf(childOf(env.trace)) } : built;
+    const request = await renew(env.trace ? { ...built, trace: traceHeadersOf(childOf(env.trace)) } : built);
     env.observer?.request?.(request, label);
     const started = performance.now();
     let attempts = 0;
@@ -86,7 +90,7 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     const seconds = () => (performance.now() - started) / 1000;
     let result;
     try {
-      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt });
+      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt, renew: call.attemptHeaders.length > 0 ? renew : undefined });
     } catch (error) {
       env.onCall?.({ call: call.name, statusClass: 'none', attempts: Math.max(attempts, 1), seconds: seconds(), cache: call.cache ? 'miss' : undefined });
       throw meaningOf(error, label);
@@ -146,8 +150,15 @@ export async function fetchAnswer(call: CallSpec, context: ExpressionContext, la
   const { system } = env.connection;
   const keeps: (() => void)[] = [];
   const keep = () => keeps.forEach((offer) => offer());
-  const send = sender(call, label, env, keeps);
-  const build = async (page?: PageState) => withEngineHeaders(await buildRequest(call, system, page ? { ...context, page } : context, env.observer), system, env);
+  // Each page's request with the context it was built in, for the headers computed as it is sent.
+  const builtIn = new WeakMap<OutboundRequest, ExpressionContext>();
+  const send = sender(call, label, env, keeps, (built) => builtIn.get(built) ?? context);
+  const build = async (page?: PageState) => {
+    const pageContext = page ? { ...context, page } : context;
+    const request = withEngineHeaders(await buildRequest(call, system, pageContext, env.observer), system, env);
+    builtIn.set(request, pageContext);
+    return request;
+  };
   if (call.paginate) {
     const { refusal } = call;
     const refused = refusal && (async (page: CallRecord) => (await evaluateAt(refusal.when, { ...context, response: page, call: call.name }, `calls.${label}: refusal.when`)) === true);
