@@ -28,7 +28,7 @@ import type { AstNode } from './subset';
 export const CONTEXT_TAKING_BUILTINS: ReadonlySet<string> = new Set([
   'string', 'substring', 'substringBefore', 'substringAfter', 'lowercase', 'uppercase', 'length', 'trim', 'pad', 'match',
   'contains', 'replace', 'split', 'formatNumber', 'formatBase', 'formatInteger', 'parseInteger', 'number', 'floor', 'ceil',
-  'round', 'abs', 'sqrt', 'power', 'boolean', 'not', 'keys', 'lookup', 'spread', 'sift', 'each', 'fromMillis', 'toMillis',
+  'round', 'abs', 'sqrt', 'power', 'boolean', 'not', 'keys', 'lookup', 'sift', 'each', 'fromMillis', 'toMillis',
   'base64encode', 'base64decode', 'encodeUrlComponent', 'encodeUrl', 'decodeUrlComponent', 'decodeUrl', 'clone',
 ]);
 

@@ -312,10 +312,12 @@ export const JSONATA_BUILTINS: readonly string[] = [
 
 /**
  * The built-ins the fast path does not run, and why (`validate` and `dry-run --explain` say it): `$eval`
- * is run where it is called by name (it evaluates in the caller's frame: eval.ts), never as a value.
+ * is run where it is called by name (it evaluates in the caller's frame: eval.ts), never as a value;
+ * `$spread` of an object of a million keys spent a second listing them before the interpreter started.
  */
 export const NOT_COMPILED_BUILTINS: Readonly<Record<string, string>> = Object.freeze({
   eval: '$eval used as a value (not called by its name)',
+  spread: '$spread lists all keys of an object in one step of JavaScript\'s, which only the interpreter can pause around',
 });
 
 /** The built-ins the fast path may call: all of JSONata's but NOT_COMPILED_BUILTINS. */
