@@ -1,5 +1,6 @@
 import type { ExpressionExplanation } from '../expressions/compile';
-import type { LocatedExpression, Mapping } from '../mapping/model';
+import { locatedExpressions } from '../mapping/interpreted';
+import type { Mapping } from '../mapping/model';
 import { out } from './output';
 
 /**
@@ -14,29 +15,10 @@ export interface ExplainedExpression extends ExpressionExplanation {
   readonly evaluations: { readonly fast: number; readonly fallback: number; readonly interpreter: number };
 }
 
-function isLocatedExpression(value: object): value is LocatedExpression {
-  const candidate = value as Partial<LocatedExpression>;
-  return typeof candidate.source === 'string' && typeof candidate.explain === 'function' && typeof candidate.origin === 'object';
-}
-
 /** Every expression of the mapping that was evaluated at least once, in file order. */
 export function explainExpressions(mapping: Mapping): ExplainedExpression[] {
-  const found: LocatedExpression[] = [];
-  const seen = new Set<object>();
-  const walk = (value: unknown): void => {
-    if (!value || typeof value !== 'object' || seen.has(value)) return;
-    seen.add(value);
-    if (isLocatedExpression(value)) {
-      found.push(value);
-      return;
-    }
-    if (value instanceof Map) for (const item of value.values()) walk(item);
-    for (const key of Object.keys(value)) walk((value as Record<string, unknown>)[key]);
-  };
-  walk(mapping);
-  return found
+  return locatedExpressions(mapping)
     .filter(({ stats }) => stats.fast + stats.fallback + stats.interpreter > 0)
-    .sort((a, b) => a.origin.line - b.origin.line || a.origin.col - b.origin.col)
     .map((expression) => ({ at: `${expression.origin.file}:${expression.origin.line}:${expression.origin.col}`, source: expression.source, evaluations: { ...expression.stats }, ...expression.explain() }));
 }
 

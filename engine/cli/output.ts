@@ -65,7 +65,8 @@ export function issueLine(issue: MappingIssue, colors: Colors): string {
   const split = text.indexOf('  ');
   const where = text.slice(0, split);
   const rest = text.slice(split + 2);
-  return `${issue.severity === 'warning' ? colors.yellow(where) : colors.red(where)}  ${rest}`;
+  const color = issue.severity === 'warning' ? colors.yellow : issue.severity === 'info' ? colors.cyan : colors.red;
+  return `${color(where)}  ${rest}`;
 }
 
 /** JSON for people: indented, with long strings (Base64 images) shortened so the trace stays readable. */

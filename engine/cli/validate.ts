@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { EXIT_CODES, type MappingIssue } from '../errors';
 import { ROUTES } from '../contract/routes';
 import { fixSpellings } from '../mapping/format/fix';
+import { interpretedExpressions } from '../mapping/interpreted';
 import { checkMappingFile } from '../mapping/load';
 import { err, issueLine, out } from './output';
 import { strictIssues } from './strict';
@@ -60,7 +61,7 @@ export async function validate(files: string[], options: ValidateOptions): Promi
     const strict = options.strict && result.mapping ? await strictIssues(filePath, options.tests, options.env ?? {}) : [];
     // The answers the mapping's tests recorded show the ERP's field names: a near miss is a warning.
     const recorded = result.mapping ? answerFieldWarnings(result.answerReads ?? [], recordedBodies(filePath, options.tests === undefined ? [] : [options.tests])) : [];
-    const issues = [...result.issues, ...recorded, ...strict];
+    const issues = [...result.issues, ...recorded, ...strict, ...(result.mapping ? interpretedExpressions(result.mapping) : [])];
     const pushes = [...(result.mapping?.pushes.keys() ?? [])].map((name) => `/push/${name}`);
     reports.push({ file, found: true, ok: result.mapping !== undefined && strict.length === 0, mapped: result.mapping?.operations.size ?? 0, pushes, issues });
   }
@@ -76,7 +77,7 @@ export async function validate(files: string[], options: ValidateOptions): Promi
       }
       for (const issue of report.issues) out.line(issueLine(issue, c));
       const errors = report.issues.filter((issue) => issue.severity === 'error').length;
-      const warnings = report.issues.length - errors;
+      const warnings = report.issues.filter((issue) => issue.severity === 'warning').length;
       const summary = report.ok
         ? `${c.green('ok')}  ${report.mapped} of ${ROUTES.length} routes mapped${report.pushes.length > 0 ? `, ${plural(report.pushes.length, 'push endpoint')} (POST ${report.pushes.join(', ')})` : ''}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`
         : c.red(`${plural(errors, 'error')}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`);

@@ -43,6 +43,7 @@ export const MAPPING_ISSUE_CODES = {
   LIMIT_CAPPED: { stage: 'compile', meaning: 'a limit that another, lower one caps (forEach.maxConcurrency above system.maxConcurrency, a call timeout longer than the deadline; a warning)' },
   RESERVED_NAME: { stage: 'compile', meaning: 'a mapping function would hide a built-in function of the same name' },
   EXPRESSION_SYNTAX: { stage: 'compile', meaning: 'a JSONata expression does not compile' },
+  EXPRESSION_INTERPRETED: { stage: 'compile', meaning: "an expression runs on JSONata's interpreter instead of compiled code, and which construct keeps it there (an info line of validate and the studio)" },
   REGEX_UNSUPPORTED: { stage: 'compile', meaning: 'a regular expression needs backtracking (a backreference, lookahead or lookbehind) or repeats more than 1000 times: mappings run regular expressions in linear time (RE2)' },
   DATE_FORMAT_UNKNOWN: { stage: 'compile', meaning: "$isoDateTime is given a format it does not know, e.g. $isoDateTime(d, 'DD-MM-YY')" },
   TIME_ZONE_UNKNOWN: { stage: 'compile', meaning: "$isoDateTime is given a time zone that is not an IANA name, e.g. $isoDateTime(d, null, 'CET+1')" },
@@ -88,13 +89,14 @@ export interface MappingIssue extends SourcePosition {
   readonly code: MappingIssueCode;
   /** Where in the document, e.g. `operations.GetItem.calls[0].retry` ('' for the file as a whole). */
   readonly path: string;
-  readonly severity: 'error' | 'warning';
+  /** `info`: nothing to fix, something worth knowing (an expression that is not compiled). */
+  readonly severity: 'error' | 'warning' | 'info';
   readonly message: string;
 }
 
 export function formatIssue(issue: MappingIssue): string {
   const where = issue.line > 0 ? `${issue.file}:${issue.line}:${issue.col}` : issue.file;
-  const tag = issue.severity === 'warning' ? 'warning: ' : '';
+  const tag = issue.severity === 'error' ? '' : `${issue.severity}: `;
   return `${where}  ${tag}${issue.message}`;
 }
 

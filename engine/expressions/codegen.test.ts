@@ -85,7 +85,8 @@ describe('generated code', () => {
   });
 
   it('says why an expression is not compiled', () => {
-    expect(compileExpression('a[0]').explain()).toMatchObject({ runs: 'interpreter', why: expect.stringContaining("outside the fast path's subset") });
+    expect(compileExpression('$map(a, $eval)').explain()).toMatchObject({ runs: 'interpreter', why: expect.stringContaining("outside the fast path's subset") });
+    expect(compileExpression('a[b = 1]').explain()).toMatchObject({ runs: 'compiled', delegated: ['a path with filters, order-by, tuple bindings (@, #) or grouping'] });
     expect(compileExpression('a.b', DEFAULT_EXPRESSION_LIMITS, '', { codegen: false }).explain()).toEqual({ runs: 'closures', why: 'code generation is turned off (--no-codegen)' });
   });
 });

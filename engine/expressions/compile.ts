@@ -7,6 +7,7 @@ import { codegenSupport } from './fast-path/codegen';
 import { inputFieldsRead } from './fast-path/input-fields';
 import type { AstNode } from './fast-path/subset';
 import { fastPathSupport } from './fast-path/version';
+import { JSONATA_BUILTINS } from './fast-path/runtime';
 import { HELPER_FUNCTIONS } from './functions';
 import { GROUP_BY_BUILTIN, writeGroupBy } from './group-by';
 import { evaluationGuard } from './guard';
@@ -341,16 +342,7 @@ function prepareExpression(
   return { interpreted: expression, fast, slicedField, fieldsRead, why };
 }
 
-/** JSONata's built-in functions (jsonata 2.2); a test checks each is really defined. */
-export const JSONATA_BUILTINS: readonly string[] = [
-  'sum', 'count', 'max', 'min', 'average', 'string', 'substring', 'substringBefore', 'substringAfter', 'lowercase',
-  'uppercase', 'length', 'trim', 'pad', 'match', 'contains', 'replace', 'split', 'join', 'formatNumber', 'formatBase',
-  'formatInteger', 'parseInteger', 'number', 'floor', 'ceil', 'round', 'abs', 'sqrt', 'power', 'random', 'boolean',
-  'not', 'exists', 'append', 'sort', 'reverse', 'shuffle', 'distinct', 'zip', 'keys', 'lookup', 'spread', 'merge',
-  'sift', 'each', 'error', 'assert', 'type', 'single', 'filter', 'map', 'reduce', 'now', 'millis', 'fromMillis',
-  'toMillis', 'base64encode', 'base64decode', 'encodeUrlComponent', 'encodeUrl', 'decodeUrlComponent', 'decodeUrl',
-  'eval', 'clone',
-];
+export { JSONATA_BUILTINS };
 
 const RESERVED_NAMES: ReadonlySet<string> = new Set([...JSONATA_BUILTINS, ...HELPER_FUNCTIONS.map((helper) => helper.name)]);
 

@@ -35,11 +35,11 @@ describe('async built-ins on the fast path', () => {
     expect(stray).toEqual([]);
   });
 
-  it('an expression calling an async built-in answers as the interpreter does', async () => {
-    const expression = compileExpression('$contains(input.number, "-")');
+  it('an expression calling one of JSONata\'s async built-ins runs its synchronous twin and answers as the interpreter does', async () => {
+    const expression = compileExpression('$contains(input.number, "-") and $contains(input.number, /b-c$/)');
     expect(await expression.evaluate({ input: { number: 'a-b-c' } })).toBe(true);
-    expect(await expression.evaluate({ input: { number: 'a-b-c' } })).toBe(true);
-    expect(expression.stats.fast).toBe(0);
+    expect(await compileExpression('$contains(input.number, "-") and $contains(input.number, /b-c$/)', undefined, '', { fastPath: false }).evaluate({ input: { number: 'a-b-c' } })).toBe(true);
+    expect(expression.stats.fast).toBe(1);
   });
 
   it('$split by a text is the engine\'s own, synchronous while it fits in a slice (guarded-patterns.ts): the fast path answers it', async () => {

@@ -189,15 +189,33 @@ describe('fast path', () => {
     }
   }, 120_000);
 
-  it('falls back to the interpreter outside the subset', () => {
-    const outside = ['a[0]', 'a[b = 1]', 'a^(b)', 'a.b{c: d}', '**.a', 'a.*', 'a.b.%.c', '[1..3]', 'a ~> $string()', '$eval("1")', '$now()', '/x/', 'a@$x', 'a#$i',
+  it('runs the whole language: filters, order-by, grouping, wildcards, ranges, regular expressions, transforms, recursion, function values', async () => {
+    const language = ['a[0]', 'a[b = 1]', 'a^(b)', 'a.b{c: d}', '**.a', 'a.*', 'a.b.%.c', '[1..3]', 'a ~> $string()', '$eval("1")', '$now() = $now()', '/x/', 'a@$x', 'a#$i',
       '( $f := function($n) { $n = 0 ? 0 : $f($n - 1) }; $f(3) )', '$string', '( $string := 1; $string )', '$map(a, function($v) { $v })', 'a[]', '$ ~> |a|{"b": 1}|', '( $f := function($v) { $v } )',
-      '{ "a": $y := 1 }'];
-    for (const source of outside) expect([source, compileExpression(source).fastPath]).toEqual([source, false]);
+      '{ "a": $y := 1 }', '$sift($, function($v, $k) { $k = "a" })', 'a ~> $map(function($v, $i) { $v & $i })', '( $p := $substring(?, 1); $p(a) )', '$match(a, /[0-9]+/)'];
+    const inputs = [{ a: [{ b: 1, c: 'x', d: 'y' }, { b: 2, c: 'x', d: 'z' }] }, { a: '12ab34' }, { a: [3, 1, 2] }, {}];
+    for (const source of language) {
+      const compiled = compileExpression(source);
+      expect([source, compiled.fastPath]).toEqual([source, true]);
+      await compare(source, '', compiled, inputs);
+    }
   });
 
-  it('leaves the fast path when the depth limit could be reached', () => {
-    expect(compileExpression('a.b.c', { ...DEFAULT_EXPRESSION_LIMITS, maxDepth: 3 }).fastPath).toBe(false);
+  it('leaves to the interpreter what it does not compile, and says why', () => {
+    const asValue = compileExpression('$map(["1"], $eval)');
+    expect(asValue.fastPath).toBe(false);
+    expect(asValue.explain().why).toContain('$eval used as a value');
+  });
+
+  it('leaves the fast path when the depth limit could be reached, and fails recursion past it as the interpreter does', async () => {
+    expect(compileExpression('a.b.c', { ...DEFAULT_EXPRESSION_LIMITS, maxDepth: 2 }).fastPath).toBe(false);
+    const limits = { ...DEFAULT_EXPRESSION_LIMITS, maxDepth: 120 };
+    for (const n of [3, 10, 20, 40, 80]) {
+      const source = `( $f := function($n) { $n = 0 ? 0 : 1 + $f($n - 1) }; $f(${n}) )`;
+      const compiled = compileExpression(source, limits);
+      const interpreter = compileExpression(source, limits, '', { fastPath: false });
+      expect([n, await outcome(compiled, {})]).toEqual([n, await outcome(interpreter, {})]);
+    }
   });
 
   it('reports the interpreter’s error for a helper that throws and for a sequence over the limit', async () => {

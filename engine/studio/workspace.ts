@@ -4,6 +4,7 @@ import { createEngine, type Engine } from '../core/engine';
 import type { MappingIssue } from '../errors';
 import { createJournal } from '../journal/journal';
 import type { Logger } from '../log';
+import { interpretedExpressions } from '../mapping/interpreted';
 import { checkMappingText } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
 import { displayName } from '../mapping/yaml-file';
@@ -51,8 +52,10 @@ export interface WorkspaceOptions {
   readonly outbox?: OutboxStore;
 }
 
+/** validate's problems, its info lines on expressions that are not compiled included. */
 function checkText(file: Pick<StudioFile, 'name' | 'path'>, text: string, env: NodeJS.ProcessEnv): { mapping?: Mapping; issues: readonly MappingIssue[] } {
-  return checkMappingText(text, file.name, env, path.dirname(path.resolve(file.path)), 'error');
+  const result = checkMappingText(text, file.name, env, path.dirname(path.resolve(file.path)), 'error');
+  return result.mapping ? { ...result, issues: [...result.issues, ...interpretedExpressions(result.mapping)] } : result;
 }
 
 /** Write beside the file, then rename over it: a reader never sees half a file. */

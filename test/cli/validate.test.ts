@@ -35,6 +35,32 @@ describe('adapter-engine validate', () => {
     expect(result.stdout + result.stderr).not.toMatch(STACK_LINE);
   });
 
+  it('says, as an info line at its place, which expression runs on the interpreter and why; the file stays ok', async () => {
+    const mapping = `version: 1
+name: interpreted
+system:
+  baseUrl: http://erp.test
+operations:
+  GetItem:
+    calls:
+      - name: article
+        method: GET
+        path: /articles/{input.number}
+    output: |
+      {
+        "number": calls.article.body.lines[qty > 0].no,
+        "formulas": $map(calls.article.body.formulas, $eval)
+      }
+`;
+    const file = writeFile(tempDir(), 'interpreted.yaml', mapping);
+    const result = await runCli(['validate', file]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/interpreted\.yaml:12:7 {2}info: this expression runs on JSONata's interpreter, not compiled: outside the fast path's subset: \$eval used as a value \(not called by its name\)\n/);
+    // The filter is compiled: one info line, for the one expression, and no warning counted.
+    expect(result.stdout.match(/info:/g)).toHaveLength(1);
+    expect(result.stdout).toMatch(/interpreted\.yaml {2}ok {2}1 of \d+ routes mapped, \d+ warnings\n/);
+  });
+
   it('--env sets a variable for the mapping', async () => {
     const result = await runCli(['validate', '--env', 'ERP_URL=http://erp.test/api/v1', 'mappings/example.yaml']);
     expect(result.code).toBe(0);

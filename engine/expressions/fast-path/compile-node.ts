@@ -1,10 +1,12 @@
+import { builtinFunction, lookupVariable, readVariable } from './builtins';
+import { compileGeneral, needsGeneral } from './language';
 import { binary, boolize } from './operators';
 import {
-  ASYNC_FALLBACK, FALLBACK, FastLambda, Frame, Thunk, append, apply, applyBuiltin, checkClock, checkText, createSequence, fastFunction, fieldOf, finish, isAsyncImplementation, isSequence, lookup, pushItem,
+  CALL_DEPTH, FALLBACK, FastLambda, Frame, Thunk, append, apply, applyBuiltin, checkClock, checkText, createSequence, fieldOf, finish, functionArgument, isSequence, lookup, pushItem,
   toBoolean, type JsonataFunction, type Run, type Sequence,
 } from './runtime';
 import { CallSiteSignature } from './signature-plan';
-import type { AstNode } from './subset';
+import { treeDepth, type AstNode } from './subset';
 
 /**
  * Turns a tree that passed checkSubset into synchronous closures. Each node mirrors the interpreter's
@@ -26,6 +28,8 @@ function tick(run: Run): void {
  */
 export function compileNode(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
   const sub = (child: AstNode): Evaluator => compileNode(child, lambdaNames);
+  // Predicates, grouping, tuple streams, function values...: language.ts's closures.
+  if (needsGeneral(node)) return compileGeneral(node, sub, compileNode);
   switch (node.type) {
     case 'string':
     case 'number':
@@ -40,7 +44,7 @@ export function compileNode(node: AstNode, lambdaNames: ReadonlySet<string>): Ev
     case 'variable': {
       const name = node.value as string;
       if (name === '') return (input) => finish(input && (input as Sequence).outerWrapper ? (input as unknown[])[0] : input, false);
-      return (_input, frame) => finish(frame.lookup(name), false);
+      return (_input, frame, run) => finish(readVariable(run, frame, name), false);
     }
     case 'path': return compilePath(node, lambdaNames);
     case 'unary': {
@@ -98,8 +102,9 @@ export function compileNode(node: AstNode, lambdaNames: ReadonlySet<string>): Ev
         const params = (rhs.arguments as AstNode[]).map((param) => param.value as string);
         const signature = rhs.signature as JsonataFunction['signature'];
         const body = sub(rhs.body as AstNode);
+        const cost = treeDepth(rhs.body as AstNode) + CALL_DEPTH;
         return (input, frame) => {
-          const lambda = new FastLambda(params, signature, body, input, frame);
+          const lambda = new FastLambda(params, signature, body, input, frame, cost);
           frame.vars[name] = lambda;
           return lambda;
         };
@@ -128,8 +133,8 @@ export function compileNode(node: AstNode, lambdaNames: ReadonlySet<string>): Ev
 /** A lambda is looked up in the frames (it may not be bound yet); a built-in or helper is fixed. */
 function compileProcedure(procedure: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
   const name = procedure.value as string;
-  if (lambdaNames.has(name)) return (_input, frame) => frame.lookup(name);
-  return () => fastFunction(name);
+  if (lambdaNames.has(name)) return (_input, frame, run) => lookupVariable(run, frame, name);
+  return () => builtinFunction(name);
 }
 
 /** A call of a built-in or helper: its signature check is planned once per call site (signature-plan.ts). */
@@ -146,13 +151,12 @@ function compileCall(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
     let builtin: JsonataFunction | undefined;
     return (input, frame, run) => {
       if (builtin === undefined) {
-        const found = fastFunction(name);
+        const found = builtinFunction(name);
         if (found === undefined) throw FALLBACK;
-        if (isAsyncImplementation(found.implementation)) throw ASYNC_FALLBACK;
         builtin = found;
       }
       const values = new Array<unknown>(args.length);
-      for (let index = 0; index < args.length; index++) values[index] = args[index](input, frame, run);
+      for (let index = 0; index < args.length; index++) values[index] = functionArgument(run, args[index](input, frame, run));
       return finish(applyBuiltin(run, builtin, values, input, site), false);
     };
   }
@@ -162,7 +166,7 @@ function compileCall(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
     const proc = procedure(input, frame, run);
     if (proc === undefined) throw FALLBACK;
     const values = new Array<unknown>(args.length);
-    for (let index = 0; index < args.length; index++) values[index] = args[index](input, frame, run);
+    for (let index = 0; index < args.length; index++) values[index] = functionArgument(run, args[index](input, frame, run));
     return finish(apply(run, proc, values, input, site), false);
   };
 }
@@ -181,7 +185,10 @@ function compileArray(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluato
         result.push(value);
       } else {
         if (result.length + value.length > run.maxSequence) throw FALLBACK;
-        for (let index = 0; index < value.length; index++) result[result.length] = value[index];
+        for (let index = 0; index < value.length; index++) {
+          if ((index & 0xffff) === 0xffff) checkClock(run);
+          result[result.length] = value[index];
+        }
       }
     }
     if (cons) Object.defineProperty(result, 'cons', { enumerable: false, configurable: false, value: true });

@@ -1,7 +1,7 @@
 import { generateEvaluator } from './codegen';
 import { compileNode } from './compile-node';
-import { ASYNC_FALLBACK, Frame, createSequence, fastFunctionsReady, guardedPushFor, isFunctionValue, isSequence, type Run } from './runtime';
-import { checkSubset, type AstNode } from './subset';
+import { ASYNC_FALLBACK, FALLBACK, Frame, createSequence, fastFunctionsReady, guardedPushFor, isFunctionValue, isSequence, type Run } from './runtime';
+import { checkSubset, treeDepth, type AstNode } from './subset';
 
 /**
  * A synchronous evaluator for expressions in the subset the mappings use (see subset.ts), built from the
@@ -47,7 +47,8 @@ export function buildFastPath(
   reserved: ReadonlySet<string>,
   codegen: boolean,
 ): FastPath | OutsideFastPath {
-  const root = ast as AstNode;
+  // A copy of its own: compile.ts rewrites the interpreter's tree after this (group-by.ts, order-by.ts), and parts are compiled on first use.
+  const root = copyTree(ast) as AstNode;
   const verdict = checkSubset(root, limits.maxDepth, reserved);
   if (!verdict.supported) return { outside: verdict.reason ?? 'outside the subset' };
   // One function generated from the tree (codegen/), or the closures where code cannot be generated or is turned off.
@@ -58,7 +59,8 @@ export function buildFastPath(
   for (const [name, value] of constants) base.vars[name] = value;
   // What the interpreter hands built-ins as `this.options` ($append checks `sequence` against it).
   const options = Object.freeze({ timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence, maxTextLength: limits.maxTextLength });
-  const hidden = (name: string): boolean => reserved.has(name) || verdict.lambdaNames.has(name);
+  const hidden = (name: string): boolean => reserved.has(name);
+  const rootDepth = treeDepth(root) + 1;
   let disabled = false;
   const guardedPush = guardedPushFor(limits.maxSequence);
   const evaluateFast = (input: unknown, bindings: Record<string, unknown>): { value: unknown } | undefined => {
@@ -71,9 +73,14 @@ export function buildFastPath(
       sliceEndCpuUs: 0,
       sliceStartedAt: 0,
       ticks: 0,
+      depth: rootDepth,
+      maxDepth: limits.maxDepth,
+      functionsMade: false,
       guardedPush,
-      focus: { options, createSequence: (...items: unknown[]) => createSequence(run, ...items), environment: undefined },
+      // $toMillis reads the evaluation's time from its environment (a date without a year is this year's); $now and $millis answer it.
+      focus: { options, createSequence: (...items: unknown[]) => createSequence(run, ...items), environment: { timestamp: new Date() } },
     };
+    run.focus.run = run;
     const top = new Frame(base);
     for (const name of Object.keys(bindings)) {
       const value = bindings[name];
@@ -89,7 +96,10 @@ export function buildFastPath(
         wrapped.outerWrapper = true;
         context = wrapped;
       }
-      return { value: evaluate(context, top, run) };
+      const value = evaluate(context, top, run);
+      // A function in the answer is one of ours, not the interpreter's lambda: the interpreter answers.
+      if (run.functionsMade && holdsFunction(value, 0)) throw FALLBACK;
+      return { value };
     } catch (error) {
       if (error === ASYNC_FALLBACK) disabled = true;
       return undefined;
@@ -102,4 +112,34 @@ export function buildFastPath(
       return disabled;
     },
   };
+}
+
+/** A deep copy of JSONata's tree: its nodes and lists copied, anything else (a RegExp, a parsed signature) shared; shared nodes stay shared. */
+function copyTree(value: unknown, copies = new Map<object, unknown>()): unknown {
+  if (typeof value !== 'object' || value === null || value instanceof RegExp) return value;
+  const known = copies.get(value);
+  if (known !== undefined) return known;
+  if (Array.isArray(value)) {
+    const list: unknown[] = [];
+    copies.set(value, list);
+    for (const item of value) list.push(copyTree(item, copies));
+    return list;
+  }
+  // JSONata's nodes inherit from its parser's symbols: their own fields are the node.
+  const copy: Record<string, unknown> = {};
+  copies.set(value, copy);
+  for (const [key, item] of Object.entries(value)) copy[key] = key === 'signature' ? item : copyTree(item, copies);
+  return copy;
+}
+
+/** Whether a value holds a function value anywhere (bounded: past a depth the answer is yes, and the interpreter answers). */
+function holdsFunction(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value === 'function';
+  if (isFunctionValue(value) || depth > 100) return true;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (holdsFunction(value[index], depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) if (holdsFunction((value as Record<string, unknown>)[key], depth + 1)) return true;
+  return false;
 }

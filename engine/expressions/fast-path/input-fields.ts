@@ -5,8 +5,10 @@ import type { AstNode } from './subset';
  * Which top-level fields of an object input an expression can read, when nothing else can change its
  * result. A caller that evaluates one expression over many similar inputs (a CSV file's rows: the unit
  * column holds a handful of codes over 200,000 rows) may then reuse a result for every input that is
- * equal on those fields. Only trees that passed checkSubset are analysed: no wildcard, descendant, parent,
- * filter or transform, and no built-in that reads a clock or a random source.
+ * equal on those fields. Only the plain parts of the language are followed (paths of names, operators,
+ * constructors, conditions, blocks, functions called by name): a wildcard, descendant, parent, filter,
+ * group, transform or order-by, a call of something other than a name, or a built-in that reads a clock
+ * or a random source gives "cannot tell".
  *
  * The input is reachable in three ways, each followed here:
  * - a field name at the start of a path evaluated against the input (`unit`, `order.line`);
@@ -24,9 +26,29 @@ import type { AstNode } from './subset';
  * argument); `input-fields.test.ts` checks this list against JSONata's own signatures.
  */
 export const CONTEXT_TAKING_BUILTINS: ReadonlySet<string> = new Set([
-  'string', 'lookup', 'boolean', 'not', 'number', 'length', 'substring', 'substringBefore', 'substringAfter',
-  'uppercase', 'lowercase', 'trim', 'keys', 'abs', 'floor', 'ceil', 'round', 'contains', 'split',
+  'string', 'substring', 'substringBefore', 'substringAfter', 'lowercase', 'uppercase', 'length', 'trim', 'pad', 'match',
+  'contains', 'replace', 'split', 'formatNumber', 'formatBase', 'formatInteger', 'parseInteger', 'number', 'floor', 'ceil',
+  'round', 'abs', 'sqrt', 'power', 'boolean', 'not', 'keys', 'lookup', 'sift', 'each', 'fromMillis', 'toMillis',
+  'base64encode', 'base64decode', 'encodeUrlComponent', 'encodeUrl', 'decodeUrlComponent', 'decodeUrl', 'clone',
 ]);
+
+/** Built-ins whose answer depends on something besides their arguments (a clock, a random source, a text to evaluate). */
+const IMPURE_BUILTINS: ReadonlySet<string> = new Set(['random', 'shuffle', 'now', 'millis', 'eval']);
+
+/**
+ * The fields the analysis follows for each node type; a node with any other (a filter, a group, a tuple
+ * binding, order-by...) or of another type gives "cannot tell".
+ */
+const FOLLOWED: Readonly<Record<string, readonly string[]>> = {
+  path: ['steps'], name: ['value'], string: ['value'], number: ['value'], value: ['value'], variable: ['value'],
+  unary: ['value', 'expression', 'expressions', 'lhs', 'consarray'], binary: ['value', 'lhs', 'rhs'], condition: ['condition', 'then', 'else'],
+  block: ['expressions'], bind: ['value', 'lhs', 'rhs'], function: ['value', 'procedure', 'arguments'], lambda: ['arguments', 'body', 'signature', 'thunk'],
+};
+
+function followed(node: AstNode): boolean {
+  const keys = FOLLOWED[node.type];
+  return keys !== undefined && Object.keys(node).every((key) => node[key] === undefined || key === 'type' || key === 'position' || keys.includes(key));
+}
 
 const CONTEXT_TAKING: ReadonlySet<string> = new Set([
   ...CONTEXT_TAKING_BUILTINS,
@@ -46,6 +68,7 @@ function signatureTakesContext(lambda: AstNode): boolean {
 
 function visit(node: AstNode | undefined, atInput: boolean, fields: Set<string>): void {
   if (!node) return;
+  if (!followed(node)) throw new WholeInput();
   switch (node.type) {
     case 'string':
     case 'number':
@@ -55,7 +78,7 @@ function visit(node: AstNode | undefined, atInput: boolean, fields: Set<string>)
       if (atInput) fields.add(node.value as string);
       return;
     case 'variable':
-      if (node.value === '$' || (node.value === '' && atInput)) throw new WholeInput();
+      if (node.value === '$' || (node.value === '' && atInput) || IMPURE_BUILTINS.has(node.value as string) || VARYING.has(node.value as string)) throw new WholeInput();
       return;
     case 'path': {
       const steps = node.steps as AstNode[];
@@ -86,8 +109,10 @@ function visit(node: AstNode | undefined, atInput: boolean, fields: Set<string>)
       visit(node.body as AstNode, atInput, fields);
       return;
     case 'function': {
-      const name = (node.procedure as AstNode).value as string;
-      if ((atInput && CONTEXT_TAKING.has(name)) || VARYING.has(name)) throw new WholeInput();
+      const procedure = node.procedure as AstNode;
+      if (procedure.type !== 'variable') throw new WholeInput();
+      const name = procedure.value as string;
+      if ((atInput && CONTEXT_TAKING.has(name)) || IMPURE_BUILTINS.has(name) || VARYING.has(name)) throw new WholeInput();
       for (const argument of node.arguments as AstNode[]) visit(argument, atInput, fields);
       return;
     }

@@ -30,7 +30,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-export type Sequence = unknown[] & { sequence: true; keepSingleton?: boolean; outerWrapper?: boolean; cons?: boolean };
+export type Sequence = unknown[] & { sequence: true; keepSingleton?: boolean; outerWrapper?: boolean; cons?: boolean; tupleStream?: boolean };
 
 /** JSONata's function object (`defineFunction`): what `$string` or a registered helper evaluates to. */
 export interface JsonataFunction {
@@ -53,9 +53,21 @@ export interface Run {
   /** Wall-clock time (Date.now()) of the first clock check; 0 before. */
   sliceStartedAt: number;
   ticks: number;
+  /**
+   * An upper bound of the interpreter's evaluation depth at this point (its `stack` guardrail, U1001): the
+   * tree's own depth, plus for every function call under way the depth of the called body and the call's
+   * own steps. Above maxDepth the interpreter runs instead, and reports the error if it really is one.
+   */
+  depth: number;
+  readonly maxDepth: number;
+  /** The indexes of the joins (joins.ts) built in this evaluation, by filter. */
+  joins?: Map<object, unknown>;
+  /** Set once a function value was made: the answer is then checked for one (the interpreter's lambdas are not ours). */
+  functionsMade: boolean;
   /** The guarded push every sequence of this evaluation carries: one function per evaluation, not one per sequence. */
   readonly guardedPush?: (this: unknown[], ...pushed: unknown[]) => number;
-  readonly focus: { input?: unknown; options: unknown; createSequence: (...items: unknown[]) => Sequence; environment: undefined };
+  /** What built-ins get as `this`: the interpreter's focus, and the run (higher-order.ts calls functions with it). */
+  readonly focus: { input?: unknown; options: unknown; createSequence: (...items: unknown[]) => Sequence; environment: { readonly timestamp: Date }; run?: Run };
 }
 
 export class Frame {
@@ -170,14 +182,21 @@ export function append(run: Run, first: unknown, second: unknown): unknown {
 
 /** A `function($x) { ... }` of the expression: body, the frame and input it was made in. */
 export class FastLambda {
+  /** As the interpreter's lambda objects: built-ins ($type, $string, signatures) tell a function by this flag. */
+  readonly _jsonata_lambda = true;
   constructor(
     readonly params: readonly string[],
     readonly signature: JsonataFunction['signature'],
     readonly body: (input: unknown, frame: Frame, run: Run) => unknown,
     readonly input: unknown,
     readonly frame: Frame,
+    /** What a call adds to the depth bound (Run.depth): the body's depth and the call's own steps. */
+    readonly depthCost: number,
   ) {}
 }
+
+/** The evaluation steps a call adds around its body (evaluate of the call, apply, the trampoline), counted generously. */
+export const CALL_DEPTH = 4;
 
 /** A tail call inside a lambda body, left for the caller's trampoline as in the interpreter's apply(). */
 export class Thunk {
@@ -195,7 +214,11 @@ function applyInner(run: Run, proc: unknown, args: unknown[], input: unknown, si
     const validated = proc.signature ? proc.signature.validate(args, input) : args;
     const frame = new Frame(proc.frame);
     for (let index = 0; index < proc.params.length; index++) frame.vars[proc.params[index]] = validated[index];
-    return proc.body(proc.input, frame, run);
+    run.depth += proc.depthCost;
+    if (run.depth > run.maxDepth) throw FALLBACK;
+    const result = proc.body(proc.input, frame, run);
+    run.depth -= proc.depthCost;
+    return result;
   }
   if (proc && (proc as JsonataFunction)._jsonata_function === true) {
     const fn = proc as JsonataFunction;
@@ -203,7 +226,41 @@ function applyInner(run: Run, proc: unknown, args: unknown[], input: unknown, si
     if (isAsyncImplementation(fn.implementation)) throw ASYNC_FALLBACK;
     return applyBuiltin(run, fn, args, input, site);
   }
+  if (typeof proc === 'function') {
+    // A function argument handed on (functionArgument), or a regular expression's matcher: called as the interpreter calls it.
+    const validated = (proc as { signature?: JsonataFunction['signature'] }).signature?.validate(args, input) ?? args;
+    const result = (proc as (...params: unknown[]) => unknown).apply(input, validated);
+    if (isThenable(result)) {
+      Promise.resolve(result).then(undefined, () => undefined);
+      throw ASYNC_FALLBACK;
+    }
+    return result;
+  }
   throw FALLBACK;
+}
+
+/** A sync JavaScript function that calls a function value, as the interpreter wraps a function passed to a built-in. */
+type FunctionArgument = ((...params: unknown[]) => unknown) & { arity: number };
+
+/** JSONata's getFunctionArity. */
+export function arityOf(proc: unknown): number {
+  const fn = proc as { arity?: unknown; implementation?: unknown; length?: unknown; params?: readonly string[] };
+  if (typeof fn.arity === 'number') return fn.arity;
+  if (typeof fn.implementation === 'function') return fn.implementation.length;
+  if (typeof fn.length === 'number') return fn.length;
+  return fn.params?.length ?? 0;
+}
+
+/**
+ * An argument of a call: a function value is wrapped in a function that applies it (evaluateFunction's
+ * `closure`), so that a built-in calls it like any JavaScript function; anything else as it is.
+ */
+export function functionArgument(run: Run, value: unknown): unknown {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function') || !isFunctionValue(value)) return value;
+  run.functionsMade = true;
+  const wrapped = ((...params: unknown[]) => apply(run, value, params, null)) as FunctionArgument;
+  wrapped.arity = arityOf(value);
+  return wrapped;
 }
 
 /** The call of a built-in or helper whose implementation is known not to be async. */
@@ -233,23 +290,38 @@ export function apply(run: Run, proc: unknown, args: unknown[], input: unknown, 
   let result = applyInner(run, proc, args, input, site);
   while (result instanceof Thunk) {
     const tail: Thunk = result;
+    if ((++run.ticks & 1023) === 0) checkClock(run);
     const next = tail.procedure(tail.input, tail.frame, run);
+    // Not wrapped (functionArgument): the interpreter's trampoline hands a tail call's arguments on as they are.
     const tailArgs = tail.args.map((arg) => arg(tail.input, tail.frame, run));
     result = applyInner(run, next, tailArgs, input, tail.site);
   }
   return result;
 }
 
-/**
- * JSONata's built-ins the fast path may call: pure, deterministic, none takes a function. ($now, $millis
- * and $random are left out because running an expression twice must give the same answer.) Purity cannot
- * be detected, so it is listed; whether one is async is detected when it is called (isAsyncImplementation).
- */
-export const FAST_BUILTINS: readonly string[] = [
-  'string', 'exists', 'count', 'sum', 'max', 'min', 'average', 'lookup', 'merge', 'boolean', 'not', 'number',
-  'length', 'substring', 'substringBefore', 'substringAfter', 'uppercase', 'lowercase', 'trim', 'join', 'keys',
-  'append', 'distinct', 'reverse', 'abs', 'floor', 'ceil', 'round', 'contains', 'split', 'type',
+/** JSONata's built-in functions (jsonata 2.2); a test checks each is really defined. */
+export const JSONATA_BUILTINS: readonly string[] = [
+  'sum', 'count', 'max', 'min', 'average', 'string', 'substring', 'substringBefore', 'substringAfter', 'lowercase',
+  'uppercase', 'length', 'trim', 'pad', 'match', 'contains', 'replace', 'split', 'join', 'formatNumber', 'formatBase',
+  'formatInteger', 'parseInteger', 'number', 'floor', 'ceil', 'round', 'abs', 'sqrt', 'power', 'random', 'boolean',
+  'not', 'exists', 'append', 'sort', 'reverse', 'shuffle', 'distinct', 'zip', 'keys', 'lookup', 'spread', 'merge',
+  'sift', 'each', 'error', 'assert', 'type', 'single', 'filter', 'map', 'reduce', 'now', 'millis', 'fromMillis',
+  'toMillis', 'base64encode', 'base64decode', 'encodeUrlComponent', 'encodeUrl', 'decodeUrlComponent', 'decodeUrl',
+  'eval', 'clone',
 ];
+
+/**
+ * The built-ins the fast path does not run, and why (`validate` and `dry-run --explain` say it): `$eval`
+ * is run where it is called by name (it evaluates in the caller's frame: eval.ts), never as a value;
+ * `$spread` of an object of a million keys spent a second listing them before the interpreter started.
+ */
+export const NOT_COMPILED_BUILTINS: Readonly<Record<string, string>> = Object.freeze({
+  eval: '$eval used as a value (not called by its name)',
+  spread: '$spread lists all keys of an object in one step of JavaScript\'s, which only the interpreter can pause around',
+});
+
+/** The built-ins the fast path may call: all of JSONata's but NOT_COMPILED_BUILTINS. */
+export const FAST_BUILTINS: readonly string[] = JSONATA_BUILTINS.filter((name) => !(name in NOT_COMPILED_BUILTINS));
 
 /**
  * JSONata's own function objects, fetched once per process on first use (nothing runs at import). They

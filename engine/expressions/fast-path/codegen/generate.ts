@@ -1,4 +1,6 @@
-import type { AstNode } from '../subset';
+import { needsGeneral } from '../language';
+import { CALL_DEPTH } from '../runtime';
+import { treeDepth, type AstNode } from '../subset';
 import { fieldRead, numberLiteral, plainLiteral, textLiteral } from './literals';
 import { arrayFunction, blockFunction, objectFunction, pathFunction } from './structures';
 import type { Unit, Writer } from './unit';
@@ -10,6 +12,8 @@ import type { Unit, Writer } from './unit';
  * (compile-node.ts) does for the node, with the same helpers.
  */
 function expression(node: AstNode, unit: Unit, input = 'input'): string {
+  // What this generator does not write itself yet runs as the node's closure (compile-node.ts, language.ts).
+  if (needsGeneral(node)) return `${unit.closure(node, closureWhy(node))}(${input}, frame, run)`;
   const nodeFunction = functionOf(node, unit);
   if (nodeFunction !== undefined) return `${nodeFunction}(${input}, frame, run)`;
   switch (node.type) {
@@ -19,7 +23,7 @@ function expression(node: AstNode, unit: Unit, input = 'input'): string {
     case 'name': return fieldRead(input, node.value as string);
     case 'variable':
       if (node.value === '') return `finish(${input} && ${input}.outerWrapper ? ${input}[0] : ${input}, false)`;
-      return `finish(frame.lookup(${textLiteral(node.value as string)}), false)`;
+      return `finish(readVariable(run, frame, ${textLiteral(node.value as string)}), false)`;
     case 'unary': return `negate(${expression(node.expression as AstNode, unit, input)})`;
     case 'binary': return binaryExpression(node, unit, input);
     case 'condition': {
@@ -41,6 +45,7 @@ const WRITER: Writer = { expression, functionFor };
 
 /** The nodes written as functions of their own; undefined for those written as expressions. */
 function functionOf(node: AstNode, unit: Unit): string | undefined {
+  if (needsGeneral(node)) return unit.closure(node, closureWhy(node));
   switch (node.type) {
     case 'path': return pathFunction(node, unit, WRITER);
     case 'block': return blockFunction(node, unit, WRITER);
@@ -67,7 +72,7 @@ function tailCallFunction(node: AstNode, unit: Unit): string {
     const args = unit.name('a');
     const argFunctions = (call.arguments as AstNode[]).map((arg) => functionFor(arg, unit));
     return [
-      isLambda ? `function ${procedure}(input, frame) { return frame.lookup(${textLiteral(callee)}); }` : `function ${procedure}() { return fastFunction(${textLiteral(callee)}); }`,
+      isLambda ? `function ${procedure}(input, frame, run) { return lookupVariable(run, frame, ${textLiteral(callee)}); }` : `function ${procedure}() { return resolveBuiltin(${textLiteral(callee)}); }`,
       isLambda ? '' : `const ${site} = new CallSiteSignature();`,
       `const ${args} = [${argFunctions.join(', ')}];`,
       `function ${name}(input, frame, run) { return new Thunk(${procedure}, ${args}, input, frame, ${site}); }`,
@@ -93,18 +98,29 @@ function bindExpression(node: AstNode, unit: Unit, input: string): string {
   const params = (rhs.arguments as AstNode[]).map((param) => textLiteral(param.value as string));
   const signature = rhs.signature === undefined ? 'undefined' : unit.constant(rhs.signature);
   const body = functionFor(rhs.body as AstNode, unit);
-  return `(frame.vars[${name}] = new FastLambda([${params.join(', ')}], ${signature}, ${body}, ${input}, frame))`;
+  const cost = treeDepth(rhs.body as AstNode) + CALL_DEPTH;
+  return `(frame.vars[${name}] = new FastLambda([${params.join(', ')}], ${signature}, ${body}, ${input}, frame, ${cost}))`;
 }
 
 function callExpression(node: AstNode, unit: Unit, input: string): string {
   const name = (node.procedure as AstNode).value as string;
-  const args = `[${(node.arguments as AstNode[]).map((arg) => expression(arg, unit, input)).join(', ')}]`;
+  // A function value passed on is wrapped as the interpreter wraps it (runtime.ts's functionArgument).
+  const args = `[${(node.arguments as AstNode[]).map((arg) => `functionArgument(run, ${expression(arg, unit, input)})`).join(', ')}]`;
   if (unit.lambdaNames.has(name)) {
-    return `finish(apply(run, needProcedure(frame.lookup(${textLiteral(name)})), ${args}, ${input}, undefined), false)`;
+    return `finish(apply(run, needProcedure(lookupVariable(run, frame, ${textLiteral(name)})), ${args}, ${input}, undefined), false)`;
   }
   // A built-in or helper: found at the first call, its signature planned per call site (signature-plan.ts).
   const builtin = unit.name('b');
   const site = unit.name('s');
   unit.lines.push(`let ${builtin}; const ${site} = new CallSiteSignature();`);
   return `finish(applyBuiltin(run, ${builtin} === undefined ? (${builtin} = resolveBuiltin(${textLiteral(name)})) : ${builtin}, ${args}, ${input}, ${site}), false)`;
+}
+
+/** What `dry-run --explain` says of a node the generator leaves to its closure. */
+function closureWhy(node: AstNode): string {
+  if (node.predicate !== undefined) return 'a filter [...] after a value';
+  if (node.type === 'path') return 'a path with filters, order-by, tuple bindings (@, #) or grouping';
+  if (node.group !== undefined) return 'grouping {...}';
+  if (node.type === 'lambda') return 'a function value';
+  return `${node.type} ${typeof node.value === 'string' ? node.value : ''}`.trim();
 }

@@ -1,7 +1,8 @@
 import { binary, boolize } from '../operators';
 import { evaluateStep, lastStepArray, type Evaluator } from '../compile-node';
+import { builtinFunction, lookupVariable, readVariable } from '../builtins';
 import {
-  ASYNC_FALLBACK, FALLBACK, FastLambda, Frame, Thunk, apply, applyBuiltin, checkClock, checkText, createSequence, fastFunction, fieldOf, finish, isAsyncImplementation, lookup,
+  FALLBACK, FastLambda, Frame, Thunk, apply, applyBuiltin, checkClock, checkText, createSequence, fieldOf, finish, functionArgument, lookup,
   toBoolean, type JsonataFunction, type Run, type Sequence,
 } from '../runtime';
 import { CallSiteSignature } from '../signature-plan';
@@ -15,9 +16,8 @@ import { CallSiteSignature } from '../signature-plan';
 
 /** The built-in or helper a call site names, found at its first call (as compile-node.ts's compileCall). */
 function resolveBuiltin(name: string): JsonataFunction {
-  const found = fastFunction(name);
+  const found = builtinFunction(name);
   if (found === undefined) throw FALLBACK;
-  if (isAsyncImplementation(found.implementation)) throw ASYNC_FALLBACK;
   return found;
 }
 
@@ -61,7 +61,11 @@ function appendItem(run: Run, result: unknown[], value: unknown): void {
     return;
   }
   if (result.length + value.length > run.maxSequence) throw FALLBACK;
-  for (let index = 0; index < value.length; index++) result[result.length] = value[index];
+  for (let index = 0; index < value.length; index++) {
+    // A list of a million items copied: the clock and the slice are checked on the way.
+    if ((index & 0xffff) === 0xffff) checkClock(run);
+    result[result.length] = value[index];
+  }
 }
 
 /**
@@ -94,7 +98,7 @@ function emptyObject(): Record<string, unknown> {
 
 export const HELPERS = Object.freeze({
   FALLBACK, Frame, FastLambda, Thunk, CallSiteSignature, apply, applyBuiltin, appendItem, binary, boolize, checkClock, checkText, createSequence,
-  emptyObject, fastFunction, finish, hasOwn, lastStepArray, lookup, markCons, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, toBoolean,
+  emptyObject, finish, functionArgument, hasOwn, lastStepArray, lookup, lookupVariable, markCons, readVariable, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, toBoolean,
 });
 
 export type Helpers = typeof HELPERS;

@@ -1,0 +1,208 @@
+import { mergeSort } from './higher-order';
+import { joinOf, joinedItems, type Join } from './joins';
+import { FALLBACK, Frame, append, checkClock, createSequence, isSequence, toBoolean, type Run, type Sequence } from './runtime';
+import type { AstNode } from './subset';
+
+/**
+ * The parts of JSONata's evaluator that paths with predicates, tuple streams (`@`, `#`), order-by and
+ * grouping need, mirroring jsonata 2.2.2's evaluatePath, evaluateStep, evaluateStages, evaluateTupleStep,
+ * evaluateFilter, evaluateSortExpression and evaluateGroupExpression, synchronously. Every JSONata
+ * error is FALLBACK: the interpreter's rerun reports it.
+ */
+export type Evaluator = (input: unknown, frame: Frame, run: Run) => unknown;
+export type Compile = (node: AstNode) => Evaluator;
+
+type Tuple = Record<string, unknown>;
+
+function tick(run: Run): void {
+  if ((++run.ticks & 1023) === 0) checkClock(run);
+}
+
+/** The end of the interpreter's evaluate(): a sequence of none is nothing, of one its item (unless kept). */
+export function finishNode(result: unknown, keepArray: boolean): unknown {
+  if (result && isSequence(result) && !result.tupleStream) {
+    if (keepArray) result.keepSingleton = true;
+    if (result.length === 0) return undefined;
+    if (result.length === 1) return result.keepSingleton ? result : result[0];
+  }
+  return result;
+}
+
+export function frameFromTuple(frame: Frame, tuple: Tuple): Frame {
+  const inner = new Frame(frame);
+  for (const key of Object.keys(tuple)) inner.vars[key] = tuple[key];
+  return inner;
+}
+
+function isNumeric(value: unknown): boolean {
+  if (typeof value !== 'number' || Number.isNaN(value)) return false;
+  if (!Number.isFinite(value)) throw FALLBACK;
+  return true;
+}
+
+/** A filter `[...]`: its tree (a number literal is an index) and its evaluator. */
+export interface Predicate {
+  readonly index?: number;
+  readonly evaluate: Evaluator;
+  /** `[key = outer]`: answered through an index (joins.ts). */
+  readonly join?: Join;
+}
+
+export function predicateOf(node: AstNode, compile: Compile): Predicate {
+  return node.type === 'number' ? { index: node.value as number, evaluate: compile(node) } : { evaluate: compile(node), join: joinOf(node, compile) };
+}
+
+/** evaluateFilter. */
+export function evaluateFilter(predicate: Predicate, input: unknown, frame: Frame, run: Run): unknown {
+  let results: unknown[] = createSequence(run);
+  const tupleStream = Boolean(input && (input as Sequence).tupleStream);
+  if (tupleStream) (results as Sequence).tupleStream = true;
+  const items: unknown[] = Array.isArray(input) ? input : createSequence(run, input);
+  if (predicate.index !== undefined) {
+    let index = Math.floor(predicate.index);
+    if (index < 0) index = items.length + index;
+    const item = items[index];
+    if (item !== undefined) {
+      if (Array.isArray(item)) results = item;
+      else results.push(item);
+    }
+    return results;
+  }
+  if (predicate.join && !tupleStream) {
+    const joined = joinedItems(predicate.join, items, frame, run, results);
+    if (joined) return joined;
+  }
+  for (let index = 0; index < items.length; index++) {
+    tick(run);
+    const item = items[index];
+    const context = tupleStream ? (item as Tuple)['@'] : item;
+    const env = tupleStream ? frameFromTuple(frame, item as Tuple) : frame;
+    let res = predicate.evaluate(context, env, run);
+    if (isNumeric(res)) res = [res];
+    if (Array.isArray(res) && res.every((value) => isNumeric(value))) {
+      for (const value of res) {
+        let position = Math.floor(value as number);
+        if (position < 0) position = items.length + position;
+        if (position === index) results.push(item);
+      }
+    } else if (toBoolean(res)) {
+      results.push(item);
+    }
+  }
+  return results;
+}
+
+/** A stage of a step: a filter, or `#$name` (the item's index in the tuple). */
+export type Stage = { readonly filter: Predicate } | { readonly indexName: string };
+
+export function stagesOf(stages: readonly AstNode[] | undefined, compile: Compile): readonly Stage[] {
+  return (stages ?? []).map((stage) => (stage.type === 'filter' ? { filter: predicateOf(stage.expr as AstNode, compile) } : { indexName: stage.value as string }));
+}
+
+export function evaluateStages(stages: readonly Stage[], input: unknown, frame: Frame, run: Run): unknown {
+  let result = input;
+  for (const stage of stages) {
+    if ('filter' in stage) result = evaluateFilter(stage.filter, result, frame, run);
+    else for (let index = 0; index < (result as Tuple[]).length; index++) (result as Tuple[])[index][stage.indexName] = index;
+  }
+  return result;
+}
+
+/** An order-by `^(...)`: each term's key and direction. */
+export interface SortTerms {
+  readonly terms: readonly { readonly key: Evaluator; readonly descending: boolean }[];
+}
+
+/** evaluateSortExpression, with the same comparisons in the same order (higher-order.ts's mergeSort). */
+export function evaluateSort(sort: SortTerms, input: unknown[], frame: Frame, run: Run): unknown[] {
+  const tuples = Boolean((input as Sequence).tupleStream);
+  const keyOf = (item: unknown, key: Evaluator): unknown => (tuples ? key((item as Tuple)['@'], frameFromTuple(frame, item as Tuple), run) : key(item, frame, run));
+  const swap = (a: unknown, b: unknown): boolean => {
+    let comp = 0;
+    for (let index = 0; comp === 0 && index < sort.terms.length; index++) {
+      const term = sort.terms[index];
+      const aa = keyOf(a, term.key);
+      const bb = keyOf(b, term.key);
+      const atype = typeof aa;
+      const btype = typeof bb;
+      if (atype === 'undefined') {
+        comp = btype === 'undefined' ? 0 : 1;
+        continue;
+      }
+      if (btype === 'undefined') {
+        comp = -1;
+        continue;
+      }
+      if (!(atype === 'string' || atype === 'number') || !(btype === 'string' || btype === 'number')) throw FALLBACK; // T2008
+      if (atype !== btype) throw FALLBACK; // T2007
+      if (aa === bb) continue;
+      comp = (aa as number) < (bb as number) ? -1 : 1;
+      if (term.descending) comp = -comp;
+    }
+    return comp === 1;
+  };
+  // The guarded $sort the interpreter's order-by runs (order-by.ts) refuses a list over the sequence limit.
+  if (run.maxSequence && input.length > run.maxSequence) throw FALLBACK;
+  if (input.length <= 1) return input;
+  return mergeSort(run, input, swap);
+}
+
+/** An object constructor `{ key: value, ... }` over a list: its pairs. */
+export type Pairs = readonly (readonly [Evaluator, Evaluator])[];
+
+/** evaluateGroupExpression, and reduceTupleStream for a tuple stream's groups. */
+export function evaluateGroup(pairs: Pairs, input: unknown, frame: Frame, run: Run): Record<string, unknown> {
+  const result = Object.create(null) as Record<string, unknown>;
+  const groups = Object.create(null) as Record<string, { data: unknown; readonly exprIndex: number }>;
+  const reduce = Boolean(input && (input as Sequence).tupleStream);
+  let items: unknown[];
+  if (Array.isArray(input)) {
+    // The interpreter pushes into an empty input array; when that array is the caller's data, leave it alone.
+    if (input.length === 0 && !reduce && !isSequence(input)) throw FALLBACK;
+    items = input;
+  } else {
+    items = createSequence(run, input);
+  }
+  if (items.length === 0 && !reduce) items.push(undefined);
+  for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+    tick(run);
+    const item = items[itemIndex];
+    const env = reduce ? frameFromTuple(frame, item as Tuple) : frame;
+    for (let pairIndex = 0; pairIndex < pairs.length; pairIndex++) {
+      const key = pairs[pairIndex][0](reduce ? (item as Tuple)['@'] : item, env, run);
+      if (key === undefined) continue;
+      if (typeof key !== 'string' || key === '_jsonata_lambda' || key === '_jsonata_function') throw FALLBACK; // T1003, D1013
+      if (Object.prototype.hasOwnProperty.call(groups, key)) {
+        if (groups[key].exprIndex !== pairIndex) throw FALLBACK; // D1009
+        groups[key].data = append(run, groups[key].data, item);
+      } else {
+        groups[key] = { data: item, exprIndex: pairIndex };
+      }
+    }
+  }
+  for (const key of Object.keys(groups)) {
+    const entry = groups[key];
+    let context = entry.data;
+    let env = frame;
+    if (reduce) {
+      const tuple = reduceTuples(run, entry.data);
+      context = tuple['@'];
+      delete tuple['@'];
+      env = frameFromTuple(frame, tuple);
+    }
+    const value = pairs[entry.exprIndex][1](context, env, run);
+    if (value !== undefined) result[key] = value;
+  }
+  return result;
+}
+
+function reduceTuples(run: Run, stream: unknown): Tuple {
+  if (!Array.isArray(stream)) return stream as Tuple;
+  const result = Object.create(null) as Tuple;
+  Object.assign(result, stream[0]);
+  for (let index = 1; index < stream.length; index++) {
+    const tuple = stream[index] as Tuple;
+    for (const key of Object.keys(tuple)) result[key] = append(run, result[key], tuple[key]);
+  }
+  return result;
+}
