@@ -8,7 +8,7 @@ import { withCsrf } from './csrf';
 import { ResponseCache } from './response-cache';
 import { SessionSlot } from './session-slot';
 import { createAuthenticator, type Authenticator } from './with-auth';
-import { withRetry, type AttemptReport } from './with-retry';
+import { withRetry, type AttemptReport, type WaitAsked } from './with-retry';
 
 /**
  * Everything the engine keeps per ERP between contract requests: the concurrency limit, the
@@ -24,6 +24,8 @@ export interface SendContext {
   readonly deadline: Deadline;
   readonly onAttempt?: (label: string, report: AttemptReport) => void;
   readonly log?: Logger;
+  /** Whether an answer asks to be asked again later (the mapping's refusal rule): it is then repeated as a 429 would be. */
+  readonly asksToWait?: (response: OutboundResponse) => Promise<WaitAsked | undefined>;
 }
 
 export interface SendResult {
@@ -36,6 +38,8 @@ export interface SendResult {
    * ERP's refusal inside a 200 looks like any other readable 2xx here, and must be asked again.
    */
   readonly keep?: () => void;
+  /** The answer still asked to wait when no further attempt was possible: why (the attempts, the deadline, how long it asked). */
+  readonly waitRefused?: string;
 }
 
 export class ErpConnection {
@@ -124,14 +128,14 @@ export class ErpConnection {
     const started = performance.now();
     let outcome;
     try {
-      outcome = await withRetry(call.retry, deadline, label, attemptOnce, report);
+      outcome = await withRetry(call.retry, deadline, label, attemptOnce, report, context.asksToWait);
     } catch (error) {
       if (error instanceof TransportError) log?.warn({ ...target, error: error.code, attempts: lastAttempt + renewals }, 'erp call got no answer');
       throw error;
     }
-    const { response, attempts } = outcome;
+    const { response, attempts, waitRefused } = outcome;
     log?.info({ ...target, status: response.status, attempts: attempts + renewals, ms: Math.round(performance.now() - started) }, 'erp call');
     const keep = cache && key !== undefined ? () => void cache.offer(key, response) : undefined;
-    return { response, attempts: attempts + renewals, cached: false, keep };
+    return { response, attempts: attempts + renewals, cached: false, keep, ...(waitRefused === undefined ? {} : { waitRefused }) };
   }
 }

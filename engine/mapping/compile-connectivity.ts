@@ -203,8 +203,13 @@ export function compileRefusal(h: CompileHelpers, raw: RefusalDocument, where: r
   const when = h.expression(raw.when, [...where, 'when']);
   const message = raw.message === undefined ? undefined : h.expression(raw.message, [...where, 'message']);
   const retryable = raw.retryable === undefined ? undefined : h.expression(raw.retryable, [...where, 'retryable']);
-  if (!when || (raw.message !== undefined && !message) || (raw.retryable !== undefined && !retryable)) return undefined;
-  return { when, message, retryable };
+  const retryAfterMs = raw.retryAfterMs === undefined ? undefined : h.expression(raw.retryAfterMs, [...where, 'retryAfterMs']);
+  if (!when || (raw.message !== undefined && !message) || (raw.retryable !== undefined && !retryable) || (raw.retryAfterMs !== undefined && !retryAfterMs)) return undefined;
+  if (retryAfterMs && !retryable) {
+    h.report('SETTINGS_DISAGREE', [...where, 'retryAfterMs'], `${named(where)}.retryAfterMs says how long to wait before trying again, but there is no retryable to say when the refusal passes; add retryable (e.g. response.body.error.code = "THROTTLED")`);
+    return undefined;
+  }
+  return { when, message, retryable, retryAfterMs };
 }
 
 export function compileCache(raw: CacheDocument | undefined): CacheSpec | undefined {

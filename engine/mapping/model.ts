@@ -71,8 +71,10 @@ export interface RefusalSpec {
   readonly when: LocatedExpression;
   /** The system's words, for externalMessage and the dead letter. */
   readonly message?: LocatedExpression;
-  /** Whether an outbox delivery so refused is tried again; absent means never. */
+  /** Whether the refusal passes: the call is tried again within its retry budget, an outbox delivery later; absent means never. */
   readonly retryable?: LocatedExpression;
+  /** How long the system asks to wait before the next try, in milliseconds; absent: the retry backoff. */
+  readonly retryAfterMs?: LocatedExpression;
 }
 
 /** A login whose answer every call of the connection reads as `session`. */

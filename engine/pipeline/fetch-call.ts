@@ -1,6 +1,6 @@
 import { OperationFailure } from '../errors';
 import { TransportError, type OutboundRequest, type OutboundResponse } from '../http/client';
-import type { ErpConnection } from '../http/connection';
+import type { ErpConnection, SendContext } from '../http/connection';
 import type { Deadline } from '../http/deadline';
 import type { AttemptReport } from '../http/with-retry';
 import { DeadlinePassed, RequestAbandoned, TokenUnavailable } from '../http/faults';
@@ -15,6 +15,7 @@ import { parseXml } from '../xml/read';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { fetchPages, type PageState } from './paginate';
+import { refusalOf } from './refusal';
 import { childOf, traceHeadersOf, type TraceContext } from '../trace/context';
 import type { TraceObserver } from '../trace/observer';
 
@@ -70,8 +71,35 @@ function withoutEmptyValues(body: unknown, empty: readonly unknown[]): unknown {
   return kept;
 }
 
+/** An answer as expressions read it: XML into its view, the system's emptyValues taken out. */
+function readAnswer(response: OutboundResponse, call: CallSpec, system: SystemSpec): { response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] } {
+  const read = call.responseType === 'xml' ? readXml(response, call, system) : { response: response as ReadResponse, shown: response, repeated: [] };
+  const { emptyValues } = system;
+  return emptyValues.length === 0 ? read : { ...read, response: { ...read.response, body: withoutEmptyValues(read.response.body, emptyValues) } };
+}
+
+/**
+ * Whether one attempt's answer asks to be asked again later: the call's refusal rule refuses it and its
+ * retryable gives true. Read only when the rule has a retryable; the answer is read once for it and the
+ * pipeline (`reads`).
+ */
+function waitRule(call: CallSpec, label: string, context: ExpressionContext, reads: WeakMap<OutboundResponse, ReturnType<typeof readAnswer>>, system: SystemSpec): SendContext['asksToWait'] {
+  const { refusal } = call;
+  if (!refusal?.retryable) return undefined;
+  return async (response) => {
+    const read = readAnswer(response, call, system);
+    reads.set(response, read);
+    if (read.response.bodyError !== undefined) return undefined;
+    const refused = await refusalOf(refusal, { ...context, response: recordOf(read.response), call: call.name }, label);
+    return refused?.asksToWait ? { ms: refused.retryAfterMs } : undefined;
+  };
+}
+
 /** `keeps` collects each page's cache offer, made once the whole answer is judged a success. */
-function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)[]): SendPage {
+function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)[], context: ExpressionContext): SendPage {
+  const { system } = env.connection;
+  const reads = new WeakMap<OutboundResponse, ReturnType<typeof readAnswer>>();
+  const asksToWait = waitRule(call, label, context, reads, system);
   return async (built) => {
     // A new span id per request (per page, per fan-out element); retries of it send the same one.
     const request = env.trace ? { ...built, trace: traceHeadersOf(childOf(env.trace)) } : built;
@@ -85,7 +113,7 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     const seconds = () => (performance.now() - started) / 1000;
     let result;
     try {
-      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt });
+      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt, asksToWait });
     } catch (error) {
       env.onCall?.({ call: call.name, statusClass: 'none', attempts: Math.max(attempts, 1), seconds: seconds(), cache: call.cache ? 'miss' : undefined });
       throw meaningOf(error, label);
@@ -93,13 +121,12 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     const statusClass = result.cached ? 'cached' : `${Math.floor(result.response.status / 100)}xx`;
     env.onCall?.({ call: call.name, statusClass, attempts: result.attempts, seconds: seconds(), cache: call.cache ? (result.cached ? 'hit' : 'miss') : undefined });
     if (result.keep) keeps.push(result.keep);
-    const read = call.responseType === 'xml' ? readXml(result.response, call, env.connection.system) : { response: result.response, shown: result.response, repeated: [] };
+    const read = reads.get(result.response) ?? readAnswer(result.response, call, system);
     // The trace shows an XML answer as the text it was, not as bytes or as the view.
     // Only what an XML answer adds is added: observers of a JSON call see { attempts, cached } as before.
     const xml = call.responseType === 'xml' ? { xml: true, ...(read.repeated.length > 0 ? { repeated: read.repeated } : {}) } : {};
     env.observer?.response?.(label, read.shown, { attempts: result.attempts, cached: result.cached, ...xml });
-    const { emptyValues } = env.connection.system;
-    return emptyValues.length === 0 ? read.response : { ...read.response, body: withoutEmptyValues(read.response.body, emptyValues) };
+    return result.waitRefused === undefined ? read.response : { ...read.response, waitRefused: result.waitRefused };
   };
 }
 
@@ -144,7 +171,7 @@ export async function fetchAnswer(call: CallSpec, context: ExpressionContext, la
   const { system } = env.connection;
   const keeps: (() => void)[] = [];
   const keep = () => keeps.forEach((offer) => offer());
-  const send = sender(call, label, env, keeps);
+  const send = sender(call, label, env, keeps, context);
   const build = async (page?: PageState) => withEngineHeaders(await buildRequest(call, system, page ? { ...context, page } : context, env.observer), system, env);
   if (call.paginate) {
     const { refusal } = call;
@@ -153,5 +180,5 @@ export async function fetchAnswer(call: CallSpec, context: ExpressionContext, la
   }
   const request = await build();
   const response = await send(request);
-  return { record: recordOf(response), target: targetOf(request), bodyError: response.bodyError, keep };
+  return { record: recordOf(response), target: targetOf(request), bodyError: response.bodyError, keep, ...(response.waitRefused === undefined ? {} : { waitRefused: response.waitRefused }) };
 }

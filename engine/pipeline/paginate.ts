@@ -127,7 +127,7 @@ export async function fetchPages(spec: PaginateSpec, io: PageIo, context: Expres
     const response = await send(request);
     const record = recordOf(response);
     const target = `${request.method} ${request.url.pathname}`;
-    if (response.status >= 300 || response.bodyError !== undefined || (await io.refused?.(record))) return { record: { ...record, items, pages }, target, bodyError: response.bodyError };
+    if (response.status >= 300 || response.bodyError !== undefined || (await io.refused?.(record))) return { record: { ...record, items, pages }, target, bodyError: response.bodyError, waitRefused: response.waitRefused };
 
     // The page's expressions read what the call's own templates read (input, the calls above it), and the page as response.
     const pageContext = { response: record, input: context.input, calls: context.calls, item: context.item, chunk: context.chunk, index: context.index, session: context.session };

@@ -1,9 +1,10 @@
 import { OperationFailure, type FailureKind } from '../errors';
 import { EMPTY_BODY } from '../http/client';
-import type { AuthSpec, CallSpec, OutcomeRule, RefusalSpec } from '../mapping/model';
+import type { AuthSpec, CallSpec, OutcomeRule } from '../mapping/model';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { evaluateSeen } from './evaluate-seen';
+import { refusalOf, textOf } from './refusal';
 import { runInOrder, unitsOf, type Unit } from './fan-out';
 import type { Answer, CallEnv } from './fetch-call';
 import { fetchWithSession, withSession } from './session';
@@ -61,24 +62,6 @@ export function bodyText(body: unknown): string | undefined {
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
 }
 
-/** Text of a message expression's value; nothing gives null. */
-function textOf(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
-/**
- * The system's refusal rule (or the call's own) over one answer: undefined when it does not refuse. A
- * rule that cannot be evaluated fails the request as any expression does, never passes the answer.
- */
-async function refusalOf(refusal: RefusalSpec, context: ExpressionContext, label: string, status: number): Promise<{ readonly message: string | null; readonly retryable: boolean } | undefined> {
-  if ((await evaluateAt(refusal.when, context, `calls.${label}: refusal.when`)) !== true) return undefined;
-  const message = refusal.message ? textOf(await evaluateAt(refusal.message, context, `calls.${label}: refusal.message`)) : null;
-  // Without retryable, the status decides as it would without the rule: a 503 with an error body is still "not now".
-  const retryable = refusal.retryable ? (await evaluateAt(refusal.retryable, context, `calls.${label}: refusal.retryable`)) === true : status === 408 || status === 429 || status >= 500;
-  return { message, retryable };
-}
-
 /** A SOAP fault of the answer (response.fault), as a refusal with its faultstring. */
 function faultOf(record: CallRecord): { readonly message: string | null; readonly retryable: boolean } | undefined {
   const fault = record.fault as { readonly string?: unknown } | undefined;
@@ -103,10 +86,11 @@ async function judge(call: CallSpec, rules: CallRules, label: string, answer: An
   const { status, headers, body } = answer.record;
   // What no outcome rule claimed, the system's refusal rule judges before the status: its "no" inside a 200 is a failure.
   // A SOAP fault that neither claimed is a refusal in the ERP's words: never a success, never retried as a 500 would be.
-  const byRule = call.refusal && answer.bodyError === undefined ? await refusalOf(call.refusal, context, label, status) : undefined;
+  const byRule = call.refusal && answer.bodyError === undefined ? await refusalOf(call.refusal, context, label) : undefined;
   const refused = byRule ?? faultOf(answer.record);
   if (refused) {
-    const words = refused.message ?? 'no message';
+    // A "wait" that could not be waited for says how long the system asked to wait, and why the engine did not.
+    const words = `${refused.message ?? 'no message'}${answer.waitRefused ? `; ${answer.waitRefused}` : ''}`;
     const how = byRule ? `refusal rule at ${call.refusal?.when.origin.line}:${call.refusal?.when.origin.col}` : 'a SOAP fault';
     env.observer?.note?.(`calls.${label}: the external system refused (${how}): ${words}`);
     const summary = { call: label, status, body: bodyText(body) };
