@@ -7,6 +7,7 @@ import { withCookies } from './cookies';
 import { withCsrf } from './csrf';
 import { ResponseCache } from './response-cache';
 import { SessionSlot } from './session-slot';
+import { TokenBucket } from './token-bucket';
 import { createAuthenticator, type Authenticator } from './with-auth';
 import { withRetry, type AttemptReport, type WaitAsked } from './with-retry';
 
@@ -24,6 +25,10 @@ export interface SendContext {
   readonly deadline: Deadline;
   readonly onAttempt?: (label: string, report: AttemptReport) => void;
   readonly log?: Logger;
+  /** The points of system.rateLimit one attempt takes (its cost expression, worked out by the pipeline); default 1. */
+  readonly cost?: number;
+  /** The level of system.rateLimit an answer reports (its observe expression), if it reports one. */
+  readonly levelOf?: (response: OutboundResponse) => Promise<number | undefined>;
   /** Whether an answer asks to be asked again later (the mapping's refusal rule): it is then repeated as a 429 would be. */
   readonly asksToWait?: (response: OutboundResponse) => Promise<WaitAsked | undefined>;
 }
@@ -49,9 +54,12 @@ export class ErpConnection {
   private readonly caches = new Map<string, ResponseCache>();
   /** The system's login answer (system.session), shared by every request to it. */
   readonly session = new SessionSlot();
+  /** system.rateLimit's bucket, shared by every request to the system. */
+  readonly bucket?: TokenBucket;
 
   constructor(readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean, token?: string) => void) {
     this.limit = pLimit(system.maxConcurrency);
+    if (system.rateLimit) this.bucket = new TokenBucket(system.rateLimit.capacity, system.rateLimit.refillPerSecond);
     // Per connection, below the credentials: the ERP's session cookies, and SAP's CSRF token over them.
     const session = system.cookies === 'session' ? withCookies(http) : http;
     this.auth = createAuthenticator(system.auth, system.csrf ? withCsrf(session, system.csrf, system.baseUrl) : session, system.tls, onTokenFetch);
@@ -96,6 +104,20 @@ export class ErpConnection {
     return cache;
   }
 
+  /** One attempt under system.rateLimit: its points taken before it goes, the level the answer reports learned after. */
+  private async paced(bucket: TokenBucket, context: SendContext, sendOnce: () => Promise<OutboundResponse>): Promise<OutboundResponse> {
+    const settle = await bucket.take(context.cost ?? 1, context.deadline, context.label);
+    let response: OutboundResponse;
+    try {
+      response = await sendOnce();
+    } finally {
+      settle();
+    }
+    const level = await context.levelOf?.(response);
+    if (level !== undefined) bucket.observe(level);
+    return response;
+  }
+
   async send(call: CallSpec, request: OutboundRequest, context: SendContext): Promise<SendResult> {
     const { label, deadline, log } = context;
     const target = { call: label, method: request.method, url: `${request.url.origin}${request.url.pathname}` };
@@ -108,7 +130,7 @@ export class ErpConnection {
     }
 
     let renewals = 0;
-    const attemptOnce = () =>
+    const sendOnce = () =>
       this.slotWithin(deadline, label, async () => {
         const timeoutMs = deadline.timeoutFor(request.timeoutMs, label);
         const { response, sends } = await this.auth.send({ ...request, timeoutMs, tls: this.system.tls, signal: deadline.abandoned });
@@ -118,6 +140,7 @@ export class ErpConnection {
         }
         return response;
       });
+    const attemptOnce = this.bucket ? () => this.paced(this.bucket as TokenBucket, context, sendOnce) : sendOnce;
     let lastAttempt = 0;
     const report = (attempt: AttemptReport) => {
       lastAttempt = attempt.attempt;

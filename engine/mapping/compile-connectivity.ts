@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { MappingIssueCode } from '../errors';
 import type { AuthDocument, CacheDocument, CallDocument, CallRetryDocument, ForEachDocument, PaginateDocument, PlatformDocument, RefusalDocument, SystemDocument, TlsDocument } from './format/mapping';
 import { Secret } from './secret';
-import type { AuthSpec, CacheSpec, CsrfSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RefusalSpec, RetryPolicy, TlsSpec } from './model';
+import type { AuthSpec, CacheSpec, CsrfSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RateLimitSpec, RefusalSpec, RetryPolicy, TlsSpec } from './model';
 import type { PathSegment, YamlSource } from './yaml-source';
 
 /**
@@ -215,4 +215,14 @@ export function compileRefusal(h: CompileHelpers, raw: RefusalDocument, where: r
 export function compileCache(raw: CacheDocument | undefined): CacheSpec | undefined {
   if (!raw) return undefined;
   return { ttlMs: raw.ttlMs, maxEntries: raw.maxEntries };
+}
+
+/** system.rateLimit: its expressions compiled (cost over the request, observe over the answer). */
+export function compileRateLimit(h: CompileHelpers, raw: SystemDocument['rateLimit'], block: SystemBlock): RateLimitSpec | undefined | false {
+  if (!raw) return undefined;
+  const where = [block, 'rateLimit'];
+  const cost = raw.cost === undefined ? undefined : h.expression(raw.cost, [...where, 'cost']);
+  const observe = raw.observe === undefined ? undefined : h.expression(raw.observe, [...where, 'observe']);
+  if ((raw.cost !== undefined && !cost) || (raw.observe !== undefined && !observe)) return false;
+  return { capacity: raw.capacity, refillPerSecond: raw.refillPerSecond, cost, observe };
 }

@@ -247,12 +247,23 @@ export interface SystemSpec {
   readonly requestIdHeader?: string;
   /** Asked by the readiness check when set. */
   readonly healthCheck?: { readonly path: string; readonly timeoutMs: number };
+  /** A token bucket the calls to this system wait in (http/token-bucket.ts); one per connection. */
+  readonly rateLimit?: RateLimitSpec;
   /** Answer values that mean empty: object fields holding one are removed before expressions read the answer. */
   readonly emptyValues: readonly unknown[];
   /** A login step whose answer every call reads as `session`. */
   readonly session?: SessionSpec;
   /** How XML is written and read: the mapping's prefixes, and whether read keys carry them. */
   readonly xml: { readonly namespaces: Readonly<Record<string, string>>; readonly prefixedKeys: boolean };
+}
+
+export interface RateLimitSpec {
+  readonly capacity: number;
+  readonly refillPerSecond: number;
+  /** Over { request, input, calls }: the points one request takes; absent: 1. */
+  readonly cost?: LocatedExpression;
+  /** Over { response }: the level the system reports; absent: the bucket counts alone. */
+  readonly observe?: LocatedExpression;
 }
 
 /** How the platform must authenticate toward the engine. Credentials are Secrets so they never print. */

@@ -87,11 +87,41 @@ function waitRule(call: CallSpec, label: string, context: ExpressionContext, rea
   const { refusal } = call;
   if (!refusal?.retryable) return undefined;
   return async (response) => {
-    const read = readAnswer(response, call, system);
+    const read = reads.get(response) ?? readAnswer(response, call, system);
     reads.set(response, read);
     if (read.response.bodyError !== undefined) return undefined;
     const refused = await refusalOf(refusal, { ...context, response: recordOf(read.response), call: call.name }, label);
     return refused?.asksToWait ? { ms: refused.retryAfterMs } : undefined;
+  };
+}
+
+/** What system.rateLimit.cost reads as `request`: the request about to go out, credentials not yet added. */
+function requestView(request: OutboundRequest): Record<string, unknown> {
+  return { method: request.method, path: request.url.pathname, query: Object.fromEntries(request.url.searchParams), headers: request.headers, body: request.body };
+}
+
+/** The points one request takes of system.rateLimit: its cost expression (a number, at least 0), else 1. */
+async function costOf(request: OutboundRequest, context: ExpressionContext, label: string, env: CallEnv): Promise<number | undefined> {
+  const cost = env.connection.system.rateLimit?.cost;
+  if (!cost) return undefined;
+  const value = await evaluateAt(cost, { ...context, request: requestView(request) }, `calls.${label}: system.rateLimit.cost`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    const message = `calls.${label}: system.rateLimit.cost (${cost.origin.line}:${cost.origin.col}) gave ${JSON.stringify(value) ?? 'nothing'}; it must give a number of points, 0 or more`;
+    throw new OperationFailure('TRANSFORM_FAILED', message, [{ path: `calls.${label}`, message }]);
+  }
+  return value;
+}
+
+/** system.rateLimit.observe over one attempt's answer: the level the system reports, when it reports a number. */
+function levelRule(call: CallSpec, label: string, reads: WeakMap<OutboundResponse, ReturnType<typeof readAnswer>>, system: SystemSpec): SendContext['levelOf'] {
+  const observe = system.rateLimit?.observe;
+  if (!observe) return undefined;
+  return async (response) => {
+    const read = reads.get(response) ?? readAnswer(response, call, system);
+    reads.set(response, read);
+    if (read.response.bodyError !== undefined) return undefined;
+    const level = await evaluateAt(observe, { response: recordOf(read.response) }, `calls.${label}: system.rateLimit.observe`);
+    return typeof level === 'number' && Number.isFinite(level) ? level : undefined;
   };
 }
 
@@ -100,6 +130,7 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
   const { system } = env.connection;
   const reads = new WeakMap<OutboundResponse, ReturnType<typeof readAnswer>>();
   const asksToWait = waitRule(call, label, context, reads, system);
+  const levelOf = levelRule(call, label, reads, system);
   return async (built) => {
     // A new span id per request (per page, per fan-out element); retries of it send the same one.
     const request = env.trace ? { ...built, trace: traceHeadersOf(childOf(env.trace)) } : built;
@@ -111,9 +142,10 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
       env.observer?.attempt?.(name, report);
     };
     const seconds = () => (performance.now() - started) / 1000;
+    const cost = await costOf(request, context, label, env);
     let result;
     try {
-      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt, asksToWait });
+      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt, asksToWait, cost, levelOf });
     } catch (error) {
       env.onCall?.({ call: call.name, statusClass: 'none', attempts: Math.max(attempts, 1), seconds: seconds(), cache: call.cache ? 'miss' : undefined });
       throw meaningOf(error, label);

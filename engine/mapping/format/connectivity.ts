@@ -139,3 +139,14 @@ export const callRefusal = { ...refusal, description: "This call's own refusal r
 export const emptyValues = Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), {
   description: 'Answer values that mean "empty" in this system, e.g. [false, ""] for Odoo, which writes false for every empty field. An object field holding one of them is removed from the answer before any expression reads it, so $exists() and defaults work and $isoDateTime(false) never runs. Items of a list are kept as they are. Default: none (the engine reads false as false).',
 });
+
+/**
+ * A client-side budget of calls per system (a token bucket), so the engine paces itself before the
+ * system says no: Shopify's cost points, a REST API's requests per second.
+ */
+export const rateLimit = block({
+  capacity: Type.Number({ exclusiveMinimum: 0, description: 'Most points the bucket holds (the burst), e.g. 1000 for Shopify\'s cost points, or 10 for an API that allows 10 requests per second. It starts full.' }),
+  refillPerSecond: Type.Number({ exclusiveMinimum: 0, description: 'Points restored each second, e.g. 50 (Shopify), or 10 for 10 requests per second.' }),
+  cost: optional(expression('What one request costs, over request (method, path, query, headers, body of the request about to go out), input and the calls above it, e.g. $lookup({"OpenOrders": 232, "OrderLines": 53}, request.body.operationName). Default: 1 per request. A cost above capacity counts as capacity.')),
+  observe: optional(expression('The level the system reports in its answers, over response, e.g. response.body.extensions.cost.throttleStatus.currentlyAvailable: after each answer the bucket holds that (less what requests still under way took), so the engine learns what other clients spent and what the system gave back. Default: the bucket counts alone.')),
+}, { description: "Pace the calls to this system by a token bucket: a call waits (bounded by the operation's deadlineMs) until its cost fits, then takes it; retries and pages take theirs too. One bucket per system in each engine process, shared by all its requests. serve --workers N runs N processes and a deployment may run replicas, each with a bucket of its own: give each its share (capacity and refillPerSecond divided by their number)." });

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ROUTES } from '../../contract/routes';
 import { DEFAULT_EXPRESSION_LIMITS } from '../../expressions/compile';
-import { auth, cache, callRefusal, callRetry, csrf, emptyValues, forEach, paginate, refusal, systemRetry, tls } from './connectivity';
+import { auth, cache, callRefusal, callRetry, csrf, emptyValues, forEach, paginate, rateLimit, refusal, systemRetry, tls } from './connectivity';
 import { block, boolean, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
 import { buildFileBlock } from './file';
 import { inbound } from './inbound';
@@ -100,6 +100,7 @@ const connectivity = {
     description: "The header that carries the request's id on every call, so one request can be followed across both logs; false sends none.",
   }), 'X-Request-Id'),
   refusal: optional(refusal),
+  rateLimit: optional(rateLimit),
   emptyValues: optional(emptyValues),
   xml: optional(block({
     namespaces: withDefault(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.-]*$' }), text('A namespace URI.'), { description: 'Prefixes of this mapping: prefix → namespace URI. Written XML uses them; read XML is matched by URI, never by the prefix the system happened to write.' }), {}),
