@@ -167,7 +167,7 @@ export function compilePaginate(h: CompileHelpers, raw: PaginateDocument | undef
     h.report('SETTINGS_DISAGREE', at, `${named(at)} has sizeParam but no pageSize to send in it`);
     return false;
   }
-  const items = h.expression(raw.items, [...at, 'items']);
+  const items = raw.style === 'connection' ? h.expression(raw.connection, [...at, 'connection']) : h.expression(raw.items, [...at, 'items']);
   const hasMore = 'hasMore' in raw && raw.hasMore !== undefined ? h.expression(raw.hasMore, [...at, 'hasMore']) : undefined;
   const next = 'next' in raw ? h.expression(raw.next, [...at, 'next']) : undefined;
   if (!items || ('hasMore' in raw && raw.hasMore !== undefined && !hasMore) || ('next' in raw && !next)) return false;
@@ -188,6 +188,9 @@ export function compilePaginate(h: CompileHelpers, raw: PaginateDocument | undef
       return { ...common, style: 'nextLink', next: next as LocatedExpression, pageSize: raw.pageSize };
     case 'linkHeader':
       return { ...common, style: 'linkHeader' };
+    case 'connection':
+      // The page state goes into the GraphQL variables, which the engine writes (pipeline/build-request.ts).
+      return { ...common, in: 'body', style: 'connection', pageSize: raw.pageSize };
   }
 }
 

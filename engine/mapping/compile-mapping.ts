@@ -18,6 +18,7 @@ import { compilePushes, type PushCompileContext } from './compile-push';
 import { compileCache, compileCallRetry, compileForEach, compilePaginate, compileRawQuery, compileRefusal, type CompileHelpers } from './compile-connectivity';
 import { compileSystem, type CallTarget } from './compile-system';
 import { compileXmlRequest } from './compile-xml-request';
+import { compileGraphql, type SchemaCache } from './compile-graphql';
 import type { CallDocument, MappingDocument, OperationDocument, OperationMode } from './format';
 import { withDefaults } from './format/defaults';
 import type { OutboxDocument, OutcomeDocument, SessionDocument } from './format/mapping';
@@ -83,6 +84,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   private callable: ReadonlySet<string> = new Set([...JSONATA_BUILTINS, ...HELPER_FUNCTIONS.map((helper) => helper.name), 'secret']);
   /** Set while an operation's expressions are compiled: their `calls.<name>` are checked against it. */
   private scope?: CallScope;
+  /** GraphQL schemas (graphql.schema) read in this load, by file. */
+  readonly graphqlSchemas: SchemaCache = new Map();
   /** The mapping's functions that call $secret: an expression whose prelude defines one needs the binding too. */
   private readonly secretFunctions = new Set<string>();
 
@@ -291,13 +294,24 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     const query = this.templates(raw.query, [...path, 'query']);
     const headers = this.templates(raw.headers, [...path, 'headers']);
     const body = raw.body === undefined ? undefined : this.expression(raw.body, [...path, 'body']);
-    const retry = compileCallRetry(this, raw.retry, raw.method, target.retry, path);
+    const graphql = compileGraphql(this, raw, path, this.graphqlSchemas);
+    // A GraphQL query reads, as a GET does: safe to repeat unless the call says otherwise.
+    const retrySettings = graphql && graphql.operation === 'query' ? { ...raw.retry, idempotent: raw.retry?.idempotent ?? true } : raw.retry;
+    const retry = compileCallRetry(this, retrySettings, raw.method, target.retry, path);
     const paginate = compilePaginate(this, raw.paginate, path);
     const forEach = compileForEach(this, raw.forEach, path);
     const rawQuery = compileRawQuery(this, raw, path);
     const xml = compileXmlRequest(this, raw, path);
-    if (xml === false) return undefined;
-    if (paginate && paginate.in === 'body' && raw.body === undefined && raw.bodyXml === undefined) {
+    if (xml === false || graphql === false) return undefined;
+    if (paginate && paginate.style === 'connection' && graphql && !graphql.declares.includes('after')) {
+      this.report('SETTINGS_DISAGREE', [...path, 'paginate', 'style'], `${named(path)}.paginate.style is connection, but the GraphQL operation declares no $after variable for the cursor: declare ($after: String) and pass it to the connection, e.g. orders(first: 50, after: $after)`);
+      return undefined;
+    }
+    if (paginate && paginate.style === 'connection' && !raw.graphql) {
+      this.report('SETTINGS_DISAGREE', [...path, 'paginate', 'style'], `${named(path)}.paginate.style connection pages a GraphQL connection; the call has no graphql: block`);
+      return undefined;
+    }
+    if (paginate && paginate.in === 'body' && paginate.style !== 'connection' && raw.body === undefined && raw.bodyXml === undefined) {
       this.report('SETTINGS_DISAGREE', [...path, 'paginate', 'in'], `${named(path)}.paginate.in is body, but the call has no body to carry the page: add a body that reads page.number, page.offset, page.limit or page.cursor`);
       return undefined;
     }
@@ -324,7 +338,9 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       paginate,
       forEach,
       cache: compileCache(raw.cache),
-      refusal: ownRefusal ?? target.refusal,
+      // A GraphQL call reads GraphQL's errors itself (pipeline/refusal.ts); the system's rule is for its other calls.
+      refusal: ownRefusal ?? (graphql ? undefined : target.refusal),
+      graphql,
       origin: this.origin(path),
     };
   }

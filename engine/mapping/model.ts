@@ -60,9 +60,25 @@ export interface CallSpec {
   readonly paginate?: PaginateSpec;
   readonly forEach?: ForEachSpec;
   readonly cache?: CacheSpec;
-  /** How the system refuses inside an answer: the call's own rule, else its system's; undefined for none. */
+  /** How the system refuses inside an answer: the call's own rule, else its system's (a graphql call: GraphQL's own); undefined for none. */
   readonly refusal?: RefusalSpec;
+  /** A GraphQL request: the body is {query, variables, operationName}. */
+  readonly graphql?: GraphqlSpec;
   readonly origin: Origin;
+}
+
+export interface GraphqlSpec {
+  /** The document as written: sent as query. */
+  readonly document: string;
+  /** graphql.operationName, else the name of the document's one operation; sent as operationName. */
+  readonly operationName?: string;
+  readonly operation: 'query' | 'mutation' | 'subscription';
+  /** The variables the operation declares, without $: paging sets after (and first) only when declared. */
+  readonly declares: readonly string[];
+  /** Over input, item and the calls above: the variables object. */
+  readonly variables?: LocatedExpression;
+  /** Over response.body: a list of business refusals ({ message, field }) the answer carries. */
+  readonly userErrors?: LocatedExpression;
 }
 
 /** A refusal inside an answer whatever its status (JSON-RPC's error in a 200, a SOAP fault). */
@@ -102,7 +118,9 @@ export type PaginateSpec =
   | (PaginateCommon & { readonly style: 'offset'; readonly offsetParam: string; readonly limitParam: string; readonly pageSize: number; readonly hasMore?: LocatedExpression })
   | (PaginateCommon & { readonly style: 'cursor'; readonly cursorParam?: string; readonly next: LocatedExpression; readonly pageSize?: number })
   | (PaginateCommon & { readonly style: 'nextLink'; readonly next: LocatedExpression; readonly pageSize?: number })
-  | (PaginateCommon & { readonly style: 'linkHeader' });
+  | (PaginateCommon & { readonly style: 'linkHeader' })
+  /** A GraphQL connection: `items` gives the connection (its nodes or edges[].node are the page's items); the cursor goes into the variables. */
+  | (PaginateCommon & { readonly style: 'connection'; readonly pageSize?: number });
 
 interface PaginateCommon {
   /** query: the engine writes the page state into the query; body: the body and headers expressions read it as `page`. */

@@ -1,7 +1,7 @@
 import { OperationFailure } from '../errors';
 import type { OutboundRequest } from '../http/client';
 import { encodeQueryName, encodeQueryValue, encodeRawLiteral, withQueryPairs } from '../http/query-encoding';
-import type { CallSpec, SystemSpec, Template } from '../mapping/model';
+import type { CallSpec, GraphqlSpec, SystemSpec, Template } from '../mapping/model';
 import type { ExpressionContext } from './context';
 import { XmlError } from '../xml/errors';
 import { soapEnvelope } from '../xml/soap';
@@ -109,6 +109,24 @@ async function xmlBody(call: CallSpec, system: SystemSpec, context: ExpressionCo
   }
 }
 
+/**
+ * A GraphQL call's body: the document, its variables and the operation's name. A connection's page state
+ * goes in as the variables after (the cursor, once there is one) and first (the page size), when the
+ * operation declares them.
+ */
+async function graphqlBody(spec: GraphqlSpec, context: ExpressionContext, label: string, observer: TraceObserver | undefined): Promise<Record<string, unknown>> {
+  const given = spec.variables ? await evaluateSeen(spec.variables, context, `${label}.graphql.variables`, observer) : undefined;
+  if (given !== undefined && (given === null || typeof given !== 'object' || Array.isArray(given))) {
+    const message = `${label}.graphql.variables gave ${JSON.stringify(given)}; it must give an object of variables, e.g. {"name": input.Code}`;
+    throw new OperationFailure('TRANSFORM_FAILED', message, [{ path: `${label}.graphql.variables`, message }]);
+  }
+  const variables: Record<string, unknown> = { ...(given as Record<string, unknown> | undefined) };
+  const { page } = context;
+  if (page?.cursor !== undefined && spec.declares.includes('after')) variables.after = page.cursor;
+  if (page?.limit !== undefined && spec.declares.includes('first')) variables.first = page.limit;
+  return { query: spec.document, variables, ...(spec.operationName === undefined ? {} : { operationName: spec.operationName }) };
+}
+
 /** `observer`: told each expression's input and output when it asks (dry runs, the studio). */
 export async function buildRequest(call: CallSpec, system: SystemSpec, context: ExpressionContext, observer?: TraceObserver): Promise<OutboundRequest> {
   const label = `calls.${call.name}`;
@@ -132,7 +150,7 @@ export async function buildRequest(call: CallSpec, system: SystemSpec, context: 
     if (unsendable) throw new OperationFailure('REQUEST_INVALID', `${label}.headers.${name} contains ${unsendable}, which a header cannot carry`);
     headers[name] = text;
   }
-  const value = call.body ? await evaluateSeen(call.body, context, `${label}.body`, observer) : undefined;
+  const value = call.graphql ? await graphqlBody(call.graphql, context, label, observer) : call.body ? await evaluateSeen(call.body, context, `${label}.body`, observer) : undefined;
   const { body, xmlHeaders } = await xmlBody(call, system, context, value, observer);
   // The mapping's own headers win over the ones XML brings (any letter case).
   for (const [name, text] of Object.entries(xmlHeaders)) if (!Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase())) headers[name] = text;

@@ -15,7 +15,7 @@ import { parseXml } from '../xml/read';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { fetchPages, type PageState } from './paginate';
-import { refusalOf } from './refusal';
+import { mayAskToWait, refusalFor, refuses } from './refusal';
 import { childOf, traceHeadersOf, type TraceContext } from '../trace/context';
 import type { TraceObserver } from '../trace/observer';
 
@@ -84,13 +84,12 @@ function readAnswer(response: OutboundResponse, call: CallSpec, system: SystemSp
  * pipeline (`reads`).
  */
 function waitRule(call: CallSpec, label: string, context: ExpressionContext, reads: WeakMap<OutboundResponse, ReturnType<typeof readAnswer>>, system: SystemSpec): SendContext['asksToWait'] {
-  const { refusal } = call;
-  if (!refusal?.retryable) return undefined;
+  if (!mayAskToWait(call)) return undefined;
   return async (response) => {
     const read = reads.get(response) ?? readAnswer(response, call, system);
     reads.set(response, read);
     if (read.response.bodyError !== undefined) return undefined;
-    const refused = await refusalOf(refusal, { ...context, response: recordOf(read.response), call: call.name }, label);
+    const refused = await refusalFor(call, { ...context, response: recordOf(read.response), call: call.name }, label);
     return refused?.asksToWait ? { ms: refused.retryAfterMs } : undefined;
   };
 }
@@ -206,8 +205,7 @@ export async function fetchAnswer(call: CallSpec, context: ExpressionContext, la
   const send = sender(call, label, env, keeps, context);
   const build = async (page?: PageState) => withEngineHeaders(await buildRequest(call, system, page ? { ...context, page } : context, env.observer), system, env);
   if (call.paginate) {
-    const { refusal } = call;
-    const refused = refusal && (async (page: CallRecord) => (await evaluateAt(refusal.when, { ...context, response: page, call: call.name }, `calls.${label}: refusal.when`)) === true);
+    const refused = refuses(call) ? async (page: CallRecord) => (await refusalFor(call, { ...context, response: page, call: call.name }, label)) !== undefined : undefined;
     return { ...(await fetchPages(call.paginate, { build, send, encoding: call.queryEncoding, refused }, context, label, system.baseUrl)), keep };
   }
   const request = await build();

@@ -4,7 +4,7 @@ import type { AuthSpec, CallSpec, OutcomeRule } from '../mapping/model';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { evaluateSeen } from './evaluate-seen';
-import { refusalOf, textOf } from './refusal';
+import { refusalFor, textOf } from './refusal';
 import { runInOrder, unitsOf, type Unit } from './fan-out';
 import type { Answer, CallEnv } from './fetch-call';
 import { fetchWithSession, withSession } from './session';
@@ -86,12 +86,12 @@ async function judge(call: CallSpec, rules: CallRules, label: string, answer: An
   const { status, headers, body } = answer.record;
   // What no outcome rule claimed, the system's refusal rule judges before the status: its "no" inside a 200 is a failure.
   // A SOAP fault that neither claimed is a refusal in the ERP's words: never a success, never retried as a 500 would be.
-  const byRule = call.refusal && answer.bodyError === undefined ? await refusalOf(call.refusal, context, label) : undefined;
+  const byRule = answer.bodyError === undefined ? await refusalFor(call, context, label) : undefined;
   const refused = byRule ?? faultOf(answer.record);
   if (refused) {
     // A "wait" that could not be waited for says how long the system asked to wait, and why the engine did not.
     const words = `${refused.message ?? 'no message'}${answer.waitRefused ? `; ${answer.waitRefused}` : ''}`;
-    const how = byRule ? `refusal rule at ${call.refusal?.when.origin.line}:${call.refusal?.when.origin.col}` : 'a SOAP fault';
+    const how = !byRule ? 'a SOAP fault' : call.refusal ? `refusal rule at ${call.refusal.when.origin.line}:${call.refusal.when.origin.col}` : 'a GraphQL error';
     env.observer?.note?.(`calls.${label}: the external system refused (${how}): ${words}`);
     const summary = { call: label, status, body: bodyText(body) };
     const logged = maskCredentials(`the external system refused ${answer.target} (status ${status}): ${words}`, env.connection.system.auth);

@@ -109,6 +109,11 @@ export const paginate = variants('style', [
     lastPageMayBeFull,
   }),
   variant('style', 'linkHeader', 'The Link header of each page (rel="next").', { ...pageCommon }),
+  variant('style', 'connection', 'A GraphQL connection (graphql calls): the items are its nodes (or edges[].node); pageInfo.endCursor goes to the next page as the variable after, until pageInfo.hasNextPage is false.', {
+    connection: expression('The connection in one page, over response, e.g. response.body.data.orders (or, inside an element, response.body.data.order.lineItems). Giving nothing at all, or a connection without nodes or edges, fails the request rather than read an empty list.'),
+    pageSize: optional(integer(1, 100_000, 'Items per page, sent as the variable first when the operation declares $first (otherwise the document writes first: itself).')),
+    maxPages: pageCommon.maxPages,
+  }),
 ], 'Fetch every page of a list. The call record then has items (all pages) and pages (count). A page that repeats the page before it (the same cursor or next link, or the same items) fails the request at once (PAGINATION_INCOMPLETE): an ERP that ignores the page state would otherwise give the first page until maxPages.');
 
 export const forEach = block({
@@ -150,3 +155,11 @@ export const rateLimit = block({
   cost: optional(expression('What one request costs, over request (method, path, query, headers, body of the request about to go out), input and the calls above it, e.g. $lookup({"OpenOrders": 232, "OrderLines": 53}, request.body.operationName). Default: 1 per request. A cost above capacity counts as capacity.')),
   observe: optional(expression('The level the system reports in its answers, over response, e.g. response.body.extensions.cost.throttleStatus.currentlyAvailable: after each answer the bucket holds that (less what requests still under way took), so the engine learns what other clients spent and what the system gave back. Default: the bucket counts alone.')),
 }, { description: "Pace the calls to this system by a token bucket: a call waits (bounded by the operation's deadlineMs) until its cost fits, then takes it; retries and pages take theirs too. One bucket per system in each engine process, shared by all its requests. serve --workers N runs N processes and a deployment may run replicas, each with a bucket of its own: give each its share (capacity and refillPerSecond divided by their number)." });
+
+/** A GraphQL call: one POST of {query, variables, operationName}, its document checked at load. */
+export const graphql = block({
+  document: text('The GraphQL document (a query or a mutation), usually a block scalar (document: |-). Parsed at load: a mistake is reported at its line and column in the mapping file. A document with several operations needs operationName.'),
+  operationName: optional(text('Which operation of the document to run, sent as operationName.')),
+  variables: optional(expression('The variables, over input, item and the calls above, e.g. {"name": input.Code}. With paginate.style: connection the engine adds after (and first, when the operation declares $first).')),
+  schema: optional(text('The system\'s schema, to check the document against at load: an introspection result (.json, as a GraphQL client downloads it) or SDL (.graphql). Relative to the mapping file. An unknown field or argument is refused at load with the schema\'s suggestion ("Did you mean ...?").')),
+}, { description: "Make this call a GraphQL request: POST {query, variables, operationName} as JSON to the call's path (method must be POST; no body). Its answer is judged as GraphQL: errors[] (or a plain-text errors, as in a 401) refuse the call with their messages and extensions.code; a THROTTLED error is waited for (the wait worked out from extensions.cost.throttleStatus) and asked again within the retry budget. A query is safe to repeat (retried like a GET); a mutation only with retry.idempotent: true. A refusal: of the call's own replaces these rules; system.refusal does not apply to graphql calls." });

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ROUTES } from '../../contract/routes';
 import { DEFAULT_EXPRESSION_LIMITS } from '../../expressions/compile';
-import { auth, cache, callRefusal, callRetry, csrf, emptyValues, forEach, paginate, rateLimit, refusal, systemRetry, tls } from './connectivity';
+import { auth, cache, callRefusal, callRetry, csrf, emptyValues, forEach, graphql, paginate, rateLimit, refusal, systemRetry, tls } from './connectivity';
 import { block, boolean, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
 import { buildFileBlock } from './file';
 import { inbound } from './inbound';
@@ -44,6 +44,8 @@ const call = block({
   forEach: optional(forEach),
   cache: optional(cache),
   refusal: optional(callRefusal),
+  graphql: optional(graphql),
+  userErrors: optional(expression('GraphQL calls: where the answer lists business refusals, over response.body, e.g. data.fulfillmentCreate.userErrors. A non-empty list fails the call with their messages (the platform\'s externalMessage), as a refusal that does not pass.')),
 }, { description: 'One HTTP call to the external system. Its response is available to later calls and to the output as calls.<name>.' });
 
 const outcome = block({
