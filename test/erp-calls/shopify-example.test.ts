@@ -5,6 +5,7 @@
  * time, complete (no list cut at first:), and no request is answered THROTTLED more than once; a burst of
  * 30 lookups gives 30 successes.
  */
+import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadMapping } from '../../engine/mapping/load';
 import { PROJECT_ROOT } from '../../engine/paths';
@@ -35,6 +36,14 @@ function expectAllOpenOrders(data: unknown): void {
   expect(orders.map((order) => order.number)).toEqual(Array.from({ length: 30 }, (_, index) => `#${1001 + index}`));
   orders.forEach((order, index) => expect(order.requests, order.number).toHaveLength(linesOf(index + 1)));
 }
+
+describe('examples/shopify/shopify.yaml', () => {
+  it('passes validate --strict: it loads, its documents fit schema.graphql, its recorded tests pass, every expression exercised', () => {
+    const binary = path.join(PROJECT_ROOT, 'dist', 'engine', 'cli', 'main.js');
+    const output = execFileSync(process.execPath, [binary, 'validate', '--strict', '-e', 'SHOPIFY_URL=http://store.test', '-e', 'SHOPIFY_TOKEN=t', MAPPING], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent' } });
+    expect(output).toContain('ok  4 of 19 routes mapped');
+  });
+});
 
 describe('examples/shopify/shopify.yaml: polls and lookups under the store\'s cost bucket', () => {
   it('GET /WorkOrders succeeds on every poll, from a full bucket and from an empty one, complete, never THROTTLED twice', { timeout: 90_000 }, async () => {
