@@ -1,5 +1,7 @@
 #!/usr/bin/env -S node --
-// First: the modules below load faster from the compile cache it turns on (compile-cache.ts).
+// First: on a Node.js older than 24 the command runs again under the project's Node.js 24 (node-version.ts).
+import './node-version';
+// Then: the modules below load faster from the compile cache it turns on (compile-cache.ts).
 import './compile-cache';
 import { Command } from 'commander';
 import { engineVersion } from '../paths';

@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { Option, type Command } from 'commander';
@@ -38,6 +39,7 @@ interface ServeOptions {
   env?: Record<string, string>;
   logLevel?: string;
   codegen: boolean;
+  pidFile?: string;
 }
 
 function parsePort(text: string, flag: string): number {
@@ -61,6 +63,27 @@ function adminTokens(): AdminTokens {
   }
 }
 
+/**
+ * The quick start's admin token (`--example-erp` with an admin port and no ADMIN_TOKENS or
+ * ADMIN_TOKENS_FILE): made up for the run and printed once in the start-up line, so that every doc's
+ * `--admin` command works against `npm start` once ADMIN_TOKEN is set to it. A served mapping never gets one.
+ */
+function exampleAdminTokens(): AdminTokens & { readonly token: string } {
+  const token = randomBytes(18).toString('base64url');
+  return { token, from: 'the token npm start printed (--example-erp)', current: () => [token] };
+}
+
+/** Writes the process's pid for `kill -HUP "$(cat <file>)"`; removed when serve ends. */
+function writePidFile(file: string | undefined): () => void {
+  if (file === undefined) return () => undefined;
+  try {
+    fs.writeFileSync(file, `${process.pid}\n`);
+  } catch (error) {
+    usageError(`--pid-file ${file}: cannot write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return () => fs.rmSync(file, { force: true });
+}
+
 function tlsFiles(options: ServeOptions): ServeSettings['tls'] {
   if (!options.tlsCert && !options.tlsKey) {
     if (options.tlsClientCa) usageError('--tls-client-ca needs --tls-cert and --tls-key: client certificates are asked for during the TLS handshake');
@@ -75,7 +98,9 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   const port = parsePort(options.port ?? process.env.PORT ?? '8080', '--port');
   const adminPort = options.adminPort ?? process.env.ADMIN_PORT;
   if (options.studioWrite && adminPort === undefined) usageError('--studio-write lets the admin port\'s studio retry and drop dead letters; give --admin-port too');
-  const admin = adminPort === undefined ? undefined : { port: parsePort(adminPort, '--admin-port'), host: options.adminHost, tokens: adminTokens(), studioWrite: options.studioWrite === true };
+  const tokenGiven = Boolean(process.env.ADMIN_TOKENS || process.env.ADMIN_TOKENS_FILE);
+  const example = adminPort !== undefined && options.exampleErp === true && !tokenGiven && !cluster.isWorker ? exampleAdminTokens() : undefined;
+  const admin = adminPort === undefined ? undefined : { port: parsePort(adminPort, '--admin-port'), host: options.adminHost, tokens: example ?? adminTokens(), studioWrite: options.studioWrite === true };
   const shutdownTimeoutMs = Number(options.shutdownTimeout);
   if (!Number.isInteger(shutdownTimeoutMs) || shutdownTimeoutMs < 0) usageError(`--shutdown-timeout must be a whole number of milliseconds, got "${options.shutdownTimeout}"`);
   const workers = parseWorkers(options.workers);
@@ -126,6 +151,8 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
       if (unmapped > 0) announce('warn', { mapping: mapping.name, unmapped }, `mapping "${mapping.name}": ${unmapped} of ${ROUTES.length} routes unmapped (adapter-engine routes ${mapping.file} lists them)`);
       if (mapping.inbound.auth.type === 'none' && isExposed(options.host)) announce('warn', { mapping: mapping.name }, unauthenticatedWarning(mapping.name, options.host));
     }
+    if (example) announce('info', { adminToken: example.token }, `admin token for this run: ${example.token}  (export ADMIN_TOKEN=${example.token} for the adapter-engine commands with --admin; set ADMIN_TOKENS to choose your own)`);
+    if (workers > 1 && !worker) announce('info', { workers }, `starting ${workers} worker processes, each serving the port`);
     const stateDir = stateDirOf(options.stateDir);
     const outbox = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
     const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, shadowMaxCpuShare, log, secrets, announce, listening: (bound) => {
@@ -134,6 +161,7 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
       if (erp.url) announce('info', { url: erp.url, pushesTo }, `example ERP listening on ${erp.url} (it pushes to ${pushesTo}${prefixed ? ', to the mapping that has the push endpoint' : ''})`);
       if (erp.platformUrl) announce('info', { url: erp.platformUrl }, `platform stand-in listening on ${erp.platformUrl} (what arrived: GET ${erp.platformUrl}/received)`);
     } };
+    const removePidFile = worker ? () => undefined : writePidFile(options.pidFile);
     try {
       if (worker) await serveWorker(settings);
       else if (workers > 1) await servePrimary(settings, workers, erp.url || erp.platformUrl ? { ERP_URL: erp.env.ERP_URL, PLATFORM_URL: erp.env.PLATFORM_URL, ERP_PUSH_SECRET: erp.env.ERP_PUSH_SECRET } : {});
@@ -141,6 +169,8 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
     } catch (error) {
       if (error instanceof ListenError) usageError(`${error.message} (--port, --admin-port, --host, --admin-host)`);
       throw error;
+    } finally {
+      removePidFile();
     }
     return EXIT_CODES.OK;
   } finally {
@@ -171,7 +201,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .argument('<mappings...>', 'mapping files (YAML), or one directory of them')
     .option('-p, --port <port>', 'port to listen on for the platform, 0 picks a free one (default: env PORT, else 8080)')
     .option('-H, --host <host>', 'address to listen on (default: all interfaces)')
-    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json, /requests, /shadow (default: env ADMIN_PORT, else none)')
+    .option('--admin-port <port>', 'port of the admin listener: /health/live, /health/ready, /metrics, /openapi.json, /requests, /shadow; all but the health probes need Authorization: Bearer <token> with a token of env ADMIN_TOKENS (comma-separated) or the file ADMIN_TOKENS_FILE; with --example-erp and neither set, a token is made up and printed (default: env ADMIN_PORT, else none)')
     .option('--studio-write', 'the admin port\'s studio (/studio) may retry and drop dead letters (it is read-only without)')
     .option('--admin-host <host>', 'address of the admin listener; all but /health/live and /health/ready need Authorization: Bearer <token> with a token of env ADMIN_TOKENS (comma-separated) or the file ADMIN_TOKENS_FILE', '127.0.0.1')
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate (needs --tls-key)')
@@ -183,6 +213,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('--journal-size <n>', `requests the journal keeps per mapping (admin /requests, adapter-engine requests); 0 keeps none. Kept in memory, and in the state store when the server has one (default: env JOURNAL_SIZE, else ${DEFAULT_JOURNAL_SIZE})`)
     .option('--shadow-max-cpu-share <share>', `shadow candidates (mapping files in shadow/ beside the served ones) run in a thread of their own, between live requests, while the live requests' thread uses less than this share of a CPU, 0 to 1 (default: env SHADOW_MAX_CPU_SHARE, else ${DEFAULT_SHADOW_CPU_SHARE})`)
     .option('--no-codegen', 'run expressions on the closure fast path instead of compiling each to a JavaScript function (same answers; see docs/expressions-compiled.md)')
+    .option('--pid-file <file>', 'write the process id to this file (for kill -HUP "$(cat <file>)" to reload); removed when serve ends')
     .option('--workers <n>', 'processes serving the port: a number, or "auto" for one per CPU core', '1')
     .option('--example-erp', 'also start the bundled example ERP (port ERP_PORT, default 8081) and point ERP_URL at it, unless ERP_URL is set; and the platform stand-in (PLATFORM_PORT, default 8082) as PLATFORM_URL, unless that is set')
     .option('-e, --env <NAME=value>', 'set a variable for ${NAME} in the mappings (repeatable)', collectEnv)

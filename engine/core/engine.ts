@@ -201,7 +201,7 @@ export function createEngine(deps: EngineDeps): Engine {
     if (refused) return refused;
     const match = matchContractRoute(routes, parts, request, mapping, located.rest);
     if (!('kind' in match)) return match;
-    return serveContractRoute(parts, request, mapping, match.route, match.params, keep, { prepared: prepared.get(match.route) as PreparedRoute, pool, accept });
+    return serveContractRoute(parts, request, mapping, match.route, match.params, keep, { prepared: prepared.get(match.route) as PreparedRoute, pool, accept, undecodable: match.undecodable });
   }
 
   return {

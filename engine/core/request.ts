@@ -37,7 +37,7 @@ export interface BodyError {
  * Collects a route's input from where the contract puts it. Query names match case-insensitively, as
  * the platform's own web framework does, and are handed to the mapping in the contract's spelling.
  */
-export function readInput(route: RouteSpec, request: EngineRequest, params: Readonly<Record<string, string>>): { input: unknown; problems: Problem[] } {
+export function readInput(route: RouteSpec, request: EngineRequest, params: Readonly<Record<string, string>>, undecodable: readonly string[] = []): { input: unknown; problems: Problem[] } {
   switch (route.inputSource) {
     case 'none':
       return { input: {}, problems: [] };
@@ -60,7 +60,10 @@ export function readInput(route: RouteSpec, request: EngineRequest, params: Read
       return { input, problems };
     }
     case 'path':
-      return { input: Object.fromEntries(route.params.map((name) => [name, params[name]])), problems: [] };
+      return {
+        input: Object.fromEntries(route.params.map((name) => [name, params[name]])),
+        problems: undecodable.map((name) => ({ path: `path/${name}`, message: `"${params[name]}" is not valid percent-encoding (a % must be followed by two hex digits of UTF-8)` })),
+      };
     case 'body': {
       if (request.bodyError) {
         const message = request.bodyError.kind === 'too-large'

@@ -7,7 +7,6 @@ import type { EngineAnswer, EngineParts, Served } from './stage';
 export function matchContractRoute(routes: RouteTable, parts: EngineParts, served: Served, mapping: Mapping, rest: string): Extract<RouteMatch, { kind: 'route' }> | EngineAnswer {
   const match = routes.match(served.request.method, rest);
   if (match.kind === 'not-found') return notFound(parts, served, `no contract route ${served.request.method} ${served.request.path}`, mapping.name);
-  if (match.kind === 'bad-path') return notFound(parts, served, match.message, mapping.name);
   if (match.kind === 'method-not-allowed') return methodNotAllowed(parts, served, mapping.name, match.allowed);
   return match;
 }

@@ -6,10 +6,18 @@ import { ROUTES, type RouteSpec } from '../contract/routes';
  * the server resolve a request the same way.
  */
 export type RouteMatch =
-  | { readonly kind: 'route'; readonly route: RouteSpec; readonly params: Readonly<Record<string, string>> }
+  | {
+    readonly kind: 'route';
+    readonly route: RouteSpec;
+    readonly params: Readonly<Record<string, string>>;
+    /**
+     * Path parameters that are not valid percent-encoding (`/Items/%E0%A4%A`), kept as sent: the route
+     * still answers its envelope, with the input failure naming the parameter.
+     */
+    readonly undecodable?: readonly string[];
+  }
   | { readonly kind: 'not-found' }
-  | { readonly kind: 'method-not-allowed'; readonly allowed: readonly string[] }
-  | { readonly kind: 'bad-path'; readonly message: string };
+  | { readonly kind: 'method-not-allowed'; readonly allowed: readonly string[] };
 
 interface CompiledRoute {
   readonly route: RouteSpec;
@@ -39,14 +47,17 @@ export function createRouteTable(routes: readonly RouteSpec[] = ROUTES): RouteTa
           continue;
         }
         const params: Record<string, string> = {};
-        try {
-          route.params.forEach((name, index) => {
-            params[name] = decodeURIComponent(found[index + 1]);
-          });
-        } catch {
-          return { kind: 'bad-path', message: `the path ${path} is not valid percent-encoding` };
-        }
-        return { kind: 'route', route, params };
+        const undecodable: string[] = [];
+        route.params.forEach((name, index) => {
+          const sent = found[index + 1];
+          try {
+            params[name] = decodeURIComponent(sent);
+          } catch {
+            params[name] = sent;
+            undecodable.push(name);
+          }
+        });
+        return undecodable.length > 0 ? { kind: 'route', route, params, undecodable } : { kind: 'route', route, params };
       }
       return allowed.length > 0 ? { kind: 'method-not-allowed', allowed: [...new Set(allowed)] } : { kind: 'not-found' };
     },

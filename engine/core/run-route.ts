@@ -30,6 +30,8 @@ export interface RouteRunDeps {
   readonly prepared: PreparedRoute;
   readonly pool: ConnectionPool;
   readonly accept?: Accept;
+  /** Path parameters sent as invalid percent-encoding (routing.ts): the route's input failure names them. */
+  readonly undecodable?: readonly string[];
 }
 
 /**
@@ -57,7 +59,7 @@ export async function runRoute(parts: EngineParts, served: Served, mapping: Mapp
     },
   };
   try {
-    const { input, problems } = readInput(route, request, params);
+    const { input, problems } = readInput(route, request, params, deps.undecodable);
     const outcome = await dispatch(mapping, deps.prepared, input, problems, {
       connection: () => deps.pool.connectionFor(mapping.system),
       observer: allOf(options.observer, steps && traceRecorder(mapping.system.baseUrl, outputOrigin(mapping, route), steps, options.expressions), driftObserver, served.span?.observer),

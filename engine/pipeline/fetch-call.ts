@@ -11,7 +11,8 @@ import { buildRequest } from './build-request';
 import { recordOf, type Answer, type ReadResponse, type SendPage } from './answer';
 import { decodeXml } from '../xml/decode';
 import { XmlError } from '../xml/errors';
-import { parseXml } from '../xml/read';
+import { parseXmlInSlices } from '../xml/read';
+import { TimeSlices } from '../time-slices';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { fetchPages, type PageState } from './paginate';
@@ -72,8 +73,10 @@ function withoutEmptyValues(body: unknown, empty: readonly unknown[]): unknown {
 }
 
 /** An answer as expressions read it: XML into its view, the system's emptyValues taken out. */
-function readAnswer(response: OutboundResponse, call: CallSpec, system: SystemSpec): { response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] } {
-  const read = call.responseType === 'xml' ? readXml(response, call, system) : { response: response as ReadResponse, shown: response, repeated: [] };
+type Read = { response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] };
+
+async function readAnswer(response: OutboundResponse, call: CallSpec, system: SystemSpec): Promise<Read> {
+  const read = call.responseType === 'xml' ? await readXml(response, call, system) : { response: response as ReadResponse, shown: response, repeated: [] };
   const { emptyValues } = system;
   return emptyValues.length === 0 ? read : { ...read, response: { ...read.response, body: withoutEmptyValues(read.response.body, emptyValues) } };
 }
@@ -83,11 +86,12 @@ function readAnswer(response: OutboundResponse, call: CallSpec, system: SystemSp
  * retryable gives true. Read only when the rule has a retryable; the answer is read once for it and the
  * pipeline (`reads`).
  */
-function waitRule(call: CallSpec, label: string, context: ExpressionContext, reads: WeakMap<OutboundResponse, ReturnType<typeof readAnswer>>, system: SystemSpec): SendContext['asksToWait'] {
+function waitRule(call: CallSpec, label: string, context: ExpressionContext, reads: WeakMap<OutboundResponse, Promise<Read>>, system: SystemSpec): SendContext['asksToWait'] {
   if (!mayAskToWait(call)) return undefined;
   return async (response) => {
-    const read = reads.get(response) ?? readAnswer(response, call, system);
-    reads.set(response, read);
+    const reading = reads.get(response) ?? readAnswer(response, call, system);
+    reads.set(response, reading);
+    const read = await reading;
     if (read.response.bodyError !== undefined) return undefined;
     const refused = await refusalFor(call, { ...context, response: recordOf(read.response), call: call.name }, label);
     return refused?.asksToWait ? { ms: refused.retryAfterMs } : undefined;
@@ -112,12 +116,13 @@ async function costOf(request: OutboundRequest, context: ExpressionContext, labe
 }
 
 /** system.rateLimit.observe over one attempt's answer: the level the system reports, when it reports a number. */
-function levelRule(call: CallSpec, label: string, reads: WeakMap<OutboundResponse, ReturnType<typeof readAnswer>>, system: SystemSpec): SendContext['levelOf'] {
+function levelRule(call: CallSpec, label: string, reads: WeakMap<OutboundResponse, Promise<Read>>, system: SystemSpec): SendContext['levelOf'] {
   const observe = system.rateLimit?.observe;
   if (!observe) return undefined;
   return async (response) => {
-    const read = reads.get(response) ?? readAnswer(response, call, system);
-    reads.set(response, read);
+    const reading = reads.get(response) ?? readAnswer(response, call, system);
+    reads.set(response, reading);
+    const read = await reading;
     if (read.response.bodyError !== undefined) return undefined;
     const level = await evaluateAt(observe, { response: recordOf(read.response) }, `calls.${label}: system.rateLimit.observe`);
     return typeof level === 'number' && Number.isFinite(level) ? level : undefined;
@@ -127,7 +132,7 @@ function levelRule(call: CallSpec, label: string, reads: WeakMap<OutboundRespons
 /** `keeps` collects each page's cache offer, made once the whole answer is judged a success. */
 function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)[], context: ExpressionContext): SendPage {
   const { system } = env.connection;
-  const reads = new WeakMap<OutboundResponse, ReturnType<typeof readAnswer>>();
+  const reads = new WeakMap<OutboundResponse, Promise<Read>>();
   const asksToWait = waitRule(call, label, context, reads, system);
   const levelOf = levelRule(call, label, reads, system);
   return async (built) => {
@@ -152,7 +157,7 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     const statusClass = result.cached ? 'cached' : `${Math.floor(result.response.status / 100)}xx`;
     env.onCall?.({ call: call.name, statusClass, attempts: result.attempts, seconds: seconds(), cache: call.cache ? (result.cached ? 'hit' : 'miss') : undefined });
     if (result.keep) keeps.push(result.keep);
-    const read = reads.get(result.response) ?? readAnswer(result.response, call, system);
+    const read = await (reads.get(result.response) ?? readAnswer(result.response, call, system));
     // The trace shows an XML answer as the text it was, not as bytes or as the view.
     // Only what an XML answer adds is added: observers of a JSON call see { attempts, cached } as before.
     const xml = call.responseType === 'xml' ? { xml: true, ...(read.repeated.length > 0 ? { repeated: read.repeated } : {}) } : {};
@@ -166,7 +171,7 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
  * its result and fault. Malformed, truncated, a DOCTYPE, past a limit: the call failed (a bodyError,
  * judged ERP_BODY_UNREADABLE), never a partial view.
  */
-function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec): { response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] } {
+async function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec): Promise<{ response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] }> {
   if (!(response.body instanceof Uint8Array)) return { response, shown: response, repeated: [] };
   const charset = /;\s*charset="?([^";\s]+)/i.exec(response.headers['content-type'] ?? '')?.[1];
   let text: string;
@@ -177,7 +182,8 @@ function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec)
   }
   const shown = { ...response, body: text };
   try {
-    const document = parseXml(response.body, { namespaces: system.xml.namespaces, prefixedKeys: system.xml.prefixedKeys, lists: call.lists, charset });
+    // In time slices: a large answer (1M elements, 8 MB) parsed in one go stalled every other request for half a second.
+    const document = await parseXmlInSlices(response.body, new TimeSlices(), { namespaces: system.xml.namespaces, prefixedKeys: system.xml.prefixedKeys, lists: call.lists, charset });
     return { response: { ...response, body: document.body, result: document.result, fault: document.fault }, shown, repeated: document.repeated.map((element) => element.path) };
   } catch (error) {
     if (!(error instanceof XmlError)) throw error;

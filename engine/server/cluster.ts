@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { shadowReport, type ShadowReport } from '../shadow/report';
-import { startAdminListener } from './admin-listener';
+import { startAdminListener, warnWithoutTokens } from './admin-listener';
 import { listenOn, servedOpenApi, startInstance, type Instance } from './instance';
 import type { JournalEntry } from '../journal/journal-entry';
 import { listLimit, type JournalFilter, type JournalSummary } from '../journal/store';
@@ -109,6 +109,7 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
       log.error({ err: error }, 'reading the mapping files failed; the workers keep serving what they loaded before');
     }
     send({ type: 'adapter:reload', force, certificates: force });
+    warnWithoutTokens(settings);
   };
   // Before the first "listening" line (see onSignals). A reload while workers start reaches the ones forked; the others read the files as they start.
   const signals = onSignals(() => void reload(true));

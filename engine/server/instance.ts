@@ -90,8 +90,8 @@ function reportLoad(report: LoadReport, log: Logger, metrics: EngineMetrics): vo
       continue;
     }
     const kept = state.mapping ? `the mapping loaded at ${state.loadedAt} keeps serving` : 'nothing is served from this file';
-    log.error({ file: state.file, problems: state.last.problems }, `mapping file not loaded; ${kept}`);
-    for (const problem of state.last.problems) log.error({ file: state.file }, problem);
+    // One line per problem, each saying what serves meanwhile: a log search for the file finds the whole story in as many lines as there are problems.
+    for (const problem of state.last.problems) log.error({ file: state.file, kept }, `${problem}  (mapping file not loaded; ${kept})`);
   }
   for (const file of report.removed) log.info({ file }, 'mapping file removed; its routes are no longer served');
 }

@@ -1,5 +1,5 @@
 import { shadowReport } from '../shadow/report';
-import { startAdminListener, type AdminListener } from './admin-listener';
+import { startAdminListener, warnWithoutTokens, type AdminListener } from './admin-listener';
 import { listenOn, startInstance } from './instance';
 import { createMetrics } from './metrics';
 import { openState } from '../state/state-store';
@@ -25,7 +25,10 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
   const instance = startInstance({ source: settings.source, initial: settings.initial, prefixed: settings.prefixed, host: settings.host, tls: settings.tls, log, metrics, outbox, journal, secrets: settings.secrets, drift, shadowMaxCpuShare: settings.shadowMaxCpuShare, tracing });
   const removeGuards = installProcessGuards(instance.engine, log);
   // Before the first "listening" line (see onSignals); they stay installed while draining: a second Ctrl-C must not kill the requests in flight.
-  const signals = onSignals(() => void instance.reload({ force: true, certificates: true }));
+  const signals = onSignals(() => {
+    void instance.reload({ force: true, certificates: true });
+    warnWithoutTokens(settings);
+  });
   let admin: AdminListener;
   try {
     const address = await listenOn(instance.server, settings.port, settings.host);
@@ -55,7 +58,10 @@ export async function serveOne(settings: ServeSettings): Promise<void> {
 
   instance.engine.deliverer?.start();
   const stopWatching = settings.watch
-    ? watchMappings(settings.source.watched, () => void instance.reload(), (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP'))
+    ? watchMappings(settings.source.watched, () => {
+      void instance.reload();
+      warnWithoutTokens(settings);
+    }, (error) => log.error({ err: error }, 'watching the mapping files failed; reload with SIGHUP'))
     : () => undefined;
   const signal = await signals.stopped;
   stopWatching();

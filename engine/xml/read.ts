@@ -2,7 +2,7 @@ import type { SaxesTagNS } from 'saxes';
 import { decodeXml } from './decode';
 import { XmlError } from './errors';
 import { checkNamespaces, SOAP_URIS, XML_URI, XMLNS_URI, XSI_URI, type Namespaces } from './names';
-import { DEFAULT_XML_LIMITS, readSax, type Fail, type SaxEvents, type XmlLimits } from './sax';
+import { DEFAULT_XML_LIMITS, readSax, readSaxInSlices, type Fail, type SaxEvents, type Slices, type XmlLimits } from './sax';
 
 /**
  * An XML answer → the JSON view expressions read (issue 30's rules): elements are keys by local name,
@@ -233,14 +233,14 @@ function effectiveLimits(limits: Partial<XmlLimits> | undefined): XmlLimits {
   return limits ? { ...DEFAULT_XML_LIMITS, ...limits } : DEFAULT_XML_LIMITS;
 }
 
-export function parseXml(bytes: Uint8Array, options: XmlReadOptions = {}): XmlDocument {
+/** The view being built from the parser's events, and the document once the parser has ended. */
+function viewBuilder(options: XmlReadOptions): { readonly reader: (fail: Fail) => SaxEvents; finish(): XmlDocument } {
   const settings = settingsOf(options);
-  const text = decodeXml(bytes, options.charset);
   const documentFrame: Frame = { key: '', local: '', uri: '', parent: undefined, object: undefined, childUri: undefined, childUris: undefined, hasChildElement: false, text: '', nil: false, soap: undefined };
   const repeats: Repeats = { names: new Set(), list: [] };
   const soap: { result?: XmlValue; fault?: SoapFault; parts: FaultParts } = { parts: {} };
   let top = documentFrame;
-  readSax(text, (fail): SaxEvents => ({
+  const reader = (fail: Fail): SaxEvents => ({
     open(tag) {
       const frame = newFrame(tag, top, keyOf(tag.local, tag.uri, settings), soapRole(top, tag));
       top.hasChildElement = true;
@@ -267,7 +267,28 @@ export function parseXml(bytes: Uint8Array, options: XmlReadOptions = {}): XmlDo
     text(chunk) {
       top.text += chunk;
     },
-  }), effectiveLimits(options.limits));
-  if (documentFrame.object === undefined) throw new XmlError('malformed', 'the document has no root element');
-  return { body: documentFrame.object, ...(soap.result === undefined ? {} : { result: soap.result }), ...(soap.fault ? { fault: soap.fault } : {}), repeated: repeats.list };
+  });
+  return {
+    reader,
+    finish() {
+      if (documentFrame.object === undefined) throw new XmlError('malformed', 'the document has no root element');
+      return { body: documentFrame.object, ...(soap.result === undefined ? {} : { result: soap.result }), ...(soap.fault ? { fault: soap.fault } : {}), repeated: repeats.list };
+    },
+  };
+}
+
+export function parseXml(bytes: Uint8Array, options: XmlReadOptions = {}): XmlDocument {
+  const view = viewBuilder(options);
+  readSax(decodeXml(bytes, options.charset), view.reader, effectiveLimits(options.limits));
+  return view.finish();
+}
+
+/**
+ * parseXml in time slices (sax.ts's readSaxInSlices), for answers on a request's path: a large one
+ * lets the event loop turn as it parses instead of stalling every other request. The same view and errors.
+ */
+export async function parseXmlInSlices(bytes: Uint8Array, slices: Slices, options: XmlReadOptions = {}): Promise<XmlDocument> {
+  const view = viewBuilder(options);
+  await readSaxInSlices(decodeXml(bytes, options.charset), view.reader, slices, effectiveLimits(options.limits));
+  return view.finish();
 }

@@ -91,5 +91,14 @@ describe('the walk-through of docs/changing-a-mapping.md', () => {
     const tested = await runCli(['test', 'served/example.test.yaml'], { env, cwd: dir });
     expect(tested.code, tested.stdout).toBe(0);
     for (const line of warnings) expect(tested.stdout).toMatch(pattern(line));
+
+    // Promote, and reload through the pid file as the guide does: the candidate's upper-case description is served.
+    const promote = walkThrough().find((block) => block.lang === 'sh' && block.text.includes('shadow promote'))!.text;
+    const [promoteLine, reloadLine] = promote.split('\n').filter((text) => text.trim() !== '' && !text.startsWith('#'));
+    const promoted = await runCli(commandOf(promoteLine).args, { env, cwd: dir });
+    expect(promoted.code, promoted.stderr).toBe(0);
+    expect(reloadLine).toBe('kill -HUP "$(cat serve.pid)"');
+    execFileSync('bash', ['-e', '-c', reloadLine], { cwd: dir });
+    await expect.poll(async () => ((await (await fetch(`${base}/WorkOrders/Code?Code=SO-1001`)).json()) as { data: { description: string } }).data.description, { timeout: 30_000 }).toBe('WEEKLY RESTOCK BERLIN');
   }, 120_000);
 });

@@ -146,6 +146,16 @@ describe('hostile path segments never reach another ERP path', () => {
     expect(spy.requests.length).toBe(before);
   });
 
+  it('GET /Items/%E0%A4%A (not valid percent-encoding) answers the route\'s envelope naming the parameter, before any call', async () => {
+    const before = spy.requests.length;
+    const item = await spied.getVerbatim('/Items/%E0%A4%A');
+    expectResult(item, 'GetItem', 'OperationFailed', 0);
+    expect(problemsOf(item)).toEqual([{ path: 'path/number', message: expect.stringContaining('"%E0%A4%A" is not valid percent-encoding') }]);
+    const image = await spied.getVerbatim('/Items/IntegrateImage/%E0%A4%A');
+    expectResult(image, 'GetItemImage', 'InvalidInput', 1);
+    expect(spy.requests.length).toBe(before);
+  });
+
   it('a scanned code "../admin" is one encoded segment under /sales-orders/', async () => {
     const before = spy.requests.length;
     const reply = await spied.get('/WorkOrders/Code?Code=..%2Fadmin');
