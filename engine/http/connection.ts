@@ -5,6 +5,7 @@ import { TransportError, type HttpClient, type OutboundRequest, type OutboundRes
 import type { Deadline } from './deadline';
 import { withCookies } from './cookies';
 import { withCsrf } from './csrf';
+import { fetchAsset } from './asset';
 import { ResponseCache } from './response-cache';
 import { SessionSlot } from './session-slot';
 import { TokenBucket } from './token-bucket';
@@ -57,7 +58,7 @@ export class ErpConnection {
   /** system.rateLimit's bucket, shared by every request to the system. */
   readonly bucket?: TokenBucket;
 
-  constructor(readonly system: SystemSpec, http: HttpClient, onTokenFetch?: (ok: boolean, token?: string) => void) {
+  constructor(readonly system: SystemSpec, private readonly http: HttpClient, onTokenFetch?: (ok: boolean, token?: string) => void) {
     this.limit = pLimit(system.maxConcurrency);
     if (system.rateLimit) this.bucket = new TokenBucket(system.rateLimit.capacity, system.rateLimit.refillPerSecond);
     // Per connection, below the credentials: the ERP's session cookies, and SAP's CSRF token over them.
@@ -133,14 +134,17 @@ export class ErpConnection {
     const sendOnce = () =>
       this.slotWithin(deadline, label, async () => {
         const timeoutMs = deadline.timeoutFor(request.timeoutMs, label);
-        const { response, sends } = await this.auth.send({ ...request, timeoutMs, tls: this.system.tls, signal: deadline.abandoned });
+        const outbound = { ...request, timeoutMs, tls: this.system.tls, signal: deadline.abandoned };
+        // A url taken from an answer (system.assetHosts) goes without the ERP's credentials and session.
+        if (call.absolute) return fetchAsset(this.http, outbound, this.system.assetHosts);
+        const { response, sends } = await this.auth.send(outbound);
         if (sends > 1) {
           renewals += sends - 1;
           log?.info({ ...target }, 'the ERP answered 401; renewed the OAuth2 token and sent the request again');
         }
         return response;
       });
-    const attemptOnce = this.bucket ? () => this.paced(this.bucket as TokenBucket, context, sendOnce) : sendOnce;
+    const attemptOnce = this.bucket && !call.absolute ? () => this.paced(this.bucket as TokenBucket, context, sendOnce) : sendOnce;
     let lastAttempt = 0;
     const report = (attempt: AttemptReport) => {
       lastAttempt = attempt.attempt;

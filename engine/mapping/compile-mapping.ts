@@ -265,6 +265,17 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     return ok ? { source: text, parts, origin: this.origin(path) } : undefined;
   }
 
+  /** A call's path under the base URL, or its url (an absolute URL from an answer, under system.assetHosts): one of them. */
+  private callTarget(raw: CallDocument, path: readonly PathSegment[], target: CallTarget): Template | undefined {
+    if (raw.url !== undefined && raw.path !== undefined) return this.refuse('SETTINGS_DISAGREE', [...path, 'url'], `${named(path)} has both path and url; a call goes to a path under system.baseUrl, or to a url taken from an answer`);
+    if (raw.url === undefined) {
+      if (raw.path === undefined) return this.refuse('OPERATION_INCOMPLETE', path, `${named(path)} needs a path (under system.baseUrl), e.g. path: /sales-orders/{input.Code}`);
+      return this.pathTemplate(raw.path, [...path, 'path']);
+    }
+    if (target.spec && target.spec.assetHosts.length === 0) return this.refuse('SETTINGS_DISAGREE', [...path, 'url'], `${named(path)}.url fetches an absolute URL, which is allowed only from the hosts listed in system.assetHosts (e.g. assetHosts: [cdn.example.com]); there are none`);
+    return this.template(raw.url, [...path, 'url']);
+  }
+
   pathTemplate(text: string, path: readonly PathSegment[]): Template | undefined {
     const literal = text.replace(/\{[^}]*\}/g, 'x');
     const unsafe =
@@ -290,7 +301,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   call(raw: CallDocument, path: readonly PathSegment[], target: CallTarget): CallSpec | undefined {
     const when = raw.when === undefined ? undefined : this.expression(raw.when, [...path, 'when']);
     const ownRefusal = raw.refusal === undefined ? undefined : compileRefusal(this, raw.refusal, [...path, 'refusal']);
-    const pathTemplate = this.pathTemplate(raw.path, [...path, 'path']);
+    const pathTemplate = this.callTarget(raw, path, target);
     const query = this.templates(raw.query, [...path, 'query']);
     const headers = this.templates(raw.headers, [...path, 'headers']);
     const body = raw.body === undefined ? undefined : this.expression(raw.body, [...path, 'body']);
@@ -322,6 +333,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       when,
       method: raw.method,
       path: pathTemplate,
+      ...(raw.url !== undefined ? { absolute: true as const } : {}),
       query,
       queryEncoding: raw.queryEncoding ?? target.queryEncoding,
       rawQuery,

@@ -46,6 +46,7 @@ export function compileSystem(h: CompileHelpers, raw: SystemDocument | PlatformD
     idempotencyHeader: raw.idempotencyHeader === false ? undefined : raw.idempotencyHeader,
     healthCheck: 'healthCheck' in raw ? raw.healthCheck : undefined,
     emptyValues: raw.emptyValues ?? [],
+    assetHosts: (raw.assetHosts ?? []).map((host) => host.toLowerCase()),
     rateLimit,
     xml: { namespaces: raw.xml?.namespaces ?? {}, prefixedKeys: raw.xml?.prefixedKeys ?? false },
   };

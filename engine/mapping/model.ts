@@ -37,8 +37,10 @@ export interface CallSpec {
   /** Made only when this gives true (over input and the calls above); a skipped call has no record. */
   readonly when?: LocatedExpression;
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Path under the system's base URL; placeholder values are URI-encoded. */
+  /** Path under the system's base URL; placeholder values are URI-encoded. With `absolute`, the call's url: an absolute URL. */
   readonly path: Template;
+  /** The call's url (not path): an absolute URL from an answer, fetched only from system.assetHosts and without credentials. */
+  readonly absolute?: true;
   readonly query: readonly (readonly [string, Template])[];
   /** How query values are written: percent (RFC 3986, space as %20) or form (space as +). */
   readonly queryEncoding: 'percent' | 'form';
@@ -265,6 +267,8 @@ export interface SystemSpec {
   readonly requestIdHeader?: string;
   /** Asked by the readiness check when set. */
   readonly healthCheck?: { readonly path: string; readonly timeoutMs: number };
+  /** Hosts a call's url may fetch from (host, or host:port), besides the base URL's. */
+  readonly assetHosts: readonly string[];
   /** A token bucket the calls to this system wait in (http/token-bucket.ts); one per connection. */
   readonly rateLimit?: RateLimitSpec;
   /** Answer values that mean empty: object fields holding one are removed before expressions read the answer. */

@@ -1,4 +1,5 @@
 import { OperationFailure } from '../errors';
+import { isAssetHost } from '../http/asset';
 import type { OutboundRequest } from '../http/client';
 import { encodeQueryName, encodeQueryValue, encodeRawLiteral, withQueryPairs } from '../http/query-encoding';
 import type { CallSpec, GraphqlSpec, SystemSpec, Template } from '../mapping/model';
@@ -127,11 +128,32 @@ async function graphqlBody(spec: GraphqlSpec, context: ExpressionContext, label:
   return { query: spec.document, variables, ...(spec.operationName === undefined ? {} : { operationName: spec.operationName }) };
 }
 
+/**
+ * A call's url: an absolute URL the answer gave (an image on a CDN). It comes from the ERP's data, so a
+ * host not in system.assetHosts fails the call as an answer the engine cannot use, never fetched.
+ */
+async function assetUrl(call: CallSpec, system: SystemSpec, context: ExpressionContext, observer: TraceObserver | undefined): Promise<URL> {
+  const what = `calls.${call.name}.url`;
+  const text = await render(call.path, context, what, observer, (value) => value);
+  let url: URL | undefined;
+  try {
+    url = typeof text === 'string' ? new URL(text) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url) throw new OperationFailure('ERP_BODY_UNREADABLE', `${what} gave ${JSON.stringify(text) ?? 'nothing'}, not an absolute URL`, [{ path: what, message: 'the url taken from the answer is not an absolute URL' }]);
+  if (!isAssetHost(url, system.assetHosts)) {
+    const message = `${what} is on ${url.host}, which is not in system.assetHosts (${system.assetHosts.join(', ')}); it is not fetched`;
+    throw new OperationFailure('ERP_BODY_UNREADABLE', message, [{ path: what, message }]);
+  }
+  return url;
+}
+
 /** `observer`: told each expression's input and output when it asks (dry runs, the studio). */
 export async function buildRequest(call: CallSpec, system: SystemSpec, context: ExpressionContext, observer?: TraceObserver): Promise<OutboundRequest> {
   const label = `calls.${call.name}`;
-  const path = await render(call.path, context, `${label}.path`, observer, encodePathValue);
-  if (typeof path !== 'string') {
+  const path = call.absolute ? undefined : await render(call.path, context, `${label}.path`, observer, encodePathValue);
+  if (!call.absolute && typeof path !== 'string') {
     throw new OperationFailure('REQUEST_INVALID', `${label}.path gave no value`, [{ path: `${label}.path`, message: 'the path gave no value' }]);
   }
   const pairs: string[] = [];
@@ -140,8 +162,9 @@ export async function buildRequest(call: CallSpec, system: SystemSpec, context: 
     const value = await render(template, context, `${label}.query.${name}`, observer, (text) => encodeQueryValue(text, raw ? 'raw' : call.queryEncoding), raw ? encodeRawLiteral : (text) => encodeQueryValue(text, call.queryEncoding));
     for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) pairs.push(`${encodeQueryName(name)}=${item}`);
   }
-  const url = withQueryPairs(joinUnderBase(system.baseUrl, path, call.name), pairs);
-  const headers: Record<string, string> = Object.fromEntries(system.headers);
+  const url = withQueryPairs(call.absolute ? await assetUrl(call, system, context, observer) : joinUnderBase(system.baseUrl, path as string, call.name), pairs);
+  // A url from an answer goes to another host (system.assetHosts): the system's own headers stay with the system.
+  const headers: Record<string, string> = call.absolute ? {} : Object.fromEntries(system.headers);
   for (const [name, template] of call.headers) {
     const value = await render(template, context, `${label}.headers.${name}`, observer, (text) => text);
     if (value === undefined) continue;

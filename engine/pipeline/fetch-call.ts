@@ -104,9 +104,10 @@ function requestView(request: OutboundRequest): Record<string, unknown> {
 }
 
 /** The points one request takes of system.rateLimit: its cost expression (a number, at least 0), else 1. */
-async function costOf(request: OutboundRequest, context: ExpressionContext, label: string, env: CallEnv): Promise<number | undefined> {
+async function costOf(call: CallSpec, request: OutboundRequest, context: ExpressionContext, label: string, env: CallEnv): Promise<number | undefined> {
   const cost = env.connection.system.rateLimit?.cost;
-  if (!cost) return undefined;
+  // A url of system.assetHosts goes to another host: it takes nothing of the system's budget.
+  if (!cost || call.absolute) return undefined;
   const value = await evaluateAt(cost, { ...context, request: requestView(request) }, `calls.${label}: system.rateLimit.cost`);
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     const message = `calls.${label}: system.rateLimit.cost (${cost.origin.line}:${cost.origin.col}) gave ${JSON.stringify(value) ?? 'nothing'}; it must give a number of points, 0 or more`;
@@ -146,7 +147,7 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
       env.observer?.attempt?.(name, report);
     };
     const seconds = () => (performance.now() - started) / 1000;
-    const cost = await costOf(request, context, label, env);
+    const cost = await costOf(call, request, context, label, env);
     let result;
     try {
       result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt, asksToWait, cost, levelOf });

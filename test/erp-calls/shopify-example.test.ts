@@ -11,6 +11,7 @@ import { loadMapping } from '../../engine/mapping/load';
 import { PROJECT_ROOT } from '../../engine/paths';
 import path from 'node:path';
 import { closeAfterEach, startEngine, type RunningEngine } from '../support/engine';
+import { articleImage } from '../../examples/erp/png';
 import { linesOf, SHOPIFY_TOKEN, startShopifyErp, type ShopifyErp } from '../support/shopify-erp';
 
 const MAPPING = path.join(PROJECT_ROOT, 'examples', 'shopify', 'shopify.yaml');
@@ -21,7 +22,7 @@ closeAfterEach(afterEach, () => [engine, erp]);
 
 async function start(token = SHOPIFY_TOKEN): Promise<{ erp: ShopifyErp; engine: RunningEngine }> {
   erp = await startShopifyErp();
-  engine = await startEngine(loadMapping(MAPPING, { env: { SHOPIFY_URL: erp.url, SHOPIFY_TOKEN: token } }).mapping);
+  engine = await startEngine(loadMapping(MAPPING, { env: { SHOPIFY_URL: erp.url, SHOPIFY_TOKEN: token, SHOPIFY_CDN: erp.cdnHost } }).mapping);
   return { erp, engine };
 }
 
@@ -41,7 +42,7 @@ describe('examples/shopify/shopify.yaml', () => {
   it('passes validate --strict: it loads, its documents fit schema.graphql, its recorded tests pass, every expression exercised', () => {
     const binary = path.join(PROJECT_ROOT, 'dist', 'engine', 'cli', 'main.js');
     const output = execFileSync(process.execPath, [binary, 'validate', '--strict', '-e', 'SHOPIFY_URL=http://store.test', '-e', 'SHOPIFY_TOKEN=t', MAPPING], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', LOG_LEVEL: 'silent' } });
-    expect(output).toContain('ok  4 of 19 routes mapped');
+    expect(output).toContain('ok  5 of 19 routes mapped');
   });
 });
 
@@ -90,6 +91,28 @@ describe('examples/shopify/shopify.yaml: polls and lookups under the store\'s co
   it('an item by SKU', async () => {
     const { engine } = await start();
     expect((await engine.get('/Items/SKU-101')).body).toMatchObject({ isResultSuccess: true, data: { number: 'SKU-101', name: 'Article 101', externalIdentifier: 'gid://shopify/ProductVariant/7001', weight: 0.5 } });
+  });
+
+  it('an item\'s image comes from the store\'s CDN (system.assetHosts), without the access token; a redirect on the CDN is followed, one away from it is not', async () => {
+    const { erp, engine } = await start();
+    const image = await engine.get('/Items/IntegrateImage/SKU-101');
+    expect(image.body, JSON.stringify(image.body)).toMatchObject({ isResultSuccess: true, data: articleImage('sku-101').toString('base64') });
+    expect((await engine.get('/Items/IntegrateImage/SKU-138')).body).toMatchObject({ isResultSuccess: true, data: articleImage('sku-101').toString('base64') });
+    const away = await engine.get('/Items/IntegrateImage/SKU-137');
+    expect(away.body).toMatchObject({ isResultSuccess: false });
+    expect(JSON.stringify(away.body.validationStatus)).toContain('which is not in system.assetHosts; the redirect is not followed');
+    expect((await engine.get('/Items/IntegrateImage/SKU-103')).body).toMatchObject({ isResultSuccess: false, result: 4 });
+    expect(erp.cdnRequests.map((request) => request.path)).toEqual(['/s/files/1/products/sku-101.png', '/s/files/1/products/moved.png', '/s/files/1/products/sku-101.png', '/s/files/1/products/away.png']);
+    expect(erp.cdnRequests.some((request) => request.token)).toBe(false);
+  });
+
+  it('a url on a host not in system.assetHosts is not fetched', async () => {
+    erp = await startShopifyErp();
+    engine = await startEngine(loadMapping(MAPPING, { env: { SHOPIFY_URL: erp.url, SHOPIFY_TOKEN: SHOPIFY_TOKEN } }).mapping);
+    const reply = await engine.get('/Items/IntegrateImage/SKU-101');
+    expect(reply.body).toMatchObject({ isResultSuccess: false });
+    expect(JSON.stringify(reply.body.validationStatus)).toContain(`is on ${erp.cdnHost}, which is not in system.assetHosts (cdn.shopify.com); it is not fetched`);
+    expect(erp.cdnRequests).toEqual([]);
   });
 
   it('a completed order is fulfilled; fulfilling it again is refused with the store\'s userErrors message', async () => {

@@ -20,6 +20,7 @@ import {
   type DocumentNode, type FieldNode, type GraphQLObjectType, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 import { PROJECT_ROOT } from '../../engine/paths';
+import { articleImage } from '../../examples/erp/png';
 
 export const SHOPIFY_SCHEMA = path.join(PROJECT_ROOT, 'examples', 'shopify', 'schema.graphql');
 export const SHOPIFY_TOKEN = 'shpat_stand-in-token';
@@ -94,7 +95,7 @@ function makeVariants(cdn: string): Variant[] {
     title: `Article ${100 + k}`,
     barcode: k % 2 === 0 ? `40000000${String(100 + k)}` : null,
     weight: k % 3 === 0 ? null : 0.25 * (k + 1),
-    image: k % 4 === 3 ? null : { url: `${cdn}/s/files/1/products/sku-${100 + k}.png`, altText: null },
+    image: k % 4 === 3 ? null : { url: `${cdn}/s/files/1/products/${k === 38 ? 'moved' : k === 37 ? 'away' : `sku-${100 + k}`}.png`, altText: null },
   }));
 }
 
@@ -151,6 +152,10 @@ function connectionCost(node: FieldNode, type: GraphQLObjectType, variables: Rec
 
 export interface ShopifyErp {
   readonly url: string;
+  /** The store's CDN, a server of its own on another host (localhost:port), for system.assetHosts. */
+  readonly cdnHost: string;
+  /** Requests the CDN got (their paths), and whether any carried the store's access token. */
+  readonly cdnRequests: { readonly path: string; readonly token: boolean }[];
   /** Every request's body, in order of arrival. */
   readonly requests: { readonly body: string; readonly operationName?: string; readonly throttled: boolean }[];
   /** How often the same request (the same body) was answered THROTTLED, at most. */
@@ -167,10 +172,37 @@ export interface ShopifyErp {
 const BUCKET = 1000;
 const RESTORE = 50;
 
-export async function startShopifyErp(options: { openOrders?: number; cdn?: string } = {}): Promise<ShopifyErp> {
+/** The CDN: product images, and a redirect to a host that is not the CDN's (127.0.0.1, the store's own). */
+async function startCdn(away: () => string): Promise<{ server: http.Server; host: string; requests: { path: string; token: boolean }[] }> {
+  const requests: { path: string; token: boolean }[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push({ path: req.url ?? '', token: req.headers['x-shopify-access-token'] !== undefined });
+    if (req.url === '/s/files/1/products/moved.png') {
+      res.writeHead(302, { location: '/s/files/1/products/sku-101.png' });
+      return res.end();
+    }
+    if (req.url === '/s/files/1/products/away.png') {
+      res.writeHead(302, { location: `${away()}/s/files/1/products/sku-101.png` });
+      return res.end();
+    }
+    const match = /^\/s\/files\/1\/products\/(sku-\d+)\.png$/.exec(req.url ?? '');
+    if (!match) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      return res.end('Not Found');
+    }
+    res.writeHead(200, { 'content-type': 'image/png' });
+    res.end(articleImage(match[1]!));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, host: `localhost:${(server.address() as AddressInfo).port}`, requests };
+}
+
+export async function startShopifyErp(options: { openOrders?: number } = {}): Promise<ShopifyErp> {
   const schema = buildSchema(fs.readFileSync(SHOPIFY_SCHEMA, 'utf8'));
   const orders = makeOrders(options.openOrders ?? 30);
-  const variants = makeVariants(options.cdn ?? 'https://cdn.shopify.test');
+  let storeUrl = '';
+  const cdn = await startCdn(() => storeUrl);
+  const variants = makeVariants(`http://${cdn.host}`);
   let level = BUCKET;
   let at = performance.now();
   const fill = () => {
@@ -258,8 +290,11 @@ export async function startShopifyErp(options: { openOrders?: number; cdn?: stri
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  storeUrl = url;
   return {
     url,
+    cdnHost: cdn.host,
+    cdnRequests: cdn.requests,
     requests,
     orders,
     maxThrottledPerRequest: () => Math.max(0, ...throttles.values()),
@@ -269,9 +304,13 @@ export async function startShopifyErp(options: { openOrders?: number; cdn?: stri
       fill();
       level = 0;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: async () => {
+      for (const open of [server, cdn.server]) {
+        await new Promise<void>((resolve) => {
+          open.close(() => resolve());
+          open.closeAllConnections();
+        });
+      }
+    },
   };
 }

@@ -24,7 +24,8 @@ const call = block({
   name: Type.String({ pattern: NAME_PATTERN, description: 'Name of the call (letters, digits, _): later expressions read calls.<name>.status, .headers, .body.' }),
   when: optional(expression('Make this call only when this is true, over input and the calls above it, e.g. $not(calls.order.body.released). A call skipped this way has no record (calls.<name> gives nothing) and shows as skipped in dry-run and the request journal.')),
   method: oneOfWords(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], 'HTTP method.'),
-  path: template('Path under system.baseUrl, e.g. /sales-orders/{input.Code}. Placeholder values are URI-encoded, so they can never change the path.'),
+  path: optional(template('Path under system.baseUrl, e.g. /sales-orders/{input.Code}. Placeholder values are URI-encoded, so they can never change the path. Every call has a path, or a url.')),
+  url: optional(template('Instead of path: an absolute URL taken from an answer, e.g. {calls.variant.body.data.productVariants.nodes[0].image.url} (an image on the store\'s CDN). Its host must be one of system.assetHosts, checked on every request; it is fetched with the system\'s TLS settings, timeouts and size limits but without its credentials, and a redirect is followed only to another listed host.')),
   query: optional(Type.Record(Type.String(), template('Query parameter value.'), { description: 'Query parameters: name to value template. A placeholder giving nothing leaves the parameter out.' })),
   queryEncoding: optional(queryEncoding('How this call writes its query values. Default: system.queryEncoding.')),
   rawQuery: optional(Type.Array(text('A parameter name under query.'), { description: "Query parameters sent raw: the characters of OData's syntax ($ ( ) , : / = @ ; ! * ?) as they are, only spaces, &, #, +, % and characters a URL cannot hold encoded, e.g. [$filter, $orderby]. A placeholder's value can still never add a parameter; quote OData literals with $odataLiteral." })),
@@ -104,6 +105,7 @@ const connectivity = {
   refusal: optional(refusal),
   rateLimit: optional(rateLimit),
   emptyValues: optional(emptyValues),
+  assetHosts: optional(Type.Array(text('A host name, e.g. cdn.shopify.com (with :port when not the default).'), { description: 'Hosts besides system.baseUrl\'s that a call\'s url may fetch from: an absolute URL taken from an answer (a product image on a CDN). Only these hosts, never with the system\'s credentials; a redirect to a host not listed is not followed.' })),
   xml: optional(block({
     namespaces: withDefault(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.-]*$' }), text('A namespace URI.'), { description: 'Prefixes of this mapping: prefix → namespace URI. Written XML uses them; read XML is matched by URI, never by the prefix the system happened to write.' }), {}),
     prefixedKeys: withDefault(boolean('true: keys of read XML are prefix:local with the prefixes declared here (needed when two siblings share a local name in different namespaces). Default false: keys are local names.'), false),
