@@ -48,7 +48,8 @@ const EDGE_CASES = [
   '$lookup({"P": "Piece", "K": "Kg"}, a)', '{"P": "Piece"}.$lookup($, a)', '$merge([{}, a.{ b: c }])', '$merge(a)', '$join(a, ",")',
   '$boolean(a)', '$not(a)', '$number(a)', '$length(a)', '$uppercase(a)', '$trim(b)', '$keys(a)', '$append(a, b)', '$distinct(a)',
   '$toJson(a)', '$parseJson(a)', '$isoDateTime(a)', "$isoDateTime(b, 'DD.MM.YYYY')", "$enumValue('UnitOfMeasure', a)",
-  "$enumName('WorkOrderStatus', a)", '$base64FromText(a)', '$textFromBase64(a)', '( $x := a; $x.b )', '( $x := a; $y := $x.b; [$x, $y] )',
+  "$enumName('WorkOrderStatus', a)", '$base64FromText(a)', '$textFromBase64(a)', "$hash('sha256', a)", "$hmac('sha1', b, a, 'base64')",
+  '$base64url(a)', '$sqlLiteral(a)', 'a.$sqlLiteral()', "$hash(a, 'x')", '( $x := a; $x.b )', '( $x := a; $y := $x.b; [$x, $y] )',
   '( $f := function($v) { $v.b }; $f(a) )', '( $f := function($v) { { "v": $v, "c": c } }; a.$f(b) )',
   '( $g := function($v) { $string($v) }; $g(a) & $g(b) )', '( $h := function($v) { $v ? $string() : $count($v) }; a.$h(b) )',
   '( $k := function($v)<s-:s> { $v & "!" }; a.$k() )', '( $m := function() { $ }; a.$m() )', '[a.( $d := b; { "d": $d, "c": c } )]',
@@ -222,7 +223,7 @@ describe('fast path', () => {
 const NAMES = ['a', 'b', 'c'] as const;
 const ONE_ARGUMENT = ['string', 'exists', 'count', 'sum', 'max', 'min', 'average', 'boolean', 'not', 'number', 'length', 'uppercase',
   'lowercase', 'trim', 'keys', 'distinct', 'reverse', 'abs', 'floor', 'ceil', 'round', 'type', 'merge', 'toJson', 'parseJson',
-  'base64FromText', 'textFromBase64', 'isoDateTime'];
+  'base64FromText', 'textFromBase64', 'isoDateTime', 'base64url', 'sqlLiteral'];
 const TWO_ARGUMENTS = ['lookup', 'append', 'join', 'substringBefore', 'substringAfter', 'contains', 'split', 'substring'];
 const OPERATORS = ['+', '-', '*', '/', '%', '=', '!=', '<', '<=', '>', '>=', '&', 'and', 'or', 'in'];
 

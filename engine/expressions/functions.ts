@@ -1,6 +1,7 @@
 import { STRICT_BASE64 } from '../contract/base64';
 import { contractEnums, ENUM_DEFINITIONS, type EnumName } from '../contract/enums';
 import { toIsoDateTime } from './dates';
+import { REQUEST_HELPERS } from './request-helpers';
 
 /**
  * Helper functions every mapping expression can call. Each throws a plain message on bad input; the
@@ -12,6 +13,8 @@ export interface HelperFunction {
   readonly signature: string;
   readonly implementation: (...args: never[]) => unknown;
   readonly doc: string;
+  /** Gives a new value at every call ($uuid): no result of it may be reused for another input. */
+  readonly varies?: boolean;
 }
 
 function lookupEnum(enumName: string): ReturnType<typeof contractEnums> extends ReadonlyMap<EnumName, infer T> ? T : never {
@@ -101,4 +104,6 @@ export const HELPER_FUNCTIONS: readonly HelperFunction[] = [
       return value === null ? 'null' : String(value);
     }) as HelperFunction['implementation'],
   },
+  // What ERPs ask of a request: signatures, digests, ids, SQL literals (request-helpers.ts).
+  ...(REQUEST_HELPERS as readonly HelperFunction[]),
 ];

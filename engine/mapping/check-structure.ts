@@ -132,6 +132,9 @@ export function toIssue(error: ErrorObject, source: YamlSource, format: Readonly
       return at(key, 'UNKNOWN_SETTING',
         `unknown setting "${extra}" in ${here}${hint ? `; did you mean "${hint}"?` : ''} (allowed: ${allowed.join(', ')})`);
     }
+    case 'if':
+      // Says only that a branch failed; that branch's own errors (a missing setting) are the ones to show.
+      return undefined;
     case 'required': {
       const missing = (error.params as { missingProperty: string }).missingProperty;
       return at(source.at(path), 'MISSING_SETTING', `${here}${variant ? ` with ${variant}` : ''} is missing the required setting "${missing}"`);

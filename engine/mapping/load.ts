@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ROUTES } from '../contract/routes';
 import { MappingLoadError, type MappingIssue } from '../errors';
 import type { CompileOptions } from '../expressions/compile';
+import { expandCallTemplates } from './call-templates';
 import { checkStructure, describePath, structurallyValidPart } from './check-structure';
 import { compileMapping } from './compile-mapping';
 import { secretEnvValues } from './mask';
@@ -46,22 +47,26 @@ export function checkMappingText(text: string, file: string, env: NodeJS.Process
     return { file, line: pos.line, col: pos.col, path: describePath(at), severity: clash ? 'error' : 'warning', code: clash ? 'OLD_AND_NEW_SPELLING' : 'OLD_SPELLING', message };
   }).concat(parsed.issues).sort(byPosition);
   if (early.some((issue) => issue.severity === 'error')) return { issues: early.sort(byPosition) };
-  const source = { ...parsed.source, value };
-  const structural = checkStructure(source);
-  if (structural.length > 0) {
+  // Call templates are written into the calls first: every later stage sees plain calls (call-templates.ts).
+  const templates = expandCallTemplates({ ...parsed.source, value });
+  const { source } = templates;
+  const expanded = source.value;
+  const structural = templates.attribute(checkStructure(source));
+  const loaded = [...early, ...templates.issues];
+  if (structural.length > 0 || templates.issues.some((issue) => issue.severity === 'error')) {
     // Every problem of the file in one run: the parts the structure check did not refuse are compiled too.
-    const rest = structurallyValidPart(value);
-    const more = rest === undefined ? [] : compileMapping({ ...source, value: rest }, baseDir, [], { env, unset: unsetVariables }, compileOptions).issues;
+    const rest = structurallyValidPart(expanded);
+    const more = rest === undefined ? [] : templates.attribute(compileMapping({ ...source, value: rest }, baseDir, [], { env, unset: unsetVariables }, compileOptions).issues);
     const seen = new Set(structural.map((issue) => `${issue.line}:${issue.col}:${issue.code}`));
-    return { issues: [...early, ...structural, ...more.filter((issue) => !seen.has(`${issue.line}:${issue.col}:${issue.code}`))].sort(byPosition) };
+    return { issues: [...loaded, ...structural, ...more.filter((issue) => !seen.has(`${issue.line}:${issue.col}:${issue.code}`))].sort(byPosition) };
   }
   const compiled = compileMapping(source, baseDir, secretEnvValues(text, env), { env, unset: unsetVariables }, compileOptions);
-  if (!compiled.mapping) return { issues: [...early, ...compiled.issues].sort(byPosition) };
+  if (!compiled.mapping) return { issues: [...loaded, ...templates.attribute(compiled.issues)].sort(byPosition) };
   const warnings: MappingIssue[] = ROUTES.filter((route) => !compiled.mapping!.operations.has(route.operationId)).map((route) => ({
     file, line: 0, col: 0, path: `operations.${route.operationId}`, severity: 'warning', code: 'UNMAPPED_ROUTE',
     message: `${route.method} ${route.path} (${route.operationId}) is not mapped and answers ${route.unmappedDefault ? `${route.successResult} with empty data (contract rule 5)` : 'AdapterNotDefined'}`,
   }));
-  return { mapping: compiled.mapping, issues: [...[...early, ...compiled.warnings].sort(byPosition), ...warnings] };
+  return { mapping: compiled.mapping, issues: [...[...loaded, ...templates.attribute(compiled.warnings)].sort(byPosition), ...warnings] };
 }
 
 export function checkMappingFile(filePath: string, options: LoadOptions = {}): CheckResult {

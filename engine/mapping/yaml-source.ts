@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Node, type Scalar } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Node, type Pair, type Scalar } from 'yaml';
 import type { MappingIssue, MappingIssueCode } from '../errors';
 import { ENV_FORMS, replaceReferences, resolveReference, type EnvReference } from './env-references';
 
@@ -73,7 +73,8 @@ function indentationLine(code: string, at: { line: number; col: number }, lines:
 export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessEnv | null, unsetVariables: UnsetVariables = 'error'): { source?: YamlSource; issues: MappingIssue[] } {
   const lineCounter = new LineCounter();
   const lines = text.split('\n');
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, strict: true, prettyErrors: false });
+  // merge: YAML's merge key (`<<: *defaults`) takes an anchored block's settings, the block's own keys winning.
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, strict: true, prettyErrors: false, merge: true });
   const issues: Issue[] = [];
   const posOf = (offset: number) => lineCounter.linePos(Math.max(0, offset));
 
@@ -167,37 +168,58 @@ export function parseYamlSource(file: string, text: string, env: NodeJS.ProcessE
     return aliasTargets.get(alias);
   };
 
+  /**
+   * The pair of `key` in a block, where the value the document gives comes from: the block's own, else
+   * (a merge key) the first merged block that has it, as yaml's toJS reads them.
+   */
+  const pairIn = (block: unknown, key: PathSegment, depth = 0): Pair | undefined => {
+    const node = isAlias(block) ? resolveAlias(block) : block;
+    if (!isMap(node) || depth > MAX_ALIAS_COUNT) return undefined;
+    const own = node.items.find((item) => isScalar(item.key) && item.key.value === key);
+    if (own) return own;
+    for (const item of node.items) {
+      if (!isScalar(item.key) || typeof item.key.value !== 'symbol') continue;
+      const merged = isSeq(item.value) ? item.value.items : [item.value];
+      for (const source of merged) {
+        const found = pairIn(source, key, depth + 1);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  /** The node at `path`, through *aliases and merge keys: where the value was written. */
+  const nodeAt = (path: readonly PathSegment[]): unknown => {
+    let node: unknown = doc.contents;
+    for (const segment of path) {
+      if (isAlias(node)) node = resolveAlias(node);
+      node = isSeq(node) ? node.get(segment, true) : pairIn(node, segment)?.value;
+    }
+    return isAlias(node) ? resolveAlias(node) : node;
+  };
+
   const source: YamlSource = {
     file,
     value,
     at(path) {
       for (let depth = path.length; depth >= 0; depth -= 1) {
-        const node = doc.getIn(path.slice(0, depth), true) as Node | undefined;
+        const node = nodeAt(path.slice(0, depth)) as Node | undefined;
         if (node && typeof node === 'object' && 'range' in node && node.range) return posOf(node.range[0]);
       }
       return { line: 1, col: 1 };
     },
     keyAt(path) {
-      const parent = path.length > 0 ? (doc.getIn(path.slice(0, -1), true) as unknown) : doc.contents;
-      if (isMap(parent)) {
-        const pair = parent.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === path[path.length - 1]);
-        if (pair && isScalar(pair.key) && pair.key.range) return posOf(pair.key.range[0]);
-      }
+      const pair = path.length > 0 ? pairIn(nodeAt(path.slice(0, -1)), path[path.length - 1]) : undefined;
+      if (pair && isScalar(pair.key) && pair.key.range) return posOf(pair.key.range[0]);
       return this.at(path);
     },
     insideString(path, offset) {
-      const node = doc.getIn(path, true) as unknown;
+      const node = nodeAt(path);
       if (isScalar(node)) return scalarPosition(node, offset);
       return this.at(path);
     },
     envAt(path) {
       // Through aliases: a secret written once under an &anchor and reused as *alias still comes from its ${VAR}.
-      let node: unknown = doc.contents;
-      for (const segment of path) {
-        if (isAlias(node)) node = resolveAlias(node);
-        node = isMap(node) || isSeq(node) ? node.get(segment, true) : undefined;
-      }
-      if (isAlias(node)) node = resolveAlias(node);
+      const node = nodeAt(path);
       return isScalar(node) ? envUse.get(node) : undefined;
     },
   };

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { formatIssue } from '../../engine/errors';
+import { HELPER_FUNCTIONS } from '../../engine/expressions/functions';
 import { checkMappingText } from '../../engine/mapping/load';
 import { GENERATED, withGenerated } from '../../engine/scripts/write-docs';
 import { anchorsOf, blocksOf, commandOf, docFiles, linksOf, ROOT } from './markdown';
@@ -42,6 +43,12 @@ describe('documentation', () => {
       const current = fs.readFileSync(path.join(ROOT, part.file), 'utf8');
       expect(current, `${part.file} is stale: run npm run docs`).toBe(withGenerated(part, current));
     }
+  });
+
+  it('lists every helper function in the helper table of the mapping format', () => {
+    const guide = fs.readFileSync(path.join(ROOT, 'docs', 'mapping-format.md'), 'utf8');
+    const table = guide.slice(guide.indexOf('## Helper functions'), guide.indexOf('### Signatures and digests'));
+    for (const helper of HELPER_FUNCTIONS) expect(table, `$${helper.name} in docs/mapping-format.md`).toContain(`\`$${helper.name}(`);
   });
 
   it('keeps the README short and pointing at every guide', () => {
@@ -99,7 +106,7 @@ describe('documentation', () => {
 
   it('every command example that can run here runs and succeeds', async () => {
     // A block shown to exit 1 (diff finding differences) is followed by its own guide's test.
-    const blocks = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'sh' && !/^# (needs a running engine|long-running|exits 1)/.test(block.text));
+    const blocks = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'sh' && !/^# (needs a running engine|long-running|exits 1)/.test(block.text) && !/^# not checked here: /m.test(block.text));
     const commands = blocks.flatMap((block) => block.text.split('\n').map((line, index) => ({ line: line.trim(), at: `${block.file}:${block.line + 1 + index}` })))
       .filter(({ line }) => /^([A-Z_]+=\S+\s+)*npx adapter-engine /.test(line))
       .filter(({ line }, index, all) => all.findIndex((other) => other.line === line) === index);

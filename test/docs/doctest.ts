@@ -31,6 +31,32 @@ export interface Doctest {
 
 const SKIP_MARKER = /^# not checked here: (.+)$/m;
 
+/** Why a block is not run, from the marker a reader sees in it (`# long-running`, `# not checked here: …`). */
+function skipOf(text: string): string | undefined {
+  return SKIP_MARKER.exec(text)?.[1] ?? (/^# long-running/.test(text) ? 'long-running: a server that does not end' : undefined);
+}
+
+/**
+ * A shell block without shown output: it is run, and must exit 0 (or 1 where it opens with
+ * `# exits 1`), unless its marker says why not.
+ */
+export interface RunBlock {
+  readonly file: string;
+  readonly line: number;
+  readonly script: string;
+  readonly needsEngine: boolean;
+  readonly exitCode: number;
+  readonly skip?: string;
+}
+
+export function runBlocksOf(file: string): RunBlock[] {
+  const shown = new Set(doctestsOf(file).map((doctest) => doctest.line));
+  return blocksOf(file).filter((block) => block.lang === 'sh' && !shown.has(block.line)).map((block) => ({
+    file, line: block.line, script: block.text, needsEngine: /^# needs a running engine/.test(block.text),
+    exitCode: /^# exits 1/m.test(block.text) ? 1 : 0, skip: skipOf(block.text),
+  }));
+}
+
 export function doctestsOf(file: string): Doctest[] {
   const lines = fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n');
   const blocks = blocksOf(file);
@@ -40,9 +66,7 @@ export function doctestsOf(file: string): Doctest[] {
     if (block.lang !== 'sh' || next?.lang !== 'text') return;
     const closing = block.line + block.text.split('\n').length; // 1-based line of the closing fence
     if (lines.slice(closing, next.line - 1).some((line) => line.trim() !== '')) return;
-    const marker = SKIP_MARKER.exec(block.text)?.[1];
-    const longRunning = /^# long-running/.test(block.text) ? 'long-running: a server that does not end' : undefined;
-    doctests.push({ file, line: block.line, script: block.text, shown: next.text, needsEngine: /^# needs a running engine/.test(block.text), skip: marker ?? longRunning });
+    doctests.push({ file, line: block.line, script: block.text, shown: next.text, needsEngine: /^# needs a running engine/.test(block.text), skip: skipOf(block.text) });
   });
   return doctests;
 }

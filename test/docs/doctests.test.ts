@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, BINARY, cliEnv, startServe, type Serving } from '../cli/cli-process';
-import { doctestsOf, printed, shownPattern, type Doctest } from './doctest';
+import { doctestsOf, printed, runBlocksOf, shownPattern, type Doctest, type RunBlock } from './doctest';
 import { docFiles, ROOT } from './markdown';
 
 /**
@@ -12,7 +12,9 @@ import { docFiles, ROOT } from './markdown';
  * CLI; `serve --example-erp` for `# needs a running engine`), and prints what is shown, placeholders
  * aside (test/docs/doctest.ts says which).
  */
-const doctests = docFiles().filter((file) => file === 'README.md' || file.startsWith('docs/')).flatMap(doctestsOf);
+const documents = docFiles().filter((file) => file === 'README.md' || file.startsWith('docs/'));
+const doctests = documents.flatMap(doctestsOf);
+const runBlocks = documents.flatMap(runBlocksOf);
 const runnable = doctests.filter((doctest) => doctest.skip === undefined);
 
 /** A checkout to run in: the commands name mappings/ and examples/ files, and some write files. */
@@ -48,15 +50,32 @@ function withPorts(text: string, from: Ports, to: Ports): string {
   return result;
 }
 
-/** Runs the block as a reader's shell does (`npx adapter-engine` is the built CLI), stdout and stderr in order. */
-async function run(doctest: Doctest): Promise<string> {
-  const ports = doctest.needsEngine ? await runningEngine() : SHOWN_PORTS;
-  const script = withPorts(doctest.script, SHOWN_PORTS, ports).replaceAll('npx adapter-engine ', `'${process.execPath}' '${BINARY}' `);
+/** Runs the block as a reader's shell does (`npx adapter-engine` is the built CLI), stdout and stderr in order; and its exit status. */
+async function execute(block: Pick<Doctest, 'script' | 'needsEngine'>): Promise<{ output: string; status: number | null }> {
+  const ports = block.needsEngine ? await runningEngine() : SHOWN_PORTS;
+  const script = withPorts(block.script, SHOWN_PORTS, ports).replaceAll('npx adapter-engine ', `'${process.execPath}' '${BINARY}' `);
   // The reader's shell beside a running engine has its admin token and push secret; elsewhere neither is set.
-  const env = cliEnv(doctest.needsEngine ? { ADMIN_TOKEN, ERP_PUSH_SECRET: PUSH_SECRET } : {});
-  const result = spawnSync('sh', ['-c', `exec 2>&1\n${script}`], { cwd: checkout(), env, encoding: 'utf8', timeout: 60_000 });
-  return withPorts(printed(result.stdout), ports, SHOWN_PORTS);
+  const env = cliEnv(block.needsEngine ? { ADMIN_TOKEN, ERP_PUSH_SECRET: PUSH_SECRET } : {});
+  // -e: a block of several commands fails at the first that fails, as a reader would notice.
+  const result = spawnSync('sh', ['-e', '-c', `exec 2>&1\n${script}`], { cwd: checkout(), env, encoding: 'utf8', timeout: 60_000 });
+  return { output: withPorts(printed(result.stdout), ports, SHOWN_PORTS), status: result.status };
 }
+
+async function run(doctest: Doctest): Promise<string> {
+  return (await execute(doctest)).output;
+}
+
+describe('every other shell block of README.md and docs/ runs as shown', () => {
+  it('each block left out says why, where the reader sees it', () => {
+    expect(runBlocks.length).toBeGreaterThan(10);
+    for (const block of runBlocks.filter((candidate) => candidate.skip !== undefined)) expect(block.skip, `${block.file}:${block.line}`).toMatch(/\w{3,}/);
+  });
+
+  it.each(runBlocks.filter((block) => block.skip === undefined).map((block) => [`${block.file}:${block.line}`, block] as const))('%s exits as it says', async (_where, block: RunBlock) => {
+    const { output, status } = await execute(block);
+    expect(status, output).toBe(block.exitCode);
+  }, 90_000);
+});
 
 describe('doctests: the shown output of every command in README.md and docs/', () => {
   it('finds the commands with shown output, and each that opts out says why', () => {

@@ -33,6 +33,9 @@ const CONTEXT_TAKING: ReadonlySet<string> = new Set([
   ...HELPER_FUNCTIONS.filter((helper) => helper.signature.includes('-')).map((helper) => helper.name),
 ]);
 
+/** Helpers that give a new value at every call ($uuid): a result of one input is never another's. */
+const VARYING: ReadonlySet<string> = new Set(HELPER_FUNCTIONS.filter((helper) => helper.varies).map((helper) => helper.name));
+
 class WholeInput extends Error {}
 
 function signatureTakesContext(lambda: AstNode): boolean {
@@ -84,7 +87,7 @@ function visit(node: AstNode | undefined, atInput: boolean, fields: Set<string>)
       return;
     case 'function': {
       const name = (node.procedure as AstNode).value as string;
-      if (atInput && CONTEXT_TAKING.has(name)) throw new WholeInput();
+      if ((atInput && CONTEXT_TAKING.has(name)) || VARYING.has(name)) throw new WholeInput();
       for (const argument of node.arguments as AstNode[]) visit(argument, atInput, fields);
       return;
     }

@@ -1,4 +1,4 @@
-import { Type, type SchemaOptions, type Static, type TLiteral, type TObject, type TProperties, type TSchema, type TUnion } from '@sinclair/typebox';
+import { Type, type SchemaOptions, type Static, type TLiteral, type TObject, type TOptional, type TProperties, type TSchema, type TUnion } from '@sinclair/typebox';
 
 /**
  * The words the mapping format is declared in. Each setting is declared once, with TypeBox: its type, its
@@ -50,6 +50,15 @@ export function withDefault<T extends TSchema>(schema: T, value: Static<T>): T {
 
 export function optional<T extends TSchema>(schema: T) {
   return Type.Optional(schema);
+}
+
+/** The settings of a block, each optional and without its default: a part of a block that another completes (a call template). */
+export function partial<T extends TProperties>(properties: T): { [K in keyof T]: TOptional<T[K]> } {
+  const entries = Object.entries(properties).map(([key, schema]) => {
+    const { default: _default, ...rest } = schema as TSchema & { default?: unknown };
+    return [key, Type.Optional({ ...rest } as TSchema)];
+  });
+  return Object.fromEntries(entries) as { [K in keyof T]: TOptional<T[K]> };
 }
 
 export function block<T extends TProperties>(properties: T, options: Described) {

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ROUTES } from '../../contract/routes';
 import { DEFAULT_EXPRESSION_LIMITS } from '../../expressions/compile';
 import { auth, cache, callRefusal, callRetry, csrf, emptyValues, forEach, graphql, paginate, rateLimit, refusal, systemRetry, tls } from './connectivity';
-import { block, boolean, expression, integer, oneOfWords, optional, template, text, withDefault } from './declare';
+import { block, boolean, expression, integer, oneOfWords, optional, partial, template, text, withDefault } from './declare';
 import { buildFileBlock } from './file';
 import { inbound } from './inbound';
 import { buildPushBlock, PUSH_NAME_PATTERN } from './push';
@@ -20,8 +20,8 @@ export type OperationMode = (typeof OPERATION_MODES)[number];
 
 const queryEncoding = (description: string) => oneOfWords(['percent', 'form'], `percent: RFC 3986, every character but letters, digits and -._~ percent-encoded, a space as %20. form: as HTML forms, a space as +. ${description}`);
 
-const call = block({
-  name: Type.String({ pattern: NAME_PATTERN, description: 'Name of the call (letters, digits, _): later expressions read calls.<name>.status, .headers, .body.' }),
+/** Every setting of a call but its name and use: a call has them, and so may a call template (system.calls). */
+const callSettings = {
   when: optional(expression('Make this call only when this is true, over input and the calls above it, e.g. $not(calls.order.body.released). A call skipped this way has no record (calls.<name> gives nothing) and shows as skipped in dry-run and the request journal.')),
   method: oneOfWords(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], 'HTTP method.'),
   path: optional(template('Path under system.baseUrl, e.g. /sales-orders/{input.Code}. Placeholder values are URI-encoded, so they can never change the path. Every call has a path, or a url.')),
@@ -47,7 +47,16 @@ const call = block({
   refusal: optional(callRefusal),
   graphql: optional(graphql),
   userErrors: optional(expression('GraphQL calls: where the answer lists business refusals, over response.body, e.g. data.fulfillmentCreate.userErrors. A non-empty list fails the call with their messages (the platform\'s externalMessage), as a refusal that does not pass.')),
-}, { description: 'One HTTP call to the external system. Its response is available to later calls and to the output as calls.<name>.' });
+};
+
+const call = block({
+  name: Type.String({ pattern: NAME_PATTERN, description: 'Name of the call (letters, digits, _): later expressions read calls.<name>.status, .headers, .body.' }),
+  use: optional(Type.String({ pattern: NAME_PATTERN, description: "A call template of system.calls whose settings this call takes. The call's own settings win: headers and query are merged name by name (the call's names win), every other setting the call has replaces the template's whole (retry, paginate, refusal…); body and bodyXml stand for one another. Calls to the ERP only (operations and system.session.login), not a push's calls to the platform." })),
+  ...callSettings,
+}, { description: 'One HTTP call to the external system. Its response is available to later calls and to the output as calls.<name>.', requiredUnless: { key: 'use', settings: ['method'] } });
+
+/** Settings shared by calls: what `use: <name>` brings into a call; none is required, none has a default. */
+const callTemplate = block(partial(callSettings), { description: 'A call template: any settings of a call (method, path, query, headers, body, retry, refusal, soap, responseType…) but its name, taken by every call that says use: <name>, whose own settings win.' });
 
 const outcome = block({
   when: expression('Condition over response (status, headers, body of the call just made), call (its name), calls and input.'),
@@ -119,7 +128,12 @@ const session = block({
   renewWhen: optional(expression('Over response of any call: the session has ended (e.g. response.body.error.data.name = "odoo.http.SessionExpiredException"). The engine logs in again once and sends that call once more.')),
 }, { description: 'A login step: made before the first call of this connection (and again when it expires or renewWhen says it ended), its answer kept per connection and read by every expression as session. One login at a time, shared by all requests.' });
 
-const system = block({ ...connectivity, healthCheck: optional(healthCheck), session: optional(session) }, { description: 'The external system (ERP).' });
+const system = block({
+  ...connectivity,
+  healthCheck: optional(healthCheck),
+  session: optional(session),
+  calls: optional(Type.Record(Type.String({ pattern: NAME_PATTERN }), callTemplate, { description: 'Call templates by name: settings that many calls share (a JSON-RPC envelope, a header, a refusal rule), written once; a call takes them with use: <name>.' })),
+}, { description: 'The external system (ERP).' });
 
 /** The same settings, read by the same code; no health check: pushes are stored while the platform is away. */
 const platform = block(connectivity, { description: "The warehouse platform's integration interface, which push endpoints deliver to: the same settings as system:." });

@@ -16,6 +16,9 @@ interface Schema {
   maximum?: number;
   properties?: Record<string, Schema>;
   required?: string[];
+  /** Settings required unless another key is present (json-schema.ts's requiredUnless). */
+  if?: { required?: string[] };
+  else?: { required?: string[] };
   additionalProperties?: Schema | boolean;
   patternProperties?: Record<string, Schema>;
   items?: Schema;
@@ -53,9 +56,12 @@ function typeOf(schema: Schema): string {
 
 function table(title: string, schema: Schema, skip: readonly string[] = []): string {
   const required = new Set(schema.required ?? []);
+  const unless = schema.if?.required?.[0];
+  const requiredUnless = new Set(schema.else?.required ?? []);
+  const mark = (name: string) => (required.has(name) ? '**required**' : requiredUnless.has(name) ? `**required** without \`${unless}\`` : '');
   const rows = Object.entries(schema.properties ?? {}).filter(([name]) => !skip.includes(name)).map(([name, property]) => {
     const blockDefault = JSON.stringify(property.default) === '{}'; // a block whose own settings have the defaults
-    const fallback = property.default === undefined || blockDefault ? (required.has(name) ? '**required**' : '') : `\`${JSON.stringify(property.default)}\``;
+    const fallback = property.default === undefined || blockDefault ? mark(name) : `\`${JSON.stringify(property.default)}\``;
     const description = property.description ?? '';
     return `| \`${name}\` | ${cell(typeOf(property))} | ${cell(fallback)} | ${cell(description)} |`;
   });
