@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { createSchemaRegistry } from '../contract/schema-registry';
 import { findRoute } from '../contract/routes';
-import { EXIT_CODES } from '../errors';
+import { EXIT_CODES, type MappingIssue } from '../errors';
 import type { JournalEntry } from '../journal/journal-entry';
 import type { Mapping } from '../mapping/model';
 import { displayName } from '../mapping/yaml-file';
@@ -11,7 +11,8 @@ import { casesFromEntries, casesFromTestFile, type LeftOut } from '../testing/re
 import type { AdminOptions } from './admin-client';
 import { renderDiff, summarise } from './diff-render';
 import { allEntries } from './journal-read';
-import { loadOrReport } from './mapping-file';
+import { loadForReplay } from './mapping-file';
+import { unsetNote, unsetVariables } from './unset-note';
 import { err, issueLine, out } from './output';
 import { collectEnv, usageError } from './usage';
 import type { ReplayCase } from '../testing/replay';
@@ -118,10 +119,11 @@ async function gather(oldFile: string, nameOf: (env: Readonly<Record<string, str
   };
 }
 
-function load(file: string, env: NodeJS.ProcessEnv): Mapping {
-  // Nothing is sent: the ERP's URL and secrets may be unset (each a warning).
-  const mapping = loadOrReport(file, env, 'warning');
+/** Nothing is sent: the ERP's URL and secrets may be unset; they are gathered in `unset`, to be said once. */
+function load(file: string, env: NodeJS.ProcessEnv, unset: MappingIssue[]): Mapping {
+  const { mapping, unset: found } = loadForReplay(file, env);
   if (!mapping) usageError(`${displayName(file)} does not load; nothing was compared`);
+  unset.push(...found);
   return mapping;
 }
 
@@ -134,10 +136,11 @@ async function runDiff(oldFile: string, newFile: string, options: DiffOptions): 
   if (options.operation !== undefined && !findRoute(options.operation) && !/^push\/[^/]+$/.test(options.operation)) usageError(`"${options.operation}" is not a contract operation (e.g. GetWorkOrderByCode) or a push (push/<name>)`);
   // Loaded once: the first use decides its variables (the test files' env, then --env).
   let loaded: Mapping | undefined;
-  const oldOf = (env: Readonly<Record<string, string>>) => (loaded ??= load(oldFile, { ...process.env, ...env, ...options.env }));
+  const unset: MappingIssue[] = [];
+  const oldOf = (env: Readonly<Record<string, string>>) => (loaded ??= load(oldFile, { ...process.env, ...env, ...options.env }, unset));
   const gathered = await gather(oldFile, (env) => oldOf(env).name, options);
   const oldMapping = oldOf(gathered.env);
-  const newMapping = load(newFile, { ...process.env, ...gathered.env, ...options.env });
+  const newMapping = load(newFile, { ...process.env, ...gathered.env, ...options.env }, unset);
   const cases = gathered.cases.filter((one) => options.operation === undefined || operationOf(one) === options.operation);
   if (cases.length === 0) usageError(`no requests to replay from ${gathered.from}${options.operation ? ` for ${options.operation}` : ''}${gathered.leftOut.length > 0 ? ` (left out: ${[...new Set(gathered.leftOut.map((left) => left.reason))].join('; ')})` : ''}`);
   const schemas = createSchemaRegistry();
@@ -147,6 +150,9 @@ async function runDiff(oldFile: string, newFile: string, options: DiffOptions): 
   const header = { old: displayName(oldFile), new: displayName(newFile), mapping: oldMapping.name, from: gathered.from };
   if (options.json) out.json({ ...header, replayed: replayed.length, ...report, changes: replayed.filter((one) => one.verdict !== 'same'), leftOut: gathered.leftOut });
   else renderDiff(header, replayed, report, gathered.leftOut);
+  // Said once for both versions, and only when some answer changed (a stand-in may be why).
+  const note = report.changed > 0 && !options.json ? unsetNote(unsetVariables(unset)) : undefined;
+  if (note) out.line(out.colors.dim(note));
   return report.changed === 0 ? EXIT_CODES.OK : EXIT_CODES.FAILED;
 }
 

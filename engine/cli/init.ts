@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { initialMapping, initialTests } from './init-mapping';
-import { MAPPING_SCHEMA_FILE } from '../mapping/format/schema-file';
+import { MAPPING_SCHEMA_FILE, mappingSchemaFile } from '../mapping/format/schema-file';
+import { schemaReference } from '../paths';
 import { out } from './output';
 import { usageError } from './usage';
 import { displayName } from '../mapping/yaml-file';
@@ -26,7 +27,7 @@ async function init(name: string, options: InitOptions): Promise<number> {
   fs.mkdirSync(options.dir, { recursive: true });
   // `wx`: should a file appear since the check above, it is still not overwritten.
   // Relative to the file written, with forward slashes (the yaml-language-server reads a URI-like path).
-  const schemaPath = path.relative(path.dirname(path.resolve(mappingFile)), MAPPING_SCHEMA_FILE).split(path.sep).join('/');
+  const schemaPath = schemaReference(mappingFile, MAPPING_SCHEMA_FILE, String(mappingSchemaFile().$id));
   fs.writeFileSync(mappingFile, initialMapping(name, schemaPath), { flag: 'wx' });
   fs.writeFileSync(testFile, initialTests(name, testSchemaLine(testFile)), { flag: 'wx' });
   out.line(`wrote ${displayName(mappingFile)} and ${displayName(testFile)}`);

@@ -8,10 +8,11 @@ import { withExampleErp } from './example-erp';
 import type { RouteSpec } from '../contract/routes';
 import type { Mapping } from '../mapping/model';
 import { loadOrReport } from './mapping-file';
-import { err, operationList, out } from './output';
+import { err, issueLine, operationList, out } from './output';
 import { appendCase, testCaseOf } from '../testing/recorded-case';
 import { resolveOperation } from '../testing/resolve-operation';
 import { runMasked } from '../testing/run-case';
+import { casesThatCannotRun } from '../testing/test-runner';
 import { collectEnv, envWith, usageError } from './usage';
 
 /**
@@ -53,6 +54,8 @@ async function recordWith(mapping: Mapping, route: RouteSpec, input: unknown, te
   const name = options.name ?? `${route.operationId} recorded ${new Date().toISOString()}: ${run.resultName}`;
   const testCase = testCaseOf({ route, input: mask.deep(input), steps: run.steps, resultName: run.resultName, envelope: run.envelope }, name);
   if ('problem' in testCase) throw new Error(`the run cannot be recorded: ${testCase.problem}`);
+  // A case the mapping outgrew fails alone in `test`; the one recorded now is added beside it, and that is said.
+  for (const stale of casesThatCannotRun(testFile, mapping)) err.line(issueLine({ ...stale, severity: 'warning' }, err.colors));
   try {
     appendCase(testFile, testCase, mappingFile);
   } catch (error) {

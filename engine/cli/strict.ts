@@ -34,7 +34,9 @@ export async function strictIssues(mappingPath: string, testsPath: string | unde
   }
   const failed: MappingIssue[] = result.cases.filter((testCase) => !testCase.passed).map((testCase) => ({
     file: result.file, ...position(testCase.at), path: '', severity: 'error', code: 'TEST_CASE_FAILED',
-    message: `the case "${testCase.name}" fails (${testCase.mismatches.map((mismatch) => mismatch.path).join(', ') || 'see adapter-engine test'})`,
+    message: testCase.problems?.length
+      ? `the case "${testCase.name}" cannot run: ${testCase.problems.map((problem) => `${problem.message} (${problem.file}:${problem.line}:${problem.col})`).join('; ')}`
+      : `the case "${testCase.name}" fails (${testCase.mismatches.map((mismatch) => mismatch.path).join(', ') || 'see adapter-engine test'})`,
   }));
   return [...result.issues, ...failed, ...result.coverage.map((finding): MappingIssue => ({ ...finding, severity: 'error' }))];
 }

@@ -7,6 +7,7 @@ import { shortJson } from '../testing/partial-match';
 import { isTestFileName } from '../testing/test-file';
 import { runTestFile, type FileResult } from '../testing/test-runner';
 import { driftWarnings } from './drift-warnings';
+import { unsetNote, unsetVariables } from './unset-note';
 import { collectEnv, stateDirOf, usageError } from './usage';
 import { openDriftSightings } from '../state/state-store';
 import type { DriftSeen } from '../state/drift-sightings';
@@ -41,13 +42,15 @@ function printFile(result: FileResult, drift: readonly string[]): void {
   const c = out.colors;
   out.line(`${c.bold(result.file)}${result.mapping ? c.dim(`  (mapping ${result.mapping})`) : ''}`);
   for (const warning of drift) out.line(`  ${c.yellow(warning)}`);
-  for (const issue of [...result.warnings, ...result.issues]) out.line(`  ${issueLine(issue, c)}`);
+  // Unset variables are said once, after the run, and only when it failed (unset-note.ts).
+  for (const issue of [...result.warnings.filter((warning) => warning.code !== 'ENV_UNSET'), ...result.issues]) out.line(`  ${issueLine(issue, c)}`);
   for (const testCase of result.cases) {
     if (testCase.passed) {
       out.line(`  ${c.green('✓')} ${testCase.name}`);
       continue;
     }
     out.line(`  ${c.red('✗')} ${testCase.name}  ${c.dim(testCase.at)}`);
+    for (const problem of testCase.problems ?? []) out.line(`      ${issueLine(problem, c)}`);
     for (const mismatch of testCase.mismatches) {
       out.line(`      ${c.bold(mismatch.path)}${mismatch.note ? `  ${c.dim(mismatch.note)}` : ''}`);
       out.line(`        ${c.green('- expected')}  ${shortJson(mismatch.expected)}`);
@@ -104,6 +107,8 @@ async function test(args: string[], options: TestOptions): Promise<number> {
     if (broken > 0) parts.push(c.red(`${broken} file(s) could not run`));
     out.line('');
     out.line(`${ok ? c.green('ok') : c.red('FAILED')}  ${parts.join(', ')}  ${c.dim(`(${results.length} file${results.length === 1 ? '' : 's'})`)}`);
+    const note = ok ? undefined : unsetNote(unsetVariables(results.flatMap((result) => result.warnings)));
+    if (note) out.line(c.dim(note));
   }
   return ok ? EXIT_CODES.OK : EXIT_CODES.FAILED;
 }

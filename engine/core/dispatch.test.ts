@@ -98,7 +98,7 @@ describe('runFlow through dispatch', () => {
   });
 
   it('output that breaks the contract is WorkOrderInvalid on the list routes, with the path', async () => {
-    const bad = `  GetWorkOrders:\n    calls: [{ name: o, method: GET, path: /o }]\n    output: '[calls.o.body.{ "number": n, "requests": [] }]'\n`;
+    const bad = `  GetWorkOrders:\n    calls: [{ name: o, method: GET, path: /o }]\n    output: '[calls.o.body.{ "number": n, "requests": [], "dueDate": due }]'\n`;
     const outcome = await run(bad, 'GetWorkOrders', {}, fakeHttp([{ body: [{ n: 'A' }] }]));
     expect(outcome).toMatchObject({ resultName: 'WorkOrderInvalid', kind: 'OUTPUT_INVALID', problems: [{ path: 'data/0/dueDate', message: 'is required' }] });
   });

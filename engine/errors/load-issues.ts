@@ -53,6 +53,8 @@ export const MAPPING_ISSUE_CODES = {
   UNSAFE_PATH: { stage: 'compile', meaning: 'a call path could leave the configured base URL' },
   DUPLICATE_CALL_NAME: { stage: 'compile', meaning: 'two calls of one operation have the same name' },
   CALL_NOT_DEFINED: { stage: 'compile', meaning: 'an expression reads `calls.<name>` of a call its operation does not define (often a typo; it would give nothing, not an error)' },
+  INPUT_FIELD_UNKNOWN: { stage: 'compile', meaning: 'an expression reads `input.<field>` of a field the route\'s input does not have (the contract names them; a typo gives nothing, not an error)' },
+  OUTPUT_FIELD_MISSING: { stage: 'compile', meaning: 'an output builds an object without a field the contract requires, in every branch of the expression: every answer would fail the output check' },
   CALL_NOT_YET_MADE: { stage: 'compile', meaning: 'an expression reads `calls.<name>` before that call is made: a call reads only the calls above it, outbox.orderingKey reads only input' },
   PUSH_WITHOUT_PLATFORM: { stage: 'compile', meaning: 'push endpoints are declared but no platform: block says where to deliver them' },
   PUSH_UNCHECKED: { stage: 'compile', meaning: 'a push endpoint says nothing about what a valid push is (neither schema nor rules)' },
@@ -71,6 +73,7 @@ export const MAPPING_ISSUE_CODES = {
   XML_LIST_UNDECLARED: { stage: 'test runs', meaning: "an element repeats in a recorded XML answer but is not in the call's lists: (one such element would read as an object, not a list)" },
   EXPRESSION_ALWAYS_EMPTY: { stage: 'test runs', meaning: 'an expression gave nothing in every test case that ran it (often a misspelt field of the ERP answer)' },
   OUTPUT_FIELD_NEVER_FILLED: { stage: 'test runs', meaning: 'an output field the mapping writes is in no test case\'s answer (the expression that fills it always gave nothing)' },
+  ANSWER_FIELD_UNKNOWN: { stage: 'test runs', meaning: 'validate: an expression reads a field of a call\'s answer that no recorded answer in the mapping\'s tests has, and one of a close spelling is there (a warning)' },
   TEST_FILE_MISSING: { stage: 'test runs', meaning: 'validate --strict found no test file for the mapping (<mapping>.test.yaml beside it, or --tests)' },
   TEST_CASE_FAILED: { stage: 'test runs', meaning: 'validate --strict: a case of the mapping\'s test file fails' },
 } as const satisfies Record<string, { stage: Stage; meaning: string }>;

@@ -74,7 +74,7 @@ export function wireOf(body: unknown, headers: Readonly<Record<string, string>>)
 }
 
 /** The request's body on the wire: form fields as a form, the rest as wireOf says. */
-function wireBody(request: OutboundRequest): Wire {
+export function wireBody(request: OutboundRequest): Wire {
   if (request.form !== undefined) return { contentType: 'application/x-www-form-urlencoded', text: new URLSearchParams(request.form as Record<string, string>).toString() };
   return wireOf(request.body, request.headers);
 }

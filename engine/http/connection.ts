@@ -32,6 +32,8 @@ export interface SendContext {
   readonly levelOf?: (response: OutboundResponse) => Promise<number | undefined>;
   /** Whether an answer asks to be asked again later (the mapping's refusal rule): it is then repeated as a 429 would be. */
   readonly asksToWait?: (response: OutboundResponse) => Promise<WaitAsked | undefined>;
+  /** The request as a later attempt sends it: the headers that change per attempt computed again (call.attemptHeaders). */
+  readonly renew?: (request: OutboundRequest) => Promise<OutboundRequest>;
 }
 
 export interface SendResult {
@@ -123,7 +125,8 @@ export class ErpConnection {
     const { label, deadline, log } = context;
     const target = { call: label, method: request.method, url: `${request.url.origin}${request.url.pathname}` };
     const cache = this.cacheOf(call);
-    const key = cache ? ResponseCache.keyOf(request, [this.system.requestIdHeader, this.system.idempotencyHeader]) : undefined;
+    // What changes per attempt (a nonce, a timestamp, a signature of the mapping's own) says nothing about the answer.
+    const key = cache ? ResponseCache.keyOf(request, [this.system.requestIdHeader, this.system.idempotencyHeader, ...call.attemptHeaders]) : undefined;
     const hit = key !== undefined ? cache?.get(key) : undefined;
     if (hit) {
       log?.debug({ ...target, status: hit.status, attempts: 0, cached: true }, 'erp call answered from cache');
@@ -131,24 +134,31 @@ export class ErpConnection {
     }
 
     let renewals = 0;
-    const sendOnce = () =>
-      this.slotWithin(deadline, label, async () => {
-        const timeoutMs = deadline.timeoutFor(request.timeoutMs, label);
-        const outbound = { ...request, timeoutMs, tls: this.system.tls, signal: deadline.abandoned };
+    let sent = 0;
+    /** The credentials' header of the latest attempt as the trace may show it (OAuth 1.0a's parameters, no signature). */
+    let shown: string | undefined;
+    const sendOnce = async () => {
+      sent += 1;
+      const attempt = sent > 1 && context.renew ? await context.renew(request) : request;
+      return this.slotWithin(deadline, label, async () => {
+        const timeoutMs = deadline.timeoutFor(attempt.timeoutMs, label);
+        const outbound = { ...attempt, timeoutMs, tls: this.system.tls, signal: deadline.abandoned };
         // A url taken from an answer (system.assetHosts) goes without the ERP's credentials and session.
         if (call.absolute) return fetchAsset(this.http, outbound, this.system.assetHosts);
-        const { response, sends } = await this.auth.send(outbound);
-        if (sends > 1) {
-          renewals += sends - 1;
+        const result = await this.auth.send(outbound);
+        shown = result.shown;
+        if (result.sends > 1) {
+          renewals += result.sends - 1;
           log?.info({ ...target }, 'the ERP answered 401; renewed the OAuth2 token and sent the request again');
         }
-        return response;
+        return result.response;
       });
+    };
     const attemptOnce = this.bucket && !call.absolute ? () => this.paced(this.bucket as TokenBucket, context, sendOnce) : sendOnce;
     let lastAttempt = 0;
     const report = (attempt: AttemptReport) => {
       lastAttempt = attempt.attempt;
-      context.onAttempt?.(label, attempt);
+      context.onAttempt?.(label, shown === undefined ? attempt : { ...attempt, signed: shown });
       if (attempt.retryInMs !== undefined) log?.warn({ ...target, ...attempt }, `erp call attempt ${attempt.attempt} of ${attempt.of} failed; retrying`);
       else if (attempt.gaveUp) log?.warn({ ...target, ...attempt }, `erp call not retried: ${attempt.gaveUp}`);
     };

@@ -1,5 +1,6 @@
 import type { AuthSpec, TlsSpec } from '../mapping/model';
-import type { HttpClient, OutboundRequest, OutboundResponse } from './client';
+import { wireBody, type HttpClient, type OutboundRequest, type OutboundResponse } from './client';
+import { formPairs, signRequest } from './oauth1';
 import { withQueryParams } from './query-encoding';
 import { TokenSource } from './token-source';
 
@@ -9,8 +10,19 @@ import { TokenSource } from './token-source';
  * renews the token once and sends the request once more.
  */
 export interface Authenticator {
-  /** `sends` is 2 when a 401 made it renew the token and send again. */
-  send(request: OutboundRequest): Promise<{ response: OutboundResponse; sends: number }>;
+  /**
+   * `sends` is 2 when a 401 made it renew the token and send again. `shown`: the credentials' header as
+   * the trace may show it (OAuth 1.0a's parameters without the signature), when it is worth showing.
+   */
+  send(request: OutboundRequest): Promise<{ response: OutboundResponse; sends: number; shown?: string }>;
+}
+
+const FORM = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
+
+/** The fields of a form body as they go on the wire (RFC 5849 3.4.1.3.1 signs them); none for any other body. */
+function formFields(request: OutboundRequest): [string, string][] | undefined {
+  const wire = wireBody(request);
+  return wire.text !== undefined && wire.contentType !== undefined && FORM.test(wire.contentType) ? formPairs(wire.text) : undefined;
 }
 
 function withHeader(request: OutboundRequest, name: string, value: string): OutboundRequest {
@@ -37,6 +49,16 @@ export function createAuthenticator(auth: AuthSpec, http: HttpClient, tls: TlsSp
           return { response: await http.send({ ...request, url }), sends: 1 };
         },
       };
+    case 'oauth1': {
+      const credentials = { ...auth, consumerSecret: auth.consumerSecret.reveal(), tokenSecret: auth.tokenSecret.reveal() };
+      return {
+        // Signed here, per attempt and per page, over the URL as it is sent: a nonce is never sent twice.
+        async send(request) {
+          const signed = signRequest(credentials, { method: request.method, url: request.url, form: formFields(request) });
+          return { response: await http.send(withHeader(request, 'authorization', signed.authorization)), sends: 1, shown: signed.shown };
+        },
+      };
+    }
     case 'oauth2ClientCredentials': {
       const tokens = new TokenSource(auth, http, tls, Date.now, onTokenFetch);
       return {

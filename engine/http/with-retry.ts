@@ -25,6 +25,8 @@ export interface AttemptReport {
   readonly retryInMs?: number;
   /** Why no further attempt follows although the answer was retryable (Retry-After too long, deadline). */
   readonly gaveUp?: string;
+  /** The attempt's OAuth 1.0a Authorization header without its signature, for the trace. */
+  readonly signed?: string;
 }
 
 const RETRYABLE_TRANSPORT: ReadonlySet<TransportErrorCode> = new Set(['TIMEOUT', 'REFUSED', 'RESET', 'NETWORK']);

@@ -48,19 +48,24 @@ export function unsetUrl(h: CompileHelpers, where: readonly PathSegment[]): URL 
   return h.source.envAt(where)?.unset.length ? new URL('http://unset.invalid/') : undefined;
 }
 
-const SECRET_FIELDS = ['password', 'token', 'value', 'clientSecret'] as const;
+/** The fields of each auth type that hold a secret (oauth1's token is the token's id, not a secret). */
+const SECRET_FIELDS = {
+  none: [], basic: ['password'], bearer: ['token'], apiKey: ['value'], oauth2ClientCredentials: ['clientSecret'], oauth1: ['consumerSecret', 'tokenSecret'],
+} as const satisfies Record<AuthDocument['type'], readonly string[]>;
+
+type SecretField = (typeof SECRET_FIELDS)[keyof typeof SECRET_FIELDS][number];
 
 /** `block`: system (the ERP) or platform; both are read by this code. */
 export function compileAuth(h: CompileHelpers, raw: AuthDocument, block: SystemBlock = 'system'): AuthSpec | undefined {
   const where = [block, 'auth'];
-  const fields = raw as Partial<Record<(typeof SECRET_FIELDS)[number], string>>;
+  const fields = raw as Partial<Record<SecretField, string>>;
   const secrets = new Map<string, Secret | undefined>();
-  for (const field of SECRET_FIELDS) {
+  for (const field of SECRET_FIELDS[raw.type]) {
     const value = fields[field];
     if (typeof value === 'string') secrets.set(field, secretAt(h, value, [...where, field]));
   }
   if ([...secrets.values()].some((s) => !s)) return undefined;
-  const secret = (field: (typeof SECRET_FIELDS)[number]) => secrets.get(field) as Secret;
+  const secret = (field: SecretField) => secrets.get(field) as Secret;
   switch (raw.type) {
     case 'none':
       return { type: 'none' };
@@ -83,6 +88,8 @@ export function compileAuth(h: CompileHelpers, raw: AuthDocument, block: SystemB
       }
       return { type: 'oauth2ClientCredentials', tokenUrl, clientId: raw.clientId, clientSecret: secret('clientSecret'), scope: raw.scope, audience: raw.audience, clientAuth: raw.clientAuth };
     }
+    case 'oauth1':
+      return { type: 'oauth1', realm: raw.realm, consumerKey: raw.consumerKey, consumerSecret: secret('consumerSecret'), token: raw.token, tokenSecret: secret('tokenSecret'), signatureMethod: raw.signatureMethod };
   }
 }
 
@@ -138,13 +145,21 @@ export function compileRawQuery(h: CompileHelpers, raw: CallDocument, where: rea
   return names;
 }
 
-export function compileSystemRetry(raw: SystemDocument['retry']): RetryPolicy {
-  return { attempts: raw.attempts, baseDelayMs: raw.baseDelayMs, maxDelayMs: raw.maxDelayMs, retryAfterMaxMs: raw.retryAfterMaxMs };
+/** The system's retry policy, and whether its calls are safe to repeat unless one says otherwise (undefined: by method). */
+export interface SystemRetry extends RetryPolicy {
+  readonly idempotent?: boolean;
 }
 
-/** A request is repeated only when safe: GET unless the call says otherwise, anything else only with idempotent: true. */
-export function compileCallRetry(h: CompileHelpers, raw: CallRetryDocument | undefined, method: CallSpec['method'], defaults: RetryPolicy, where: readonly PathSegment[]): RetryPolicy | undefined {
-  const safe = raw?.idempotent ?? method === 'GET';
+export function compileSystemRetry(raw: SystemDocument['retry']): SystemRetry {
+  return { attempts: raw.attempts, baseDelayMs: raw.baseDelayMs, maxDelayMs: raw.maxDelayMs, retryAfterMaxMs: raw.retryAfterMaxMs, idempotent: raw.idempotent };
+}
+
+/**
+ * A request is repeated only when safe: as the call says, else as system.retry.idempotent says (an ERP whose
+ * reads are all POST says it once there), else GET only.
+ */
+export function compileCallRetry(h: CompileHelpers, raw: CallRetryDocument | undefined, method: CallSpec['method'], defaults: SystemRetry, where: readonly PathSegment[]): RetryPolicy | undefined {
+  const safe = raw?.idempotent ?? defaults.idempotent ?? method === 'GET';
   const policy: RetryPolicy = {
     attempts: raw?.attempts ?? defaults.attempts,
     baseDelayMs: raw?.baseDelayMs ?? defaults.baseDelayMs,
@@ -153,7 +168,9 @@ export function compileCallRetry(h: CompileHelpers, raw: CallRetryDocument | und
   };
   if (safe) return policy;
   if (raw?.attempts !== undefined && raw.attempts > 1) {
-    const why = method === 'GET' ? 'the call says idempotent: false' : `a ${method} is only repeated when the call says idempotent: true (repeating it could, for example, book twice)`;
+    const why = raw.idempotent === false ? 'the call says idempotent: false'
+      : defaults.idempotent === false ? 'system.retry says idempotent: false (the call may say idempotent: true in its own retry)'
+      : `a ${method} is only repeated when the call (or system.retry) says idempotent: true (repeating it could, for example, book twice)`;
     h.report('RETRY_NOT_SAFE', [...where, 'retry', 'attempts'], `${named(where)}.retry.attempts is ${raw.attempts}, but ${why}`);
     return undefined;
   }

@@ -9,7 +9,10 @@ import { compileWithTree, ExpressionSyntaxError, isReservedFunctionName, JSONATA
 import { HELPER_FUNCTIONS } from '../expressions/functions';
 import { unknownFunctionCalls } from './function-calls';
 import { FieldsReadCollector } from './fields-read';
-import { callReferences } from './call-references';
+import { changesPerAttempt } from './per-attempt';
+import { callReferences, rootPaths, type RootPath } from './call-references';
+import { inputFieldProblems } from './input-fields';
+import { missingRequiredFields } from './output-required';
 import { closest } from './check-structure';
 import { dateArgumentProblems } from './date-arguments';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
@@ -64,6 +67,17 @@ function staticAnswerChecks(): SchemaRegistry {
   return staticChecks;
 }
 
+/**
+ * A path into a call's recorded answer (`calls.order.body.customer.name`) read by an operation's
+ * expression: `validate` checks its field names against the answers the mapping's tests recorded.
+ */
+export interface AnswerRead {
+  readonly operationId: string;
+  readonly call: string;
+  /** The names after `body`, each where it stands in the file. */
+  readonly fields: readonly { readonly name: string; readonly file: string; readonly line: number; readonly col: number }[];
+}
+
 /** Which calls the expressions being compiled may read as `calls.<name>` (set while an operation's are). */
 interface CallScope {
   readonly operationId: string;
@@ -86,6 +100,10 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   private scope?: CallScope;
   /** GraphQL schemas (graphql.schema) read in this load, by file. */
   readonly graphqlSchemas: SchemaCache = new Map();
+  /** Set while a contract operation's expressions are compiled: their `input.<field>` are checked against its route. */
+  private inputOf?: RouteSpec;
+  /** What the operations' expressions read of their calls' answers. */
+  readonly answerReads: AnswerRead[] = [];
   /** The mapping's functions that call $secret: an expression whose prelude defines one needs the binding too. */
   private readonly secretFunctions = new Set<string>();
 
@@ -93,6 +111,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   readonly secrets = new Map<string, string>();
   /** What the expressions read, for drift watching (fields-read.ts). */
   readonly fieldsRead = new FieldsReadCollector();
+  /** The expressions that give a new value on each attempt (per-attempt.ts): a header holding one is computed as each attempt is sent. */
+  private readonly perAttempt = new WeakSet<LocatedExpression>();
 
   constructor(readonly source: YamlSource, private readonly limits: ExpressionLimits, readonly baseDir: string, private readonly env: SecretEnvironment = { env: process.env, unset: 'error' }, private readonly compileOptions: CompileOptions = {}) {}
 
@@ -163,7 +183,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       const properties = Object.getOwnPropertyDescriptors(expression);
       if (bindings) properties.evaluate = { value: (input: unknown) => expression.evaluate(input, bindings), enumerable: true };
       const compiled: LocatedExpression = Object.freeze(Object.defineProperties({ origin }, properties) as LocatedExpression);
-      if (this.scope) this.callsRead(text, path, offsetInString, this.scope, tree);
+      if (this.scope || this.inputOf) this.rootsRead(rootPaths(text, tree), path, offsetInString);
+      if (changesPerAttempt(tree)) this.perAttempt.add(compiled);
       for (const problem of dateArgumentProblems(text, tree)) this.report(problem.code, path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
       return { expression: compiled, tree };
     } catch (error) {
@@ -206,12 +227,16 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     }
     if (!ok) return false;
     const values = this.secrets;
+    // Checks that send nothing (test, diff, dry-run --answers) run on recorded answers, which need no
+    // secret: an unset one stands in as its ${NAME} text, as an unset ${NAME} in the file does.
+    const standIn = this.env.unset === 'warning';
     // Bound per expression, read when it runs: a variable set only after a warning-mode check is reported there.
     return {
       secret: (name: string) => {
         const value = values.get(name);
-        if (value === undefined) throw new Error(`environment variable ${name} is not set`);
-        return value;
+        if (value !== undefined) return value;
+        if (standIn) return `\${${name}}`;
+        throw new Error(`environment variable ${name} is not set`);
       },
     };
   }
@@ -221,8 +246,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
    * runs, gives nothing at run time: an answer with data missing, not an error. Refused here instead, at
    * the name's own line and column.
    */
-  private callsRead(text: string, path: readonly PathSegment[], offsetInString: number, scope: CallScope, tree: unknown): void {
-    for (const { name, offset } of callReferences(text, tree)) {
+  private callsRead(paths: readonly RootPath[], path: readonly PathSegment[], offsetInString: number, scope: CallScope): void {
+    for (const { name, offset } of callReferences(paths)) {
       const pos = this.source.insideString(path, offsetInString + offset);
       if (!scope.defined.includes(name)) {
         const hint = closest(name, scope.defined);
@@ -231,6 +256,19 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       } else if (!scope.readable.includes(name)) {
         this.report('CALL_NOT_YET_MADE', path, scope.notYet(name), pos);
       }
+    }
+  }
+
+  /** What an expression reads from its root: the calls (checked against the scope), the input (against the route), the answers (kept for validate). */
+  private rootsRead(paths: readonly RootPath[], path: readonly PathSegment[], offsetInString: number): void {
+    if (this.scope) this.callsRead(paths, path, offsetInString, this.scope);
+    if (!this.inputOf) return;
+    for (const problem of inputFieldProblems(this.inputOf, paths)) this.report('INPUT_FIELD_UNKNOWN', path, problem.message, this.source.insideString(path, offsetInString + problem.offset));
+    for (const names of paths) {
+      const [root, call, body, ...fields] = names;
+      if (root.name !== 'calls' || body?.name !== 'body' || fields.length === 0 || !this.scope?.defined.includes(call.name)) continue;
+      const at = (offset: number) => ({ file: this.source.file, ...this.source.insideString(path, offsetInString + offset) });
+      this.answerReads.push({ operationId: this.scope.operationId, call: call.name, fields: fields.map((field) => ({ name: field.name, ...at(field.offset) })) });
     }
   }
 
@@ -338,6 +376,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       queryEncoding: raw.queryEncoding ?? target.queryEncoding,
       rawQuery,
       headers,
+      attemptHeaders: headers.filter(([, template]) => template.parts.some((part) => typeof part !== 'string' && this.perAttempt.has(part))).map(([name]) => name),
       body,
       requestType: raw.soap ? 'xml' : raw.requestType,
       bodyXml: xml.bodyXml,
@@ -398,6 +437,16 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
 
   operation(operationId: string, raw: OperationDocument, target: CallTarget): Operation | undefined {
     const route = findRoute(operationId) as RouteSpec; // the structure check admits only contract operations
+    this.inputOf = route;
+    try {
+      return this.operationOf(route, raw, target);
+    } finally {
+      this.inputOf = undefined;
+    }
+  }
+
+  private operationOf(route: RouteSpec, raw: OperationDocument, target: CallTarget): Operation | undefined {
+    const { operationId } = route;
     const path: PathSegment[] = ['operations', operationId];
     const origin = this.origin(path);
     const mode = this.modeOf(operationId, raw, path);
@@ -437,8 +486,11 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     const calls = this.calls(raw.calls ?? [], path, target, operationId);
     const everyCall: CallScope = { operationId, defined, readable: defined, notYet: () => '' };
     const outcomes = (raw.outcomes ?? []).map((rule, index) => this.scoped(everyCall, () => this.outcome(rule, [...path, 'outcomes', index], route)));
-    const output = raw.output === undefined ? undefined : this.scoped(everyCall, () => this.expression(raw.output as string, [...path, 'output']));
-    if (calls.some((c) => !c) || outcomes.some((o) => !o) || (raw.output !== undefined && !output)) return undefined;
+    const built = raw.output === undefined ? undefined : this.scoped(everyCall, () => this.compiledAt(raw.output as string, [...path, 'output']));
+    const output = built?.expression;
+    const missing = built ? missingRequiredFields(built.tree, route) : [];
+    for (const problem of missing) this.report('OUTPUT_FIELD_MISSING', [...path, 'output'], problem.message, this.source.insideString([...path, 'output'], problem.offset));
+    if (calls.some((c) => !c) || outcomes.some((o) => !o) || (raw.output !== undefined && !output) || missing.length > 0) return undefined;
     this.capped(raw, path, target.spec);
     const outbox = this.beforeAnyCall(operationId, defined, 'outbox.orderingKey', () => this.outbox(raw, path, route, outcomes as OutcomeRule[]));
     if (outbox === false) return undefined;
@@ -532,7 +584,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
  * `baseDir` is where relative file paths of the mapping (TLS files) are read from; `secretEnv` are the
  * values of the secret-named variables the text uses (the model keeps values, not where they came from).
  */
-export function compileMapping(source: YamlSource, baseDir = process.cwd(), secretEnv: readonly Secret[] = [], environment?: SecretEnvironment, compileOptions: CompileOptions = {}): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[] } {
+export function compileMapping(source: YamlSource, baseDir = process.cwd(), secretEnv: readonly Secret[] = [], environment?: SecretEnvironment, compileOptions: CompileOptions = {}): { mapping?: Mapping; issues: MappingIssue[]; warnings: MappingIssue[]; answerReads: readonly AnswerRead[] } {
   const raw: MappingDocument = withDefaults(source.value);
   const limits: ExpressionLimits = { timeoutMs: raw.limits.expressionTimeoutMs, wallTimeoutMs: raw.limits.expressionWallTimeoutMs, maxDepth: raw.limits.expressionMaxDepth, maxSequence: raw.limits.expressionMaxSequence };
   const compiler = new Compiler(source, limits, baseDir, environment, compileOptions);
@@ -550,9 +602,9 @@ export function compileMapping(source: YamlSource, baseDir = process.cwd(), secr
   }
   const platform = raw.platform && compileSystem(compiler, raw.platform, 'platform');
   const pushes = compilePushes(compiler, raw.push, platform);
-  if (compiler.issues.length > 0 || !system || !inbound || !pushes || (platform && !platform.spec)) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings };
+  if (compiler.issues.length > 0 || !system || !inbound || !pushes || (platform && !platform.spec)) return { issues: [...compiler.issues, ...compiler.warnings], warnings: compiler.warnings, answerReads: [] };
   const secretValues = [...secretEnv, ...[...compiler.secrets.values()].map((value) => new Secret(value)), ...declaredSecretValues(system, inbound, platform?.spec, pushes)];
   const mapping: Mapping = { file: source.file, name: raw.name, version: 1, description: raw.description, system, inbound, limits, operations, platform: platform?.spec, pushes, secretValues, fieldsRead: compiler.fieldsRead };
   deepFreeze(mapping);
-  return { mapping, issues: [], warnings: compiler.warnings };
+  return { mapping, issues: [], warnings: compiler.warnings, answerReads: compiler.answerReads };
 }

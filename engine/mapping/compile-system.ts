@@ -1,12 +1,12 @@
-import { compileAuth, compileCsrf, compileRateLimit, compileRefusal, compileSystemRetry, compileTls, unsetUrl, type CompileHelpers, type SystemBlock } from './compile-connectivity';
+import { compileAuth, compileCsrf, compileRateLimit, compileRefusal, compileSystemRetry, compileTls, unsetUrl, type CompileHelpers, type SystemBlock, type SystemRetry } from './compile-connectivity';
 import type { PlatformDocument, SystemDocument } from './format/mapping';
-import type { RefusalSpec, RetryPolicy, SystemSpec } from './model';
+import type { RefusalSpec, SystemSpec } from './model';
 
 /** The system a call goes to, and the defaults its calls take from it; `spec` is undefined when the system block has errors. */
 export interface CallTarget {
   readonly spec?: SystemSpec;
   readonly timeoutMs: number;
-  readonly retry: RetryPolicy;
+  readonly retry: SystemRetry;
   readonly queryEncoding: SystemSpec['queryEncoding'];
   /** The system's refusal rule, which every call obeys unless it declares its own. */
   readonly refusal?: RefusalSpec;

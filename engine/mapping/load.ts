@@ -5,7 +5,7 @@ import { MappingLoadError, type MappingIssue } from '../errors';
 import type { CompileOptions } from '../expressions/compile';
 import { expandCallTemplates } from './call-templates';
 import { checkStructure, describePath, structurallyValidPart } from './check-structure';
-import { compileMapping } from './compile-mapping';
+import { compileMapping, type AnswerRead } from './compile-mapping';
 import { secretEnvValues } from './mask';
 import { respell } from './format/respellings';
 import type { Mapping } from './model';
@@ -29,6 +29,8 @@ export interface CheckResult {
   readonly mapping?: Mapping;
   /** Errors (the mapping is unusable) and warnings (it loads), in file order. */
   readonly issues: readonly MappingIssue[];
+  /** What the operations read of their calls' answers (`calls.order.body.customer`), where it stands: validate checks it against recorded answers. */
+  readonly answerReads?: readonly AnswerRead[];
 }
 
 function byPosition(a: MappingIssue, b: MappingIssue): number {
@@ -66,7 +68,7 @@ export function checkMappingText(text: string, file: string, env: NodeJS.Process
     file, line: 0, col: 0, path: `operations.${route.operationId}`, severity: 'warning', code: 'UNMAPPED_ROUTE',
     message: `${route.method} ${route.path} (${route.operationId}) is not mapped and answers ${route.unmappedDefault ? `${route.successResult} with empty data (contract rule 5)` : 'AdapterNotDefined'}`,
   }));
-  return { mapping: compiled.mapping, issues: [...[...loaded, ...templates.attribute(compiled.warnings)].sort(byPosition), ...warnings] };
+  return { mapping: compiled.mapping, issues: [...[...loaded, ...templates.attribute(compiled.warnings)].sort(byPosition), ...warnings], answerReads: compiled.answerReads };
 }
 
 export function checkMappingFile(filePath: string, options: LoadOptions = {}): CheckResult {

@@ -43,6 +43,8 @@ function outboundSecrets(system: SystemSpec): Secret[] {
   if (auth.type === 'apiKey') values.push(auth.value);
   // The client's Basic header of the token request, as token-source.ts writes it (RFC 6749 2.3.1).
   if (auth.type === 'oauth2ClientCredentials') values.push(auth.clientSecret, basicPair(encodeURIComponent(auth.clientId), encodeURIComponent(auth.clientSecret.reveal())));
+  // PLAINTEXT's signature is the two secrets joined (RFC 5849 3.4.4); an HMAC one travels only in the Authorization header.
+  if (auth.type === 'oauth1') values.push(auth.consumerSecret, auth.tokenSecret);
   if (system.tls?.key) values.push(system.tls.key);
   return values;
 }
@@ -61,6 +63,17 @@ export function declaredSecretValues(system: SystemSpec, inbound: InboundSpec, p
     ...outboundSecrets(system), ...inboundSecrets(inbound.auth),
     ...(platform ? outboundSecrets(platform) : []), ...[...pushes.values()].flatMap((push) => inboundSecrets(push.auth)),
   ];
+}
+
+/**
+ * OAuth 1.0a signatures wherever an ERP echoes them (a 401 body that repeats the Authorization header):
+ * a signature changes with every request, so no secret value matches it, and one is a credential for
+ * as long as its timestamp holds. `oauth_signature="…"` (also inside JSON text) and `oauth_signature=…`.
+ */
+const OAUTH_SIGNATURE = /(oauth_signature(?:=|%3D)(?:\\?"|%22)?)[^"&,\s\\]+/gi;
+
+export function maskOAuthSignatures(text: string): string {
+  return text.includes('oauth_signature') ? text.replace(OAUTH_SIGNATURE, `$1${MASK}`) : text;
 }
 
 /** Headers named like a credential, masked whatever their value. */
@@ -131,7 +144,7 @@ export function createMasker(secretValues: readonly Secret[], names: SecretNames
   const headerNames = new Set([...CREDENTIAL_HEADERS, ...names.headers.map((name) => name.toLowerCase())]);
   const queryNames = new Set(names.query);
   const secrets = [...new Set(secretValues.flatMap((secret) => (worthMasking(secret.reveal()) ? secretForms(secret.reveal()) : [])))].sort((a, b) => b.length - a.length);
-  const text = (value: string) => secrets.reduce((masked, secret) => masked.split(secret).join(MASK), value);
+  const text = (value: string) => secrets.reduce((masked, secret) => masked.split(secret).join(MASK), maskOAuthSignatures(value));
   const deep = (value: unknown): unknown => {
     if (typeof value === 'string') return text(value);
     if (Array.isArray(value)) return value.map(deep);
@@ -141,7 +154,8 @@ export function createMasker(secretValues: readonly Secret[], names: SecretNames
   };
   // In JSON text a secret appears escaped; most texts hold none, which one `includes` per secret tells.
   const escaped = secrets.map((secret) => JSON.stringify(secret).slice(1, -1));
-  const json = (value: string): string => {
+  const json = (given: string): string => {
+    const value = maskOAuthSignatures(given);
     if (!escaped.some((secret) => value.includes(secret))) return value;
     return value.replace(/"(?:[^"\\]|\\.)*"/g, (literal) => escaped.reduce((masked, secret) => masked.split(secret).join(MASK), literal));
   };

@@ -47,6 +47,11 @@ export interface CallSpec {
   /** Query parameters sent raw (OData's $filter): see engine/http/query-encoding.ts. */
   readonly rawQuery: readonly string[];
   readonly headers: readonly (readonly [string, Template])[];
+  /**
+   * The headers among `headers` computed as each attempt is sent, over the request then (`request`):
+   * they read it, a clock or a random source (per-attempt.ts). Not part of the answer cache's key.
+   */
+  readonly attemptHeaders: readonly string[];
   readonly body?: LocatedExpression;
   /** json, or xml: the body value written as XML (always for a SOAP call). */
   readonly requestType: 'json' | 'xml';
@@ -354,6 +359,16 @@ export type AuthSpec =
       readonly audience?: string;
       /** How the client authenticates at the token endpoint: HTTP Basic header (default) or form fields. */
       readonly clientAuth: 'basic' | 'body';
+    }
+  | {
+      /** OAuth 1.0a (RFC 5849): each request signed as it is sent (http/oauth1.ts). */
+      readonly type: 'oauth1';
+      readonly realm?: string;
+      readonly consumerKey: string;
+      readonly consumerSecret: Secret;
+      readonly token: string;
+      readonly tokenSecret: Secret;
+      readonly signatureMethod: 'HMAC-SHA256' | 'HMAC-SHA1' | 'PLAINTEXT';
     };
 
 export interface CsrfSpec {

@@ -6,11 +6,12 @@ import { buildRequest, joinUnderBase } from './build-request';
 
 const base = new URL('http://erp.test:8081/api/v1');
 
-function mappingWith(call: string) {
-  const text = `version: 1\nname: t\nsystem:\n  baseUrl: http://erp.test:8081/api/v1/\n  headers: { X-Fixed: yes }\noperations:\n  GetItem:\n    calls:\n${call}\n    output: calls.c.body\n`;
+/** `operation`: whose input the call reads (the load checks the fields it names against the route's). */
+function mappingWith(call: string, operation = 'GetItem') {
+  const text = `version: 1\nname: t\nsystem:\n  baseUrl: http://erp.test:8081/api/v1/\n  headers: { X-Fixed: yes }\noperations:\n  ${operation}:\n    calls:\n${call}\n    output: calls.c.body\n`;
   const { mapping, issues } = checkMappingText(text, 't.yaml', {});
   if (!mapping) throw new Error(issues.map((i) => i.message).join('\n'));
-  return { system: mapping.system, call: (mapping.operations.get('GetItem') as FlowOperation).calls[0] };
+  return { system: mapping.system, call: (mapping.operations.get(operation) as FlowOperation).calls[0] };
 }
 
 describe('joinUnderBase', () => {
@@ -37,11 +38,12 @@ describe('buildRequest', () => {
 
   it('fills query and headers, leaves out parameters that have no value, repeats lists', async () => {
     const { system, call } = mappingWith(
-      '      - name: c\n        method: POST\n        path: /search\n        query: { q: "{input.q}", missing: "{input.none}", tag: "{input.tags}", fixed: "v1" }\n        headers: { X-User: "user {input.user}" }\n        body: \'{ "n": input.q }\'',
+      '      - name: c\n        method: POST\n        path: /search\n        query: { q: "{input.storageId}", missing: "{input.remainingRequests}", tag: "{input.workOrdersNumbers}", fixed: "v1" }\n        headers: { X-User: "user {input.storageId}" }\n        body: \'{ "n": input.storageId }\'',
+      'GetReport',
     );
-    const request = await buildRequest(call, system, { input: { q: 'a b&c', tags: ['x', 'y'], user: 'ann' }, calls: {} });
+    const request = await buildRequest(call, system, { input: { storageId: 'a b&c', workOrdersNumbers: ['x', 'y'] }, calls: {} });
     expect(request.url.search).toBe('?q=a%20b%26c&tag=x&tag=y&fixed=v1');
-    expect(request.headers).toEqual({ 'X-Fixed': 'yes', 'X-User': 'user ann' });
+    expect(request.headers).toEqual({ 'X-Fixed': 'yes', 'X-User': 'user a b&c' });
     expect(request.body).toEqual({ n: 'a b&c' });
     expect(request.method).toBe('POST');
   });
@@ -52,7 +54,7 @@ describe('buildRequest', () => {
   });
 
   it('refuses header values with line breaks (header injection)', async () => {
-    const { system, call } = mappingWith('      - { name: c, method: GET, path: /x, headers: { X-A: "{input.v}" } }');
-    await expect(buildRequest(call, system, { input: { v: 'a\r\nX-Evil: 1' }, calls: {} })).rejects.toThrow(/line break/);
+    const { system, call } = mappingWith('      - { name: c, method: GET, path: /x, headers: { X-A: "{input.number}" } }');
+    await expect(buildRequest(call, system, { input: { number: 'a\r\nX-Evil: 1' }, calls: {} })).rejects.toThrow(/line break/);
   });
 });

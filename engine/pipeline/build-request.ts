@@ -149,6 +149,44 @@ async function assetUrl(call: CallSpec, system: SystemSpec, context: ExpressionC
   return url;
 }
 
+async function renderHeaders(call: CallSpec, templates: CallSpec['headers'], context: ExpressionContext, observer: TraceObserver | undefined): Promise<Record<string, string>> {
+  const label = `calls.${call.name}`;
+  const headers: Record<string, string> = {};
+  for (const [name, template] of templates) {
+    const value = await render(template, context, `${label}.headers.${name}`, observer, (text) => text);
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    const unsendable = unsendableInHeader(text);
+    if (unsendable) throw new OperationFailure('REQUEST_INVALID', `${label}.headers.${name} contains ${unsendable}, which a header cannot carry`);
+    headers[name] = text;
+  }
+  return headers;
+}
+
+/** The request as header expressions read it (`request`): its method, its URL as sent, and its query parameters, decoded. */
+function requestView(request: OutboundRequest): { readonly method: string; readonly url: string; readonly query: Record<string, string | string[]> } {
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(request.url.searchParams.keys())) {
+    const values = request.url.searchParams.getAll(name);
+    query[name] = values.length === 1 ? values[0]! : values;
+  }
+  return { method: request.method, url: request.url.href, query };
+}
+
+/**
+ * The call's headers that change on each attempt (call.attemptHeaders: they read `request`, a clock or
+ * a random source) over the request as it goes out now, its final URL with the page's parameters:
+ * computed again for every attempt and every page, so a retry never repeats a nonce.
+ */
+export async function withAttemptHeaders(call: CallSpec, request: OutboundRequest, context: ExpressionContext, observer?: TraceObserver): Promise<OutboundRequest> {
+  if (call.attemptHeaders.length === 0) return request;
+  const templates = call.headers.filter(([name]) => call.attemptHeaders.includes(name));
+  const headers = await renderHeaders(call, templates, { ...context, request: requestView(request) }, observer);
+  // Left out when they give nothing, as any header; a name the build already set is replaced.
+  const kept = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !call.attemptHeaders.includes(name)));
+  return { ...request, headers: { ...kept, ...headers } };
+}
+
 /** `observer`: told each expression's input and output when it asks (dry runs, the studio). */
 export async function buildRequest(call: CallSpec, system: SystemSpec, context: ExpressionContext, observer?: TraceObserver): Promise<OutboundRequest> {
   const label = `calls.${call.name}`;
@@ -165,14 +203,7 @@ export async function buildRequest(call: CallSpec, system: SystemSpec, context: 
   const url = withQueryPairs(call.absolute ? await assetUrl(call, system, context, observer) : joinUnderBase(system.baseUrl, path as string, call.name), pairs);
   // A url from an answer goes to another host (system.assetHosts): the system's own headers stay with the system.
   const headers: Record<string, string> = call.absolute ? {} : Object.fromEntries(system.headers);
-  for (const [name, template] of call.headers) {
-    const value = await render(template, context, `${label}.headers.${name}`, observer, (text) => text);
-    if (value === undefined) continue;
-    const text = Array.isArray(value) ? value.join(', ') : value;
-    const unsendable = unsendableInHeader(text);
-    if (unsendable) throw new OperationFailure('REQUEST_INVALID', `${label}.headers.${name} contains ${unsendable}, which a header cannot carry`);
-    headers[name] = text;
-  }
+  Object.assign(headers, await renderHeaders(call, call.headers.filter(([name]) => !call.attemptHeaders.includes(name)), context, observer));
   const value = call.graphql ? await graphqlBody(call.graphql, context, label, observer) : call.body ? await evaluateSeen(call.body, context, `${label}.body`, observer) : undefined;
   const { body, xmlHeaders } = await xmlBody(call, system, context, value, observer);
   // The mapping's own headers win over the ones XML brings (any letter case).

@@ -39,4 +39,6 @@ export interface ExpressionContext {
   readonly page?: PageView;
   /** The system's login answer (system.session), when it declares one. */
   readonly session?: unknown;
+  /** While a header that changes per attempt is computed: the request being sent (build-request.ts, requestView). */
+  readonly request?: { readonly method: string; readonly url: string; readonly query: Readonly<Record<string, string | readonly string[]>> };
 }

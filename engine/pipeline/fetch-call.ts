@@ -7,7 +7,7 @@ import { DeadlinePassed, RequestAbandoned, TokenUnavailable } from '../http/faul
 import type { Logger } from '../log';
 import type { CallSpec, SystemSpec } from '../mapping/model';
 export type { Answer } from './answer';
-import { buildRequest } from './build-request';
+import { buildRequest, withAttemptHeaders } from './build-request';
 import { recordOf, type Answer, type ReadResponse, type SendPage } from './answer';
 import { decodeXml } from '../xml/decode';
 import { XmlError } from '../xml/errors';
@@ -131,14 +131,18 @@ function levelRule(call: CallSpec, label: string, reads: WeakMap<OutboundRespons
 }
 
 /** `keeps` collects each page's cache offer, made once the whole answer is judged a success. */
-function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)[], context: ExpressionContext): SendPage {
+function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)[], contextOf: (built: OutboundRequest) => ExpressionContext): SendPage {
   const { system } = env.connection;
   const reads = new WeakMap<OutboundResponse, Promise<Read>>();
-  const asksToWait = waitRule(call, label, context, reads, system);
   const levelOf = levelRule(call, label, reads, system);
   return async (built) => {
+    // The headers that change per attempt, over the request as it is sent (its page's URL included),
+    // with what the page's build saw (page.offset, … when the page state goes in the body).
+    const context = contextOf(built);
+    const asksToWait = waitRule(call, label, context, reads, system);
+    const renew = (request: OutboundRequest) => withAttemptHeaders(call, request, context, env.observer);
     // A new span id per request (per page, per fan-out element); retries of it send the same one.
-    const request = env.trace ? { ...built, trace: traceHeadersOf(childOf(env.trace)) } : built;
+    const request = await renew(env.trace ? { ...built, trace: traceHeadersOf(childOf(env.trace)) } : built);
     env.observer?.request?.(request, label);
     const started = performance.now();
     let attempts = 0;
@@ -150,7 +154,7 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     const cost = await costOf(call, request, context, label, env);
     let result;
     try {
-      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt, asksToWait, cost, levelOf });
+      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt, asksToWait, cost, levelOf, renew: call.attemptHeaders.length > 0 ? renew : undefined });
     } catch (error) {
       env.onCall?.({ call: call.name, statusClass: 'none', attempts: Math.max(attempts, 1), seconds: seconds(), cache: call.cache ? 'miss' : undefined });
       throw meaningOf(error, label);
@@ -209,8 +213,15 @@ export async function fetchAnswer(call: CallSpec, context: ExpressionContext, la
   const { system } = env.connection;
   const keeps: (() => void)[] = [];
   const keep = () => keeps.forEach((offer) => offer());
-  const send = sender(call, label, env, keeps, context);
-  const build = async (page?: PageState) => withEngineHeaders(await buildRequest(call, system, page ? { ...context, page } : context, env.observer), system, env);
+  // Each page's request with the context it was built in, for the headers computed as it is sent.
+  const builtIn = new WeakMap<OutboundRequest, ExpressionContext>();
+  const send = sender(call, label, env, keeps, (built) => builtIn.get(built) ?? context);
+  const build = async (page?: PageState) => {
+    const pageContext = page ? { ...context, page } : context;
+    const request = withEngineHeaders(await buildRequest(call, system, pageContext, env.observer), system, env);
+    builtIn.set(request, pageContext);
+    return request;
+  };
   if (call.paginate) {
     const refused = refuses(call) ? async (page: CallRecord) => (await refusalFor(call, { ...context, response: page, call: call.name }, label)) !== undefined : undefined;
     return { ...(await fetchPages(call.paginate, { build, send, encoding: call.queryEncoding, refused }, context, label, system.baseUrl)), keep };

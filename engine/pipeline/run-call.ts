@@ -1,5 +1,6 @@
 import { OperationFailure, type FailureKind } from '../errors';
 import { EMPTY_BODY } from '../http/client';
+import { maskOAuthSignatures } from '../mapping/mask';
 import type { AuthSpec, CallSpec, OutcomeRule } from '../mapping/model';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
@@ -131,7 +132,8 @@ function maskCredentials(text: string, auth: AuthSpec): string {
   else if (auth.type === 'bearer') secrets.push(auth.token.reveal());
   else if (auth.type === 'apiKey') secrets.push(auth.value.reveal());
   else if (auth.type === 'oauth2ClientCredentials') secrets.push(auth.clientSecret.reveal());
-  let masked = text;
+  else if (auth.type === 'oauth1') secrets.push(auth.consumerSecret.reveal(), auth.tokenSecret.reveal());
+  let masked = maskOAuthSignatures(text);
   if (auth.type === 'apiKey' && auth.in === 'query') {
     const name = auth.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     masked = masked.replace(new RegExp(`([?&]${name}=)[^&#\\s)]*`, 'gi'), '$1***');

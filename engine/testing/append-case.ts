@@ -27,9 +27,23 @@ function insertionPoint(text: string, valueEnd: number, dashColumn: number): num
   return at;
 }
 
-/** The text with the case spliced into its block list, or undefined when the list is not one the splice can extend (a flow list, an empty one). */
+/**
+ * A flow list (`cases: []`, `cases: [ {...} ]`): the case goes in before its closing bracket, written as
+ * a flow map on one line, and nothing else of the file moves.
+ */
+function splicedIntoFlow(text: string, cases: Node, testCase: TestCase): string | undefined {
+  if (!isSeq(cases) || !cases.flow || !cases.range) return undefined;
+  const item = new Document(testCase, { flow: true }).toString({ lineWidth: 0 }).trim();
+  // After the last item (a comma written after it stays where it was), or just inside the opening bracket.
+  const last = (cases.items.at(-1) as Node | undefined)?.range?.[1];
+  const at = last ?? text.indexOf('[', cases.range[0]) + 1;
+  return `${text.slice(0, at)}${last === undefined ? '' : ', '}${item}${text.slice(at)}`;
+}
+
+/** The text with the case spliced into its list, or undefined when the list is not one the splice can extend (an empty block list). */
 function spliced(text: string, cases: Node, testCase: TestCase): string | undefined {
-  if (!isSeq(cases) || cases.flow || cases.items.length === 0) return undefined;
+  if (isSeq(cases) && cases.flow) return splicedIntoFlow(text, cases, testCase);
+  if (!isSeq(cases) || cases.items.length === 0) return undefined;
   const last = cases.items.at(-1) as Node;
   const [start, valueEnd] = last.range ?? [];
   if (start === undefined || valueEnd === undefined) return undefined;

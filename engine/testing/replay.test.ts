@@ -31,7 +31,7 @@ operations:
       - name: attach
         method: POST
         path: /attachments
-        body: '{ "docNo": input.workOrderNumber, "container": input.containerName }'
+        body: '{ "docNo": input.workOrderNumber, "container": input.containerCode }'
 `;
 const schemas = createSchemaRegistry();
 const route = (id: string) => findRoute(id) as RouteSpec;
@@ -68,8 +68,8 @@ describe('replay through two mappings', () => {
   });
 
   it('a changed request line or body of an ERP call is reported even when the answer stays the same', async () => {
-    const attach: ReplayCase = { source: 'request r-2', route: route('AttachWorkOrder'), input: { workOrderNumber: 'SO-1', containerName: 'C-7' }, answers: { attach: { status: 201, body: {} } }, storedEvent: false };
-    const result = await compare(BASE.replace('path: /attachments', 'path: /v2/attachments').replace('"container": input.containerName', '"box": input.containerName'), attach);
+    const attach: ReplayCase = { source: 'request r-2', route: route('AttachWorkOrder'), input: { workOrderNumber: 'SO-1', containerCode: 'C-7' }, answers: { attach: { status: 201, body: {} } }, storedEvent: false };
+    const result = await compare(BASE.replace('path: /attachments', 'path: /v2/attachments').replace('"container": input.containerCode', '"box": input.containerCode'), attach);
     expect(result.verdict).toBe('different');
     expect(result.fields).toEqual([]);
     expect(result.calls).toEqual([
@@ -92,7 +92,7 @@ describe('replay through two mappings', () => {
 
   it('an event stored in the outbox replays its delivery on the stand-in answer: a dropped call is named', async () => {
     const outbox = BASE.replace('  AttachWorkOrder:\n', '  AttachWorkOrder:\n    delivery: outbox\n    outbox: { orderingKey: input.workOrderNumber }\n');
-    const stored: ReplayCase = { source: 'request r-3', route: route('AttachWorkOrder'), input: { workOrderNumber: 'SO-1', containerName: 'C-7' }, answers: {}, storedEvent: true };
+    const stored: ReplayCase = { source: 'request r-3', route: route('AttachWorkOrder'), input: { workOrderNumber: 'SO-1', containerCode: 'C-7' }, answers: {}, storedEvent: true };
     const same = await replay(mappingFromText(outbox), mappingFromText(outbox), stored, schemas);
     expect(same).toMatchObject({ verdict: 'same', old: { result: 'Success', unrecorded: [] } });
     const unmapped = outbox.replace(/ {2}AttachWorkOrder:[\s\S]*$/, '');

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { MappingIssue } from '../errors';
-import { SCHEMAS_DIR } from '../paths';
+import { SCHEMAS_DIR, schemaReference } from '../paths';
 import type { YamlSource } from '../mapping/yaml-source';
 import { ANSWERS_SCHEMA, type RecordedAnswers } from './answers';
 import { compileShape, readCheckedYaml } from '../mapping/yaml-file';
@@ -126,6 +126,9 @@ const TEST_FILE_SCHEMA = {
 
 const validateTestFile = compileShape(TEST_FILE_SCHEMA);
 
+/** Where the test files' schema is published. */
+const TEST_SCHEMA_ID = 'https://adapter-engine.dev/schemas/mapping-test.schema.json';
+
 /** schemas/mapping-test.schema.json: the test files' JSON Schema for editors, as `npm run schema:mapping` writes it. */
 export const TEST_SCHEMA_FILE = path.join(SCHEMAS_DIR, 'mapping-test.schema.json');
 
@@ -133,7 +136,7 @@ export const TEST_SCHEMA_FILE = path.join(SCHEMAS_DIR, 'mapping-test.schema.json
 export function testFileJsonSchema(): Record<string, unknown> {
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
-    $id: 'https://adapter-engine.dev/schemas/mapping-test.schema.json',
+    $id: TEST_SCHEMA_ID,
     title: 'Adapter engine mapping tests',
     description: 'Mapping tests (adapter-engine test): each case an input, the external system\'s recorded answers by call name, and the expected answer (partial match).',
     ...TEST_FILE_SCHEMA,
@@ -142,8 +145,7 @@ export function testFileJsonSchema(): Record<string, unknown> {
 
 /** The first line of a test file the engine writes: editors (the YAML language server) then check and complete it. */
 export function testSchemaLine(testFile: string): string {
-  const relative = path.relative(path.dirname(path.resolve(testFile)), TEST_SCHEMA_FILE).split(path.sep).join('/');
-  return `# yaml-language-server: $schema=${relative}`;
+  return `# yaml-language-server: $schema=${schemaReference(testFile, TEST_SCHEMA_FILE, TEST_SCHEMA_ID)}`;
 }
 
 export function isTestFileName(name: string): boolean {

@@ -24,6 +24,8 @@ interface CaseResult {
   readonly mismatches: readonly Mismatch[];
   /** Why the engine failed the operation, when it did: helps read an unexpected result. */
   readonly failure?: string;
+  /** Why the case could not run on this mapping (a call it names that the operation no longer makes); it fails, the others run. */
+  readonly problems?: readonly MappingIssue[];
   readonly resultName?: string;
 }
 
@@ -191,33 +193,8 @@ export async function runTestFile(filePath: string, extraEnv: Readonly<Record<st
   const mapping = loaded.mapping;
   const warnings = loaded.issues.filter((issue) => issue.code === 'ENV_UNSET');
 
-  const issues: MappingIssue[] = [];
-  tests.cases.forEach((testCase, index) => {
-    const at = ['cases', index];
-    if (testCase.push !== undefined || testCase.operation === undefined) {
-      issues.push(...pushCaseIssues(source, at, testCase, mapping));
-      return;
-    }
-    const resolved = resolveOperation(testCase.operation);
-    if (!resolved) {
-      issues.push(issueAt(source, [...at, 'operation'], 'UNKNOWN_OPERATION', `"${testCase.operation}" is not a contract operation or route (run "adapter-engine routes ${mappingName}" for the list)`));
-      return;
-    }
-    const { route } = resolved;
-    const wrong = Object.keys(testCase.expect).filter((key) => key === 'status' || key === 'problems');
-    if (wrong.length > 0) issues.push(issueAt(source, [...at, 'expect', wrong[0]], 'SETTINGS_DISAGREE', `expect.${wrong[0]} is for push cases; a case of ${route.operationId} expects result (and data, externalMessage, validationStatus, requests, delivery)`));
-    if (testCase.expect.result === undefined) issues.push(issueAt(source, [...at, 'expect'], 'MISSING_SETTING', `a case of ${route.operationId} needs expect.result, e.g. ${route.successResult}`));
-    else if (!hasResult(route, testCase.expect.result)) {
-      issues.push(issueAt(source, [...at, 'expect', 'result'], 'UNKNOWN_RESULT', `"${testCase.expect.result}" is not a result of ${route.method} ${route.path}; use one of: ${Object.keys(route.results).join(', ')}`));
-    }
-    const operation = mapping.operations.get(route.operationId);
-    if (testCase.answers) issues.push(...checkAnswers(source, [...at, 'answers'], testCase.answers, operation, mapping.system));
-    const calls = answerableCalls(operation, mapping.system);
-    for (const name of Object.keys(testCase.expect.requests ?? {})) {
-      if (!calls.includes(name)) issues.push(issueAt(source, [...at, 'expect', 'requests', name], 'UNKNOWN_CALL_NAME', `"${name}" is not a call of ${route.operationId}${calls.length ? `; it makes: ${calls.join(', ')}` : '; it makes no calls'}`, true));
-    }
-  });
-  if (issues.length > 0) return { file, mapping: mappingName, issues: issues.sort((a, b) => a.line - b.line || a.col - b.col), warnings, cases: [], coverage: [] };
+  // A case that cannot run (a call or result that no longer exists) fails alone; the others run.
+  const problems = tests.cases.map((testCase, index) => caseIssues(source, ['cases', index], testCase, mapping, mappingName));
 
   // The mapping's text again, without ${VAR} expansion, only to place findings inside its expressions.
   const mappingSource = parseYamlSource(mappingName, fs.readFileSync(mappingPath, 'utf8'), null).source;
@@ -229,9 +206,47 @@ export async function runTestFile(filePath: string, extraEnv: Readonly<Record<st
   for (const [index, testCase] of tests.cases.entries()) {
     const pos = source.at(['cases', index]);
     const where = `${file}:${pos.line}:${pos.col}`;
-    cases.push(testCase.push !== undefined ? await runPushOne(coverage, testCase, where, schemas, repeats) : await runOne(coverage, testCase, where, schemas, repeats));
+    if (problems[index].length > 0) cases.push({ name: testCase.name, operation: testCase.operation ?? `push/${testCase.push ?? ''}`, at: where, passed: false, mismatches: [], problems: problems[index] });
+    else cases.push(testCase.push !== undefined ? await runPushOne(coverage, testCase, where, schemas, repeats) : await runOne(coverage, testCase, where, schemas, repeats));
   }
   return { file, mapping: mappingName, issues: [], warnings: [...warnings, ...repeats.values()], cases, coverage: coverage.findings() };
+}
+
+/**
+ * What keeps a case from running on this mapping: an operation or push it does not have, a result the
+ * route does not have, an answer or expected request for a call it does not make.
+ */
+function caseIssues(source: YamlSource, at: readonly PathSegment[], testCase: TestCase, mapping: Mapping, mappingName: string): MappingIssue[] {
+  if (testCase.push !== undefined || testCase.operation === undefined) return pushCaseIssues(source, at, testCase, mapping);
+  const resolved = resolveOperation(testCase.operation);
+  if (!resolved) return [issueAt(source, [...at, 'operation'], 'UNKNOWN_OPERATION', `"${testCase.operation}" is not a contract operation or route (run "adapter-engine routes ${mappingName}" for the list)`)];
+  const { route } = resolved;
+  const issues: MappingIssue[] = [];
+  const wrong = Object.keys(testCase.expect).filter((key) => key === 'status' || key === 'problems');
+  if (wrong.length > 0) issues.push(issueAt(source, [...at, 'expect', wrong[0]], 'SETTINGS_DISAGREE', `expect.${wrong[0]} is for push cases; a case of ${route.operationId} expects result (and data, externalMessage, validationStatus, requests, delivery)`));
+  if (testCase.expect.result === undefined) issues.push(issueAt(source, [...at, 'expect'], 'MISSING_SETTING', `a case of ${route.operationId} needs expect.result, e.g. ${route.successResult}`));
+  else if (!hasResult(route, testCase.expect.result)) {
+    issues.push(issueAt(source, [...at, 'expect', 'result'], 'UNKNOWN_RESULT', `"${testCase.expect.result}" is not a result of ${route.method} ${route.path}; use one of: ${Object.keys(route.results).join(', ')}`));
+  }
+  const operation = mapping.operations.get(route.operationId);
+  if (testCase.answers) issues.push(...checkAnswers(source, [...at, 'answers'], testCase.answers, operation, mapping.system));
+  const calls = answerableCalls(operation, mapping.system);
+  for (const name of Object.keys(testCase.expect.requests ?? {})) {
+    if (!calls.includes(name)) issues.push(issueAt(source, [...at, 'expect', 'requests', name], 'UNKNOWN_CALL_NAME', `"${name}" is not a call of ${route.operationId}${calls.length ? `; it makes: ${calls.join(', ')}` : '; it makes no calls'}`, true));
+  }
+  return issues.sort((a, b) => a.line - b.line || a.col - b.col);
+}
+
+/**
+ * The cases of an existing test file that cannot run on the mapping (`record` says so before it adds
+ * one): each problem at its line; none when the file is missing or is no test file (the append says why).
+ */
+export function casesThatCannotRun(testFile: string, mapping: Mapping): MappingIssue[] {
+  if (!fs.existsSync(testFile)) return [];
+  const read = readTestFile(testFile);
+  if (!read.source || !read.file) return [];
+  const { source } = read;
+  return read.file.cases.flatMap((testCase, index) => caseIssues(source, ['cases', index], testCase, mapping, displayName(mapping.file)).map((issue) => ({ ...issue, message: `the case "${testCase.name}" cannot run: ${issue.message}` })));
 }
 
 /** A push case names a push of the mapping, expects a status (not a result), and answers only its calls. */

@@ -86,6 +86,8 @@ export function traceRecorder(base: URL, output: Origin | undefined, steps: Trac
       });
     },
     attempt(label, report) {
+      // What the credentials' header said, its signature left out: each attempt is signed anew.
+      if (report.signed !== undefined) steps.push({ step: 'note', text: `calls.${label}: attempt ${report.attempt} signed with Authorization: ${report.signed}, oauth_signature not shown` });
       // The last attempt without an answer is the call's transport failure; earlier ones were retried.
       if (report.error !== undefined && report.retryInMs === undefined) steps.push({ step: 'no answer', call: label, error: report.error, attempts: report.attempt });
     },

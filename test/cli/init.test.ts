@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ROUTES } from '../../engine/contract/routes';
-import { runCli, STACK_LINE, tempDir, writeFile } from './cli-process';
+import { ROOT, runCli, STACK_LINE, tempDir, writeFile } from './cli-process';
 
 describe('adapter-engine init', () => {
   it('writes a mapping with every route and a test file, validates at once, and the tests pass', async () => {
@@ -24,14 +24,15 @@ describe('adapter-engine init', () => {
     expect((await runCli(['init', 'acme'], { cwd: dir })).code).toBe(0);
     const first = fs.readFileSync(path.join(dir, 'mappings', 'acme.yaml'), 'utf8').split('\n')[0];
     const schema = /^# yaml-language-server: \$schema=(\S+)$/.exec(first)?.[1];
-    expect(schema).toBeDefined();
-    expect(JSON.parse(fs.readFileSync(path.resolve(dir, 'mappings', schema as string), 'utf8'))).toMatchObject({ description: 'Adapter engine mapping file, format v1.' });
+    // Outside a project that holds the engine, a path into the engine's folder would hold only on this machine: the published address.
+    expect(schema).toBe('https://adapter-engine.dev/schemas/mapping.schema.json');
+    expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'schemas', 'mapping.schema.json'), 'utf8'))).toMatchObject({ $id: schema, description: 'Adapter engine mapping file, format v1.' });
     const strict = await runCli(['validate', '--strict', 'mappings/acme.yaml'], { cwd: dir, env: { ERP_URL: 'http://erp.invalid/api' } });
     expect(strict.stdout).toContain(`mappings/acme.yaml  ok  ${ROUTES.length} of ${ROUTES.length} routes mapped`);
     expect(strict.code).toBe(0);
     // The test file names its own schema the same way.
     const testSchema = /^# yaml-language-server: \$schema=(\S+)$/.exec(fs.readFileSync(path.join(dir, 'mappings', 'acme.test.yaml'), 'utf8').split('\n')[0])?.[1];
-    expect(JSON.parse(fs.readFileSync(path.resolve(dir, 'mappings', testSchema ?? 'none'), 'utf8'))).toMatchObject({ title: 'Adapter engine mapping tests' });
+    expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'schemas', 'mapping-test.schema.json'), 'utf8'))).toMatchObject({ $id: testSchema, title: 'Adapter engine mapping tests' });
   });
 
   it('comments every route from the contract table: what the platform sends, what it must answer, its result names', async () => {

@@ -18,7 +18,7 @@ ${extra.replace(/^/gm, '        ')}
 describe('connectivity settings at load', () => {
   it('refuses retries of a POST that is not declared idempotent', () => {
     expect(errorsOf(head('http://erp.local') + statusCall('retry: { attempts: 3 }'))).toEqual([
-      'test.yaml:13:28  operations.ReportWorkOrderStatus.calls[0].retry.attempts is 3, but a POST is only repeated when the call says idempotent: true (repeating it could, for example, book twice)',
+      'test.yaml:13:28  operations.ReportWorkOrderStatus.calls[0].retry.attempts is 3, but a POST is only repeated when the call (or system.retry) says idempotent: true (repeating it could, for example, book twice)',
     ]);
     expect(errorsOf(head('http://erp.local') + statusCall('retry: { attempts: 3, idempotent: true }'))).toEqual([]);
   });
@@ -26,6 +26,18 @@ describe('connectivity settings at load', () => {
   it('refuses retries of a GET the mapping marks as not idempotent', () => {
     expect(errorsOf(head('http://erp.local') + statusCall('retry: { attempts: 2, idempotent: false }', 'GET'))).toEqual([
       'test.yaml:13:28  operations.ReportWorkOrderStatus.calls[0].retry.attempts is 2, but the call says idempotent: false',
+    ]);
+  });
+
+  it('takes system.retry.idempotent as every call\'s default, which a call may override', () => {
+    const system = 'retry: { attempts: 3, idempotent: true }';
+    expect(errorsOf(head('http://erp.local', system) + statusCall(''))).toEqual([]);
+    const { mapping } = checkMappingText(head('http://erp.local', system) + statusCall(''), 'test.yaml', {});
+    expect(mapping?.operations.get('ReportWorkOrderStatus')).toMatchObject({ calls: [{ retry: { attempts: 3 } }] });
+    const own = checkMappingText(head('http://erp.local', system) + statusCall('retry: { idempotent: false }'), 'test.yaml', {});
+    expect(own.mapping?.operations.get('ReportWorkOrderStatus')).toMatchObject({ calls: [{ retry: { attempts: 1 } }] });
+    expect(errorsOf(head('http://erp.local', 'retry: { idempotent: false }') + statusCall('retry: { attempts: 2 }', 'GET'))).toEqual([
+      'test.yaml:13:28  operations.ReportWorkOrderStatus.calls[0].retry.attempts is 2, but system.retry says idempotent: false (the call may say idempotent: true in its own retry)',
     ]);
   });
 

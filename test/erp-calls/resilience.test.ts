@@ -108,6 +108,21 @@ describe('retries with backoff', () => {
     expect(await engine.call('POST', '/WorkOrders/Status', { number: 'SO-1', status: 1 })).toEqual({ isResultSuccess: true, result: 1, validationStatus: null, externalMessage: null });
     expect(erp.count('POST /status')).toBe(3);
   });
+
+  it('retries a POST when system.retry says every call is idempotent', async () => {
+    erp.on('POST /status', sequence(status(503), status(503), { status: 201, body: {} }));
+    const idempotent = 'retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20, idempotent: true }';
+    engine = await startEngine(head(erp.url, idempotent) + statusOperation());
+    expect(await engine.call('POST', '/WorkOrders/Status', { number: 'SO-1', status: 1 })).toEqual({ isResultSuccess: true, result: 1, validationStatus: null, externalMessage: null });
+    expect(erp.count('POST /status')).toBe(3);
+  });
+
+  it('does not retry a call that says idempotent: false under system.retry.idempotent: true', async () => {
+    erp.on('POST /status', sequence(status(503), { status: 201, body: {} }));
+    engine = await startEngine(head(erp.url, 'retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 20, idempotent: true }') + statusOperation('        retry: { idempotent: false }'));
+    expect(await engine.call('POST', '/WorkOrders/Status', { number: 'SO-2', status: 1 })).toMatchObject({ isResultSuccess: false, result: 3 });
+    expect(erp.count('POST /status')).toBe(1);
+  });
 });
 
 describe('deadline and concurrency', () => {

@@ -118,12 +118,12 @@ describe('defaults come from the declaration', () => {
 describe('settings in two layers', () => {
   it('a fan-out above system.maxConcurrency and a call timeout past the deadline load, with a warning naming the one that wins', () => {
     const text = yaml('version: 1', 'name: test', 'system:', '  baseUrl: http://erp.local/api', '  maxConcurrency: 2', 'operations:', '  ReportWorkOrderStatus:', '    deadlineMs: 3000',
-      '    calls:', '      - name: report', '        method: POST', '        path: /orders/{item}', '        timeoutMs: 5000', '        forEach: { list: input.workOrdersNumbers, maxConcurrency: 8 }');
+      '    calls:', '      - name: report', '        method: POST', '        path: /orders/{item}', '        timeoutMs: 5000', '        forEach: { list: "[input.number]", maxConcurrency: 8 }');
     const { mapping, issues } = checkMappingText(text, 'm.yaml', {});
     expect(mapping).toBeDefined();
     expect(issues.filter((issue) => issue.code === 'LIMIT_CAPPED').map(formatIssue)).toEqual([
       'm.yaml:13:20  warning: operations.ReportWorkOrderStatus.calls[0] may wait 5000 ms for an answer, but the operation\'s deadlineMs is 3000; the deadline ends it first',
-      'm.yaml:14:67  warning: operations.ReportWorkOrderStatus.calls[0].forEach.maxConcurrency is 8, but system.maxConcurrency allows only 2 requests to the ERP at once; the lower one applies',
+      'm.yaml:14:60  warning: operations.ReportWorkOrderStatus.calls[0].forEach.maxConcurrency is 8, but system.maxConcurrency allows only 2 requests to the ERP at once; the lower one applies',
     ]);
   });
 });

@@ -26,7 +26,7 @@ operations:
   GetWorkOrders:
     output: $error('boom')
   GetWorkOrdersForPutWall:
-    output: '[{ "number": input.code, "requests": [] }]'
+    output: '[{ "number": input.code, "requests": [], "dueDate": $lookup({}, "due") }]'   # gives no dueDate at run time
   GetItem:
     output: $error('boom')
   GetItemImage:

@@ -113,6 +113,7 @@ describe('what is not a reference to a call, and loads', () => {
   it('a field named calls inside the ERP answer, a variable, a string, a lambda at the root', () => {
     const output = [
       '|\n      {',
+      '"number": "SO-1", "dueDate": "2026-01-01T00:00:00Z", "requests": [],', // what the contract requires of a work order
       '"a": calls.orders.items[calls.count > 0],', // calls is a field of each item here
       '"b": calls.orders.items.calls.whatever,',
       '"c": "calls.nothing",',

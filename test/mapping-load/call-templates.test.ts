@@ -20,7 +20,7 @@ const SYSTEM = [
   '      path: /jsonrpc',
   '      headers:',
   '        Accept: application/json',
-  '        X-Model: "{input.model}"',
+  '        X-Model: "{input.number}"',
   '      query:',
   '        db: main',
   '      retry:',
@@ -123,7 +123,7 @@ describe('a call that uses a template', () => {
       '        use: page',
       '        soap: { version: "1.1", action: "urn:microsoft-dynamics-schemas/page/salesorder:Read" }',
       '        body: \'{ "so:Read": { "so:No": input.Code } }\'',
-      '    output: \'{ "number": calls.order.result.SalesOrder.No }\''));
+      '    output: \'{ "number": calls.order.result.SalesOrder.No, "dueDate": "2026-01-01T00:00:00Z", "requests": [] }\''));
     const [order] = callsOf(mapping.operations.get('GetWorkOrderByCode'));
     expect(order.soap).toMatchObject({ version: '1.1', action: { source: 'urn:microsoft-dynamics-schemas/page/salesorder:Read' } });
     expect(order.responseType).toBe('xml');
@@ -153,7 +153,7 @@ describe('a problem that comes from a template', () => {
       '      method: POST',
       '      path: /jsonrpc',
       '      headers:',
-      '        X-Model: "{$uppercas(input.model)}"',
+      '        X-Model: "{$uppercas(input.number)}"',
       'operations:',
       '  GetItem:',
       '    calls:',

@@ -28,7 +28,7 @@ describe('every problem at load', () => {
       '  GetWorkOrderByCode:',
       '    calls: [{ name: order, method: GET, path: "/o/{input.Code}" }]',
       '    output: |',
-      '      ( $f := function($x, $g) { $g($x) }; {"number": $f(calls.order.body.id, $string), "requests": []} )',
+      '      ( $f := function($x, $g) { $g($x) }; {"number": $f(calls.order.body.id, $string), "dueDate": "2026-01-01T00:00:00Z", "requests": []} )',
     );
     expect(errorsOf(text).map((issue) => issue.code)).toEqual([]);
   });

@@ -50,10 +50,32 @@ describe('adding a case to an existing test file', () => {
     expect(text).toBe('cases:\n- name: a\n  operation: GetItem\n  expect: { result: Succeed }\n- name: c\n  operation: GetItem\n  input:\n    number: A-2\n  expect:\n    result: Succeed\n    data:\n      number: A-2\n');
   });
 
-  it('prints the document again when the list is a flow list, keeping its comments', () => {
-    const text = withCase('# mine\ncases: []   # none yet\n', NEW_CASE, 'acme.test.yaml', 'acme.yaml');
-    expect(text).toContain('# mine');
-    expect((parse(text) as { cases: TestCase[] }).cases).toEqual([NEW_CASE]);
+  it('adds to a flow list inside its brackets, every other byte kept', () => {
+    const empty = withCase('# mine\ncases: []   # none yet\n', NEW_CASE, 'acme.test.yaml', 'acme.yaml');
+    expect(empty).toBe('# mine\ncases: [{ name: c, operation: GetItem, input: { number: A-2 }, expect: { result: Succeed, data: { number: A-2 } } }]   # none yet\n');
+    expect((parse(empty) as { cases: TestCase[] }).cases).toEqual([NEW_CASE]);
+    const written = 'cases: [\n  { name: a, operation: GetItem, input: { tags: [x] }, expect: { result: Succeed } },   # by hand\n]\n';
+    const text = withCase(written, NEW_CASE, 'acme.test.yaml', 'acme.yaml');
+    const end = written.lastIndexOf(' },') + 2;
+    const [head, tail] = [written.slice(0, end), written.slice(end)];
+    expect(text.startsWith(head) && text.endsWith(tail)).toBe(true);
+    expect((parse(text) as { cases: TestCase[] }).cases.map((testCase) => testCase.name)).toEqual(['a', 'c']);
+  });
+
+  it('keeps flow sequences as written ([x] stays [x], not [ x ]) and every comment where it was', () => {
+    const file = `# yaml-language-server: $schema=https://adapter-engine.dev/schemas/mapping-test.schema.json
+cases:
+  - name: a   # why this case
+    operation: GetItem
+    input: { number: A-1 }
+    answers:
+      article: { body: { tags: [x], sizes: [1,2] } }
+    # what it checks
+    expect: { result: Succeed, data: { tags: [x] } }
+`;
+    const text = withCase(file, NEW_CASE, 'acme.test.yaml', 'acme.yaml');
+    expect(text.slice(0, file.length)).toBe(file);
+    expect(text.slice(file.length)).toMatch(/^ {2}- name: c\n/);
   });
 
   it('refuses a file that is no test file', () => {

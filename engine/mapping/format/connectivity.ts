@@ -28,6 +28,14 @@ export const auth = variants('type', [
     audience: optional(text('Audience to request (some identity providers need it).')),
     clientAuth: withDefault(oneOfWords(['basic', 'body'], 'Send the client credentials as an HTTP Basic header or as form fields.'), 'basic'),
   }),
+  variant('type', 'oauth1', "OAuth 1.0a (RFC 5849) with a consumer and an access token, as NetSuite's token-based authentication (TBA), Magento and WooCommerce use it: every request is signed when it is sent, over its method, URL and every query parameter (the page parameters the engine writes too) and the fields of a form body, with a fresh nonce and timestamp on every attempt and every page.", {
+    realm: optional(text('The realm sent in the Authorization header (not signed); NetSuite wants the account id, e.g. 1234567 or 1234567_SB1.')),
+    consumerKey: text('The consumer key (NetSuite: of the integration record).'),
+    consumerSecret: secret('The consumer secret.'),
+    token: text('The access token (NetSuite: the token id).'),
+    tokenSecret: secret("The access token's secret."),
+    signatureMethod: withDefault(oneOfWords(['HMAC-SHA256', 'HMAC-SHA1', 'PLAINTEXT'], 'How the request is signed: HMAC-SHA256 (NetSuite accepts only this one), HMAC-SHA1 (older Magento and WooCommerce), or PLAINTEXT (the two secrets themselves; only over https).'), 'HMAC-SHA256'),
+  }),
 ], 'How the engine authenticates toward the system (the ERP, or the platform under platform:). Secrets come from environment variables and never appear in logs or messages.');
 
 export const csrf = block({
@@ -53,13 +61,14 @@ export const systemRetry = block({
   baseDelayMs: withDefault(retryFields.baseDelayMs, 200),
   maxDelayMs: withDefault(retryFields.maxDelayMs, 5000),
   retryAfterMaxMs: withDefault(integer(0, 600_000, 'Longest Retry-After the engine honours, in milliseconds; a longer one ends the retries.'), 30_000),
+  idempotent: optional(boolean('Whether every call is safe to repeat, unless the call says otherwise in its own retry.idempotent. Without it: GET calls are, others are not. true suits an ERP whose reads are all POST (SOAP, JSON-RPC, SuiteQL); a call that writes then says idempotent: false.')),
 }, { description: 'Default retry policy of every call. Retries happen on transport failures, 429 and 503, only for requests safe to repeat.' });
 
 export const callRetry = block({
   attempts: optional({ ...retryFields.attempts, description: `${retryFields.attempts.description} Default: system.retry.attempts.` }),
   baseDelayMs: optional({ ...retryFields.baseDelayMs, description: `${retryFields.baseDelayMs.description} Default: system.retry.baseDelayMs.` }),
   maxDelayMs: optional({ ...retryFields.maxDelayMs, description: `${retryFields.maxDelayMs.description} Default: system.retry.maxDelayMs.` }),
-  idempotent: optional(boolean('Whether the call is safe to repeat. Default true for GET, false otherwise: a POST/PUT/PATCH/DELETE is only retried with idempotent: true.')),
+  idempotent: optional(boolean('Whether the call is safe to repeat. Default: system.retry.idempotent, else true for GET and false otherwise: a POST/PUT/PATCH/DELETE is only retried with idempotent: true.')),
 }, { description: 'Retry policy of this call, over system.retry.' });
 
 /** Where the page state goes: the styles whose state the engine writes (page, offset, cursor). */
@@ -126,7 +135,7 @@ export const forEach = block({
 export const cache = block({
   ttlMs: integer(1, 86_400_000, 'How long an answer stays valid, in milliseconds.'),
   maxEntries: withDefault(integer(1, 100_000, 'Most answers kept; the least recently used go first.'), 1000),
-}, { description: 'Keep successful answers of this call in memory, keyed by method, URL, headers and body. Errors are never cached.' });
+}, { description: 'Keep successful answers of this call in memory, keyed by method, URL, headers and body; credentials (system.auth, an OAuth 1.0a signature included) and the headers computed per attempt are not part of the key. Errors are never cached.' });
 
 /**
  * How a system says "no" inside an answer whatever its HTTP status (JSON-RPC's {"error": ...} in a 200,
