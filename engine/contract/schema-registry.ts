@@ -81,6 +81,9 @@ function withoutBranchNoise(errors: readonly ErrorObject[]): readonly ErrorObjec
   return errors.filter((error) => !(noise(error) && explainedAt.has(error.instancePath)) && !listed(error));
 }
 
+/** A value where the contract wants a list. */
+export const MUST_BE_A_LIST = 'must be a list';
+
 function toProblems(errors: readonly ErrorObject[] | null | undefined, root = ''): Problem[] {
   if (!errors) return [];
   return withoutBranchNoise(errors).map((error) => {
@@ -95,8 +98,8 @@ function toProblems(errors: readonly ErrorObject[] | null | undefined, root = ''
       where = `${where}/${extra}`;
       message = 'is not a property the contract defines';
     } else if (error.keyword === 'type' && (error.params as { type: unknown }).type === 'array') {
-      // The classic JSONata surprise: a path over a one-element list yields the element itself.
-      message = 'must be a list (JSONata gives a single value for a one-element result: wrap the expression in [ ])';
+      // Said of the platform's input as of a mapping's output: the hint about JSONata is the output check's (run-operation.ts).
+      message = MUST_BE_A_LIST;
     } else if (error.keyword === 'format' && (error.params as { format: unknown }).format === 'image-base64') {
       message = `must be Base64 text of an image (${IMAGE_FORMAT_NAMES.join(', ')}); the value is not Base64 or its bytes are no image (an error page?)`;
     } else if (error.keyword === 'enum') {

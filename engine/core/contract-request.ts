@@ -1,9 +1,24 @@
-import { toEnvelope } from '../contract/envelope';
+import { toEnvelope, type Envelope } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
+import type { Masker } from '../mapping/mask';
 import type { Mapping } from '../mapping/model';
 import type { Keep } from './keep';
 import { runRoute, type RouteRunDeps } from './run-route';
 import { stepsFor, type EngineAnswer, type EngineParts, type RequestContext, type Served } from './stage';
+
+/**
+ * The texts of an answer with the engine's secrets masked: an ERP's refusal, SOAP fault or outcome
+ * message may quote the password or key it was sent, and the platform shows it to an operator.
+ * `data` is the contract's values, left as they are.
+ */
+function masked(envelope: Envelope, mask: Masker): Envelope {
+  const { validationStatus, externalMessage } = envelope;
+  return {
+    ...envelope,
+    validationStatus: validationStatus && validationStatus.map((problem) => ({ path: mask.text(problem.path), message: mask.text(problem.message) })),
+    externalMessage: externalMessage === null ? null : mask.text(externalMessage),
+  };
+}
 
 /**
  * A contract route's request after routing and authentication: read input and run the operation
@@ -17,7 +32,7 @@ export function serveContractRoute(parts: EngineParts, served: Served, mapping: 
     // The trace id on every line of the request: an ERP's log line (its traceparent) finds ours.
     const requestLog = parts.log.child({ requestId, mapping: mapping.name, traceId: served.trace.traceId });
     const { outcome, failure, fault, delivery, skipped, drift } = await runRoute(parts, served, mapping, route, params, steps, requestLog, deps);
-    const envelope = toEnvelope(route, outcome);
+    const envelope = masked(toEnvelope(route, outcome), parts.mask);
     const durationMs = parts.clock.now() - started;
     if (delivery && steps) steps.push({ step: 'delivery', verdict: delivery.verdict, message: delivery.message });
     const entry = steps && keep(mapping, served, durationMs, steps, {

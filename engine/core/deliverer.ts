@@ -7,7 +7,7 @@ import type { AttemptOutcome, OutboxStore } from '../outbox/store';
 import { allOf, type TraceObserver } from '../trace/observer';
 import type { CallReport } from '../pipeline/fetch-call';
 import { deliverEvent } from '../pipeline/run-operation';
-import { bodyText } from '../pipeline/run-call';
+import { bodyText } from '../pipeline/judge';
 import { deliverPush } from '../pipeline/run-push';
 import { OperationFailure } from '../errors';
 import { continueTrace, parseTraceparent } from '../trace/context';

@@ -50,7 +50,7 @@ const ITEM_FLOW = `  GetItem:
       - { name: stock, method: GET, path: "/stock/{calls.article.body.id}" }
     outcomes:
       - { when: "response.status = 404", result: ItemDoesNotExist, message: "'no ' & input.number" }
-      - { when: "call = 'stock' and response.status = 409", result: Succeed, message: "'stock unknown'" }
+      - { when: "call = 'stock' and response.body.unknown = true", result: Succeed, message: "'stock unknown'" }
     output: '{ "number": calls.article.body.no, "minimumStockQuantity": calls.stock.body.min }'
 `;
 
@@ -69,9 +69,15 @@ describe('runFlow through dispatch', () => {
   });
 
   it('a rule giving the success result ends the calls and goes on to the output', async () => {
-    const http = fakeHttp([{ body: { no: 'A-1', id: 7 } }, { status: 409, body: null }]);
+    const http = fakeHttp([{ body: { no: 'A-1', id: 7 } }, { body: { unknown: true } }]);
     const outcome = await run(ITEM_FLOW, 'GetItem', { number: 'A-1' }, http);
     expect(outcome).toMatchObject({ resultName: 'Succeed', data: { number: 'A-1' }, externalMessage: 'stock unknown' });
+  });
+
+  it('a rule giving the success result never sees an error status: a 409 that matches it is still a failure', async () => {
+    const http = fakeHttp([{ body: { no: 'A-1', id: 7 } }, { status: 409, body: { unknown: true } }]);
+    const outcome = await run(ITEM_FLOW, 'GetItem', { number: 'A-1' }, http);
+    expect(outcome).toMatchObject({ resultName: 'AdapterApiCallFailed', kind: 'ERP_ERROR_STATUS', problems: [{ path: 'calls.stock', message: 'the external system answered 409' }] });
   });
 
   it('an unclaimed error status gives AdapterApiCallFailed naming the call', async () => {

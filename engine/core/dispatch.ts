@@ -50,7 +50,7 @@ const FAILURE_RESULT_NAMES: Readonly<Record<FailureKind, readonly ResultName[]>>
 export function failureOutcome(route: RouteSpec, failure: OperationFailure): Outcome {
   const resultName = firstResultOf(route, ...FAILURE_RESULT_NAMES[failure.kind]);
   // An ERP's refusal carries its own words to the platform, as an outcome rule's message would.
-  return failure.refusal ? { resultName, problems: failure.problems, externalMessage: failure.refusal.externalMessage } : { resultName, problems: failure.problems };
+  return failure.externalMessage !== undefined ? { resultName, problems: failure.problems, externalMessage: failure.externalMessage } : { resultName, problems: failure.problems };
 }
 
 /**
@@ -77,7 +77,7 @@ export async function dispatch(mapping: Mapping, prepared: PreparedRoute, input:
       if (operation.outbox) return outboxAnswer(mapping, operation, input, prepared, deps);
       return runFlow(operation, input, prepared.checkData, { connection: deps.connection(), observer: deps.observer, log: deps.log, requestId: deps.requestId, trace: deps.trace, onCall: deps.onCall, onSkipped: deps.onSkipped, abandoned: deps.abandoned });
     case 'file':
-      return runFileOperation(operation, input, prepared.checkData);
+      return runFileOperation(operation, input, prepared.checkData, mapping.system.emptyValues);
   }
 }
 

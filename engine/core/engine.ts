@@ -169,11 +169,11 @@ export function createEngine(deps: EngineDeps): Engine {
   const ownsHttp = deps.http === undefined;
   const log = deps.log ?? silentLogger;
   const journal = deps.journal ?? createJournal({ size: DEFAULT_JOURNAL_SIZE, log });
-  const parts: EngineParts = { log, meter, clock: deps.clock ?? monotonic, journal, store, context: requestContexts, drift: deps.drift };
-  const routes = createRouteTable();
-  const probeErp = createErpProber(http);
   const secrets = deps.secrets ?? createSecretRegistry();
   secrets.serve(deps.mappings);
+  const parts: EngineParts = { log, meter, clock: deps.clock ?? monotonic, journal, store, context: requestContexts, drift: deps.drift, mask: secrets };
+  const routes = createRouteTable();
+  const probeErp = createErpProber(http);
   const pool = createConnectionPool(http, (erp, ok, token) => {
     meter.tokenFetch({ erp, ok });
     // Learned before the token is first sent: an ERP echoing it back finds it masked already.

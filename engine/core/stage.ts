@@ -3,6 +3,7 @@ import type { Envelope, Outcome } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
 import type { FailureKind, Problem } from '../errors';
 import type { Logger } from '../log';
+import type { Masker } from '../mapping/mask';
 import type { Mapping, PushSpec } from '../mapping/model';
 import type { Verdict } from '../delivery/delivery';
 import type { DriftWatch } from '../drift/watch';
@@ -93,6 +94,8 @@ export interface EngineParts {
   readonly context: AsyncLocalStorage<RequestContext>;
   /** Checks live ERP answers against the shapes their recordings taught (undefined: not watched). */
   readonly drift?: DriftWatch;
+  /** The engine's secrets: masked in every text the platform is answered (an ERP's message may quote them). */
+  readonly mask: Masker;
 }
 
 /** One request on its way through the stages. */

@@ -82,21 +82,36 @@ export interface RefusalDetail {
   readonly retryable: boolean;
 }
 
+export interface FailureDetails {
+  readonly cause?: unknown;
+  readonly refusal?: RefusalDetail;
+  readonly externalMessage?: string | null;
+}
+
 export class OperationFailure extends Error {
   readonly kind: FailureKind;
   readonly problems: readonly Problem[];
   readonly answer?: ErpAnswerSummary;
   readonly refusal?: RefusalDetail;
+  /** What the platform's externalMessage says: a refusal's words, or what the operator must know (credentials refused, a write already taken). */
+  readonly externalMessage?: string | null;
   /**
    * `details.cause`: what failed underneath (a JSONata error), for callers that answer by its kind;
-   * `details.refusal`: the ERP's refusal (its words, whether a delivery may try again).
+   * `details.refusal`: the ERP's refusal (its words, whether a delivery may try again);
+   * `details.externalMessage`: the platform's message when it is not a refusal's words.
    */
-  constructor(kind: FailureKind, message: string, problems?: readonly Problem[], answer?: ErpAnswerSummary, details: { readonly cause?: unknown; readonly refusal?: RefusalDetail } = {}) {
+  constructor(kind: FailureKind, message: string, problems?: readonly Problem[], answer?: ErpAnswerSummary, details: FailureDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'OperationFailure';
     this.kind = kind;
     this.problems = problems ?? [{ path: '', message }];
     this.answer = answer;
     this.refusal = details.refusal;
+    this.externalMessage = details.externalMessage ?? details.refusal?.externalMessage;
+  }
+
+  /** The details to give a failure made from this one (a fan-out element's, named). */
+  get details(): FailureDetails {
+    return { cause: this.cause, refusal: this.refusal, externalMessage: this.externalMessage };
   }
 }

@@ -3,6 +3,7 @@ import { contractEnums } from '../contract/enums';
 import { listedOf, unlistedOf, type Validator } from '../contract/schema-registry';
 import { OperationFailure, type Problem } from '../errors';
 import type { CsvLayout, FileOperation, JsonLayout } from '../mapping/model';
+import { withoutEmptyValues } from '../mapping/empty-values';
 import { evaluateAt } from '../mapping/evaluate';
 import { buildRecords, rowObject } from './build-records';
 import { TimeSlices } from '../time-slices';
@@ -77,11 +78,26 @@ async function rowObjects(table: CsvTable): Promise<Record<string, unknown>[]> {
   return rows;
 }
 
-async function fromCsv(text: CsvText, layout: CsvLayout, checkData: Validator | undefined, problems: FileProblems): Promise<unknown[]> {
+/**
+ * Cells whose text is one of the system's emptyValues become empty cells, before any type is read: an
+ * export's `0001-01-01` or `N/A` is no value, as an empty cell is none. In slices, as every row loop is.
+ */
+async function blankEmptyValues(table: CsvTable, emptyValues: readonly unknown[]): Promise<void> {
+  const texts = new Set(emptyValues.filter((value): value is string => typeof value === 'string'));
+  if (texts.size === 0) return;
+  const slices = new TimeSlices(1024);
+  for (const record of table.records) {
+    if (slices.due()) await slices.turn();
+    for (let column = 0; column < record.length; column += 1) if (texts.has(record[column] as string)) record[column] = '';
+  }
+}
+
+async function fromCsv(text: CsvText, layout: CsvLayout, checkData: Validator | undefined, problems: FileProblems, emptyValues: readonly unknown[]): Promise<unknown[]> {
   const table = await parseCsv(text, layout, problems);
   if (table.records.length === 0 && problems.count === 0) return []; // an empty file, or a header alone
   checkColumns(table, referencedColumns(layout.types, layout.build), problems);
   problems.throwIfAny(); // a missing column or a broken header would make every row wrong: say that once
+  await blankEmptyValues(table, emptyValues);
   const failed = await convertTypedCells(table, layout.types, problems);
 
   if (layout.build.kind === 'output') {
@@ -99,16 +115,17 @@ async function fromCsv(text: CsvText, layout: CsvLayout, checkData: Validator | 
   return built.data;
 }
 
-async function fromJson(text: string, layout: JsonLayout, checkData: Validator | undefined, problems: FileProblems): Promise<unknown[]> {
+async function fromJson(text: string, layout: JsonLayout, checkData: Validator | undefined, problems: FileProblems, emptyValues: readonly unknown[]): Promise<unknown[]> {
   const parsed = parseJsonFile(text);
   if (parsed.empty) return [];
-  const data = asList(await evaluateAt(layout.output, parsed.value, 'json.output', 'FILE_INVALID'));
+  const data = asList(await evaluateAt(layout.output, withoutEmptyValues(parsed.value, emptyValues), 'json.output', 'FILE_INVALID'));
   reportByPath(await checkContract(data, checkData, problems), problems);
   problems.throwIfAny();
   return data;
 }
 
-export async function runFileOperation(operation: FileOperation, input: unknown, checkData: Validator | undefined): Promise<Outcome> {
+/** `emptyValues`: the system's (system.emptyValues), which an upload's cells and fields obey as the ERP's answers do. */
+export async function runFileOperation(operation: FileOperation, input: unknown, checkData: Validator | undefined, emptyValues: readonly unknown[]): Promise<Outcome> {
   const { fileContent, fileType } = input as { fileContent: string; fileType: number };
   const typeName = contractEnums().get('FileType')?.byValue.get(fileType);
   const layout = typeName === 'CSV' ? operation.csv : typeName === 'JSON' ? operation.json : undefined;
@@ -119,7 +136,7 @@ export async function runFileOperation(operation: FileOperation, input: unknown,
   }
   const problems = new FileProblems(operation.maxProblems);
   const data = typeName === 'CSV'
-    ? await fromCsv(await csvText(fileContent, operation.maxFileBytes, layout.encoding), layout as CsvLayout, checkData, problems)
-    : await fromJson(await readText(fileContent, operation.maxFileBytes, layout.encoding), layout as JsonLayout, checkData, problems);
+    ? await fromCsv(await csvText(fileContent, operation.maxFileBytes, layout.encoding), layout as CsvLayout, checkData, problems, emptyValues)
+    : await fromJson(await readText(fileContent, operation.maxFileBytes, layout.encoding), layout as JsonLayout, checkData, problems, emptyValues);
   return { resultName: operation.route.successResult, data };
 }

@@ -156,8 +156,8 @@ function preview(text: string): string {
   return `"${text.slice(0, 80).replace(/\s+/g, ' ')}${text.length > 80 ? '…' : ''}"`;
 }
 
-/** The bodyError of an empty answer (status other than 204) to a JSON call. */
-export const EMPTY_BODY = 'the answer has an empty body; a JSON body was expected';
+/** The bodyError of an empty answer (status other than 204) to a JSON or XML call. */
+export const EMPTY_BODY = 'the answer has an empty body';
 
 export function decodeBody(data: Buffer, responseType: ResponseType, contentType: string, status?: number): { body: unknown; bodyError?: string } {
   if (responseType === 'binary' && status !== undefined && status >= 400) return decodeErrorBody(data, contentType);

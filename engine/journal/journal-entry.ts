@@ -1,4 +1,5 @@
 import type { Envelope } from '../contract/envelope';
+import { MAX_BODY_DEPTH } from '../contract/body-depth';
 import type { AttemptOutcome, EventStatus } from '../outbox/store';
 import type { TraceStep } from '../trace/steps';
 
@@ -116,6 +117,8 @@ interface Measure {
    * whole within the budget (JSON.stringify writes them as jsonStart would); 0 for anything else.
    */
   readonly whole: number;
+  /** Nested deeper than MAX_BODY_DEPTH: measured no further, and written without recursion (deepStart). */
+  readonly deep: boolean;
 }
 
 /**
@@ -127,7 +130,13 @@ function measure(value: unknown, budget: number): Measure {
   let plain = true;
   let whole = 0;
   let depth = 0;
+  let deep = false;
   const visit = (item: unknown): boolean => {
+    // A body the engine refused for its depth (5,000 or 50,000 levels) would overflow the stack here.
+    if (depth > MAX_BODY_DEPTH) {
+      deep = true;
+      return true;
+    }
     if (typeof item === 'string') left -= item.length + 2;
     else if (typeof item === 'number' || typeof item === 'boolean') left -= 6;
     else if (item === null || item === undefined) {
@@ -158,7 +167,7 @@ function measure(value: unknown, budget: number): Measure {
     return left < 0;
   };
   const longer = visit(value);
-  return { longerThanBudget: longer, length: budget - left, plain, whole };
+  return { longerThanBudget: longer, length: budget - left, plain, whole, deep };
 }
 
 /**
@@ -206,6 +215,37 @@ function jsonStart(value: unknown, limit: number, measured: Measure): string {
   return out.slice(0, limit);
 }
 
+/** Text written as it is by deepStart (brackets, commas, keys), beside the values still to write. */
+class Written {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * The first `limit` characters of a deeply nested value's JSON, written with a stack of its own rather
+ * than by recursion (and not by JSON.stringify, which overflows too): the journal keeps such a request.
+ */
+function deepStart(value: unknown, limit: number): string {
+  let out = '';
+  const pending: unknown[] = [value];
+  while (pending.length > 0 && out.length < limit) {
+    const item = pending.pop();
+    if (item instanceof Written) out += item.text;
+    else if (typeof item === 'string') out += JSON.stringify(item.slice(0, limit - out.length));
+    else if (item === null || item === undefined || typeof item !== 'object') out += JSON.stringify(item ?? null) ?? 'null';
+    else if (Array.isArray(item)) {
+      out += '[';
+      pending.push(new Written(']'));
+      for (let index = item.length - 1; index >= 0; index -= 1) pending.push(item[index], ...(index > 0 ? [new Written(',')] : []));
+    } else {
+      out += '{';
+      pending.push(new Written('}'));
+      const entries = Object.entries(item);
+      for (let index = entries.length - 1; index >= 0; index -= 1) pending.push(entries[index][1], new Written(`${index > 0 ? ',' : ''}${JSON.stringify(entries[index][0])}:`));
+    }
+  }
+  return out.slice(0, limit);
+}
+
 /**
  * What the bodies of one entry may hold together. Without it an entry grew with its calls: a
  * `GET /WorkOrders` of six ERP pages kept 7 × 64 KB (544 KB of text), a thousand of them half a
@@ -222,6 +262,10 @@ function cutTo(value: unknown, limit: number): { kept: unknown; length: number }
   }
   const size = measure(value, limit);
   if (!size.longerThanBudget) return { kept: value, length: size.length };
+  if (size.deep) {
+    const truncated = `nested more than ${MAX_BODY_DEPTH} levels deep; the first ${limit} characters of its JSON are kept`;
+    return { kept: { truncated, start: deepStart(value, limit) } satisfies Truncated, length: limit };
+  }
   const start = jsonStart(value, limit, size); // the value is longer than the limit (measured above)
   return { kept: { truncated: `more than ${limit} characters of JSON; the first ${limit} are kept`, start } satisfies Truncated, length: limit };
 }

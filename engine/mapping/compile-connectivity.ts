@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import jsonata from 'jsonata';
 import type { MappingIssueCode } from '../errors';
 import type { AuthDocument, CacheDocument, CallDocument, CallRetryDocument, ForEachDocument, PaginateDocument, PlatformDocument, RefusalDocument, SystemDocument, TlsDocument } from './format/mapping';
+import { readsResponseStatus } from './parse-tree';
 import { Secret } from './secret';
 import type { AuthSpec, CacheSpec, CsrfSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RateLimitSpec, RefusalSpec, RetryPolicy, TlsSpec } from './model';
 import type { PathSegment, YamlSource } from './yaml-source';
@@ -228,6 +230,11 @@ export function compileRefusal(h: CompileHelpers, raw: RefusalDocument, where: r
   if (retryAfterMs && !retryable) {
     h.report('SETTINGS_DISAGREE', [...where, 'retryAfterMs'], `${named(where)}.retryAfterMs says how long to wait before trying again, but there is no retryable to say when the refusal passes; add retryable (e.g. response.body.error.code = "THROTTLED")`);
     return undefined;
+  }
+  if (raw.retryable !== undefined && raw.retryable.trim() !== 'true' && !readsResponseStatus(jsonata(raw.retryable).ast())) {
+    // Without retryable the status decides (408, 429 and 5xx are tried again); a rule over the body alone
+    // gives false for a 503 that carries an error body, and that delivery is dead after one try.
+    h.warn('SETTINGS_DISAGREE', [...where, 'retryable'], `${named(where)}.retryable does not test response.status, so it can give false for a refusal in a 408, 429 or 5xx answer, which the engine would otherwise try again: such a delivery goes to the dead letters after one try. Add the statuses, e.g. response.status in [408, 429] or response.status >= 500 or (${raw.retryable.trim()})`);
   }
   return { when, message, retryable, retryAfterMs };
 }

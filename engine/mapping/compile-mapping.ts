@@ -15,6 +15,7 @@ import { inputFieldProblems } from './input-fields';
 import { missingRequiredFields } from './output-required';
 import { closest } from './check-structure';
 import { dateArgumentProblems } from './date-arguments';
+import { readsResponseStatus } from './parse-tree';
 import { compileFileOperation, FILE_ROUTES, type CompileContext } from './compile-file';
 import { compileInbound } from './compile-inbound';
 import { compilePushes, type PushCompileContext } from './compile-push';
@@ -397,7 +398,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   }
 
   outcome(raw: OutcomeDocument, path: readonly PathSegment[], route: RouteSpec): OutcomeRule | undefined {
-    const when = this.expression(raw.when, [...path, 'when']);
+    const compiled = this.compiledAt(raw.when, [...path, 'when']);
+    const when = compiled?.expression;
     const message = raw.message === undefined ? undefined : this.expression(raw.message, [...path, 'message']);
     const known = Object.keys(route.results);
     if (!known.includes(raw.result)) {
@@ -406,7 +408,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       return undefined;
     }
     if (!when || (raw.message !== undefined && !message)) return undefined;
-    return { when, result: raw.result, message, origin: this.origin(path) };
+    return { when, result: raw.result, message, readsStatus: readsResponseStatus(compiled.tree), origin: this.origin(path) };
   }
 
   /** The mode the settings present describe; undefined when they mix modes (reported). */

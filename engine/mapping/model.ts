@@ -158,6 +158,8 @@ export interface OutcomeRule {
   /** A result name of the route, checked at load. */
   readonly result: string;
   readonly message?: LocatedExpression;
+  /** `when` tests `response.status`: only such a rule may claim an authentication failure (401, 403, 407). */
+  readonly readsStatus: boolean;
   readonly origin: Origin;
 }
 

@@ -55,3 +55,14 @@ export function callsOf(tree: unknown, name: string): TreeNode[] {
   });
   return calls;
 }
+
+/** Whether a tree reads `response.status` (or `$$.response.status`): a path with those two steps in a row. */
+export function readsResponseStatus(tree: unknown): boolean {
+  let found = false;
+  walkTree(tree, (node) => {
+    const steps = (node as { readonly steps?: readonly TreeNode[] }).steps;
+    if (found || node.type !== 'path' || !steps) return;
+    found = steps.some((step, index) => step.type === 'name' && step.value === 'response' && steps[index + 1]?.type === 'name' && steps[index + 1]?.value === 'status');
+  });
+  return found;
+}

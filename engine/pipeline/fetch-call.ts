@@ -5,6 +5,7 @@ import type { Deadline } from '../http/deadline';
 import type { AttemptReport } from '../http/with-retry';
 import { DeadlinePassed, RequestAbandoned, TokenUnavailable } from '../http/faults';
 import type { Logger } from '../log';
+import { withoutEmptyValues } from '../mapping/empty-values';
 import type { CallSpec, SystemSpec } from '../mapping/model';
 export type { Answer } from './answer';
 import { buildRequest, withAttemptHeaders } from './build-request';
@@ -58,27 +59,16 @@ function meaningOf(error: unknown, label: string): unknown {
   return error;
 }
 
-/**
- * The answer with every object field holding one of the system's emptyValues removed (Odoo's false for
- * every empty field), so expressions see the field as absent. Lists keep their items.
- */
-function withoutEmptyValues(body: unknown, empty: readonly unknown[]): unknown {
-  if (empty.length === 0 || body === null || typeof body !== 'object') return body;
-  if (Array.isArray(body)) return body.map((item) => withoutEmptyValues(item, empty));
-  const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (!empty.includes(value)) kept[key] = withoutEmptyValues(value, empty);
-  }
-  return kept;
-}
-
 /** An answer as expressions read it: XML into its view, the system's emptyValues taken out. */
 type Read = { response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] };
 
 async function readAnswer(response: OutboundResponse, call: CallSpec, system: SystemSpec): Promise<Read> {
   const read = call.responseType === 'xml' ? await readXml(response, call, system) : { response: response as ReadResponse, shown: response, repeated: [] };
   const { emptyValues } = system;
-  return emptyValues.length === 0 ? read : { ...read, response: { ...read.response, body: withoutEmptyValues(read.response.body, emptyValues) } };
+  if (emptyValues.length === 0) return read;
+  // An XML answer's view is read as body and, for SOAP, as result: both are the answer (NAV's blank date 0001-01-01).
+  const view = read.response;
+  return { ...read, response: { ...view, body: withoutEmptyValues(view.body, emptyValues), ...(view.result === undefined ? {} : { result: withoutEmptyValues(view.result, emptyValues) }) } };
 }
 
 /**
@@ -192,7 +182,19 @@ async function readXml(response: OutboundResponse, call: CallSpec, system: Syste
     return { response: { ...response, body: document.body, result: document.result, fault: document.fault }, shown, repeated: document.repeated.map((element) => element.path) };
   } catch (error) {
     if (!(error instanceof XmlError)) throw error;
-    return { response: { ...response, body: undefined, bodyError: `the answer is not readable XML: ${error.message}` }, shown, repeated: [] };
+    return { response: { ...response, body: undefined, bodyError: xmlProblem(error) }, shown, repeated: [] };
+  }
+}
+
+/** What was wrong with an XML answer, as the platform is told it ("the external system answered 200 with …"). */
+function xmlProblem(error: XmlError): string {
+  const at = error.line === undefined ? '' : ` at line ${error.line}, column ${error.column ?? 1}`;
+  switch (error.kind) {
+    case 'doctype': return 'XML with a DOCTYPE, which is refused (no DTD or entity is ever read)';
+    case 'malformed': return `XML that is not well-formed${at}: ${error.reason}`;
+    case 'limit': return `XML past the adapter's reading limits${at}: ${error.reason}`;
+    case 'encoding': return `XML that is not text in its encoding: ${error.reason}`;
+    default: return `XML that cannot be read${at}: ${error.reason}`;
   }
 }
 

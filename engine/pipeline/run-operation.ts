@@ -1,5 +1,5 @@
 import type { Outcome } from '../contract/envelope';
-import type { Validator } from '../contract/schema-registry';
+import { MUST_BE_A_LIST, type Validator } from '../contract/schema-registry';
 import { OperationFailure, type Problem } from '../errors';
 import { fieldFor } from '../mapping/output-fields';
 import type { ErpConnection } from '../http/connection';
@@ -8,7 +8,8 @@ import type { Logger } from '../log';
 import type { FlowOperation } from '../mapping/model';
 import type { CallRecord } from './context';
 import { evaluateSeen } from './evaluate-seen';
-import { runCall, type CallRules } from './run-call';
+import type { CallRules } from './judge';
+import { runCall } from './run-call';
 import { withSession } from './session';
 import { withoutInvalidRecords, type SkippedRecord } from './skip-invalid';
 import type { CallEnv, CallReport } from './fetch-call';
@@ -43,6 +44,11 @@ export interface PipelineDeps {
   readonly onSkipped?: (record: SkippedRecord) => void;
 }
 
+/** An output problem speaks of the mapping: the classic JSONata surprise is a path over a one-element list, which yields the element itself. */
+function ofTheMapping(message: string): string {
+  return message === MUST_BE_A_LIST ? `${MUST_BE_A_LIST} (JSONata gives a single value for a one-element result: wrap the expression in [ ])` : message;
+}
+
 /** JSONata gives a lone object for a one-element result and nothing for none; a list route wants a list. */
 function asDeclaredShape(data: unknown, expectsList: boolean): unknown {
   if (!expectsList) return data === undefined ? null : data;
@@ -61,12 +67,15 @@ export async function runFlow(
   const rules: CallRules = { outcomes: operation.outcomes, successResult: route.successResult, emptyAnswerOk: route.kind === 'event' };
   const env: CallEnv = { connection: deps.connection, deadline: new Deadline(deps.deadlineMs ?? operation.deadlineMs, undefined, deps.abandoned), observer: deps.observer, log: deps.log, requestId: deps.requestId, idempotencyKey: deps.idempotencyKey, trace: deps.trace, onCall: deps.onCall };
   let successMessage: string | null = null;
+  /** Calls the ERP answered that can change it: a failure after them must not invite a blind retry. */
+  const taken: string[] = [];
 
   for (const call of operation.calls) {
     const made = await runCall(call, rules, { input, calls }, env);
     if (!made) continue;
     const { record, decision } = made;
     calls[call.name] = record;
+    if (call.method !== 'GET' && route.method !== 'GET') taken.push(`calls.${call.name} (${call.method})`);
     if (decision) {
       if (decision.rule.result !== route.successResult) return { resultName: decision.rule.result, externalMessage: decision.message };
       successMessage = decision.message;
@@ -75,7 +84,26 @@ export async function runFlow(
   }
 
   if (route.kind === 'event' || !operation.output) return { resultName: route.successResult, externalMessage: successMessage };
+  try {
+    return await answerOf(operation, input, calls, checkData, deps, env, successMessage);
+  } catch (error) {
+    throw taken.length > 0 && error instanceof OperationFailure ? afterWrite(error, taken) : error;
+  }
+}
 
+/**
+ * A failure of the output (its expression, its contract check) after the ERP answered a call that can
+ * change it: the platform and the journal are told that the ERP has taken the write, so nobody sends the
+ * request again blindly (a second step confirmation at the ERP). The mapping is what needs fixing.
+ */
+function afterWrite(failure: OperationFailure, taken: readonly string[]): OperationFailure {
+  const told = `the external system has already taken this request (${taken.join(', ')} answered as a success), but the adapter could not build its answer to the platform; do not send it again before checking the external system`;
+  return new OperationFailure(failure.kind, `${told}: ${failure.message}`, failure.problems, failure.answer, { ...failure.details, externalMessage: told });
+}
+
+async function answerOf(operation: FlowOperation, input: unknown, calls: Record<string, CallRecord | readonly CallRecord[]>, checkData: Validator | undefined, deps: PipelineDeps, env: CallEnv, successMessage: string | null): Promise<Outcome> {
+  const { route } = operation;
+  if (!operation.output) return { resultName: route.successResult, externalMessage: successMessage };
   // The output reads the session its calls used (kept, so no new login), when the system has one.
   const context = operation.calls.length > 0 ? await withSession({ input, calls }, env) : { input, calls };
   const raw = await evaluateSeen(operation.output, context, 'output', deps.observer);
@@ -98,7 +126,7 @@ export async function runFlow(
   }
   const fields = operation.outputFields ?? [];
   const madeAt = (path: string) => (fieldFor(fields, path) ?? { origin: operation.output?.origin }).origin;
-  const problems: Problem[] = checkData ? (checked ?? (await checkData.inSlices(data))).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: p.message, madeAt: madeAt(p.path) })) : [];
+  const problems: Problem[] = checkData ? (checked ?? (await checkData.inSlices(data))).map((p) => ({ path: `data${p.path === '/' ? '' : p.path}`, message: ofTheMapping(p.message), madeAt: madeAt(p.path) })) : [];
   deps.observer?.check?.(problems);
   if (problems.length > 0) {
     throw new OperationFailure('OUTPUT_INVALID', `the output does not match the contract: ${problems.slice(0, 3).map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);

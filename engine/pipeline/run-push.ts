@@ -2,7 +2,8 @@ import { Deadline } from '../http/deadline';
 import type { PushSpec } from '../mapping/model';
 import type { CallRecord } from './context';
 import type { CallEnv } from './fetch-call';
-import { runCall, type CallRules } from './run-call';
+import type { CallRules } from './judge';
+import { runCall } from './run-call';
 import type { PipelineDeps } from './run-operation';
 
 /**

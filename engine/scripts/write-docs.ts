@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../paths';
 import { renderErrorReference, renderRouteResults } from './docs/error-reference';
 import { renderFormatReference } from './docs/format-reference';
+import { renderJsonataFunctions } from './docs/function-reference';
 
 /**
  * `npm run docs`: writes the generated parts of the documentation. Whole files are written whole; parts
@@ -19,6 +20,7 @@ export interface GeneratedPart {
 
 export const GENERATED: readonly GeneratedPart[] = [
   { file: 'docs/mapping-format.md', marker: 'mapping-reference', render: renderFormatReference },
+  { file: 'docs/mapping-format.md', marker: 'jsonata-functions', render: renderJsonataFunctions },
   { file: 'docs/results.md', marker: 'route-results', render: renderRouteResults },
   { file: 'docs/errors.md', render: renderErrorReference },
 ];

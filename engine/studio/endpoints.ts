@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROUTES } from '../contract/routes';
 import { minimalExample } from '../contract/schema-examples';
-import { formatIssue, type MappingIssue } from '../errors';
+import { functionHelp } from '../expressions/function-help';
 import { filterFromQuery } from '../journal/query';
 import type { Logger } from '../log';
 import { appendCase, inputOf, testCaseOf } from '../testing/recorded-case';
 import { resolveOperation } from '../testing/resolve-operation';
 import { runTestFile } from '../testing/test-runner';
+import { answerFields } from './answer-fields';
+import { loadedFile, withText } from './loaded-file';
 import { outboxView, settleEvent } from './outbox-view';
 import { StudioError } from './studio-error';
 import { tryRoute, type TrySource } from './try-route';
@@ -52,11 +54,6 @@ function fields(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-/** Each problem with its line as `validate` prints it: the editor shows that text. */
-function withText(issues: readonly MappingIssue[]): (MappingIssue & { text: string })[] {
-  return issues.map((issue) => ({ ...issue, text: formatIssue(issue) }));
-}
-
 function fileOf(workspace: Workspace, name: unknown): StudioFile {
   const file = workspace.file(text(name, 'file'));
   if (!file) throw new StudioError(404, `no mapping file ${String(name)} in this studio; it has ${workspace.files.map((each) => each.name).join(', ')}`);
@@ -66,9 +63,11 @@ function fileOf(workspace: Workspace, name: unknown): StudioFile {
 async function exportAsTest(workspace: Workspace, id: string): Promise<{ testFile: string; name: string }> {
   const entry = await workspace.request(id);
   if (!entry) throw new StudioError(404, `no request ${id} in the journal`);
-  const file = workspace.files.find((each) => each.serving?.name === entry.mapping);
+  const served = workspace.files.find((each) => each.serving?.name === entry.mapping);
   const route = resolveOperation(entry.operation)?.route;
-  if (!file || !route || !entry.envelope) throw new StudioError(409, `request ${id} is not a contract route of a mapping of this studio`);
+  if (!served || !route || !entry.envelope) throw new StudioError(409, `request ${id} is not a contract route of a mapping of this studio`);
+  // A run of the last good mapping of a file that no longer loads would record that older mapping's output.
+  const file = loadedFile(workspace, served.name, 'take a new test case');
   const name = `${entry.operation} at ${entry.at}: ${entry.result}`;
   const testCase = testCaseOf({ route, input: inputOf(entry, route), steps: entry.steps, resultName: entry.result, envelope: entry.envelope }, name);
   if ('problem' in testCase) throw new StudioError(409, `the request cannot be a test case: ${testCase.problem}`);
@@ -85,6 +84,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
       if ('error' in asked) throw new StudioError(400, asked.error);
       return { requests: await sources.requests(asked.filter) };
     } },
+  { method: 'GET', path: '/results', summary: 'The contract\'s result names, for the Requests page\'s result filter', kind: 'read',
+    run: async () => ({ results: [...new Set(ROUTES.flatMap((route) => Object.keys(route.results)))].sort() }) },
   { method: 'GET', path: '/requests/{id}', summary: 'One request in full (masked): its trace and envelope', kind: 'read',
     run: async (sources, call) => {
       const entry = await sources.request(call.params[0]);
@@ -98,6 +99,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
       operation: route.operationId, method: route.method, path: route.path, kind: route.kind, inputSource: route.inputSource, params: route.params,
       example: route.inputSchema ? minimalExample(route.inputSchema) : {},
     })) }) },
+  { method: 'GET', path: '/answer-fields', summary: 'The body fields of each call\'s answers recorded in a mapping\'s test file (query: file), for the editor\'s completion of calls.<name>.body.', kind: 'edit',
+    run: async (workspace, call) => ({ calls: answerFields(testFileOf(fileOf(workspace, call.query.file))) }) },
+  { method: 'GET', path: '/functions', summary: 'The functions an expression can call (the engine\'s helpers and JSONata\'s), for the editor\'s hover help', kind: 'edit',
+    run: async () => ({ functions: functionHelp() }) },
   { method: 'GET', path: '/source', summary: 'A mapping file\'s text (query: file)', kind: 'edit',
     run: async (workspace, call) => {
       const file = fileOf(workspace, call.query.file);
@@ -115,17 +120,17 @@ export const ENDPOINTS: readonly Endpoint[] = [
       workspace.save(file, text(body.text, 'text'));
       return { saved: path.basename(file.path), loads: file.loads, issues: withText(file.issues) };
     } },
-  { method: 'POST', path: '/try', summary: 'Run one operation (source: erp or recorded) and answer its trace and envelope', kind: 'edit',
+  { method: 'POST', path: '/try', summary: 'Run one operation (source: erp or recorded) and answer its trace and envelope; 409 while the file does not load (issues), when no recorded case answers the input (closest), or when it would send calls that can change the ERP without "confirm": true (calls)', kind: 'edit',
     run: (workspace, call) => {
       const body = fields(call.body);
       const source: TrySource = body.source === 'recorded' ? 'recorded' : 'erp';
-      return tryRoute(workspace, { file: text(body.file, 'file'), operation: text(body.operation, 'operation'), input: body.input, source });
+      return tryRoute(workspace, { file: text(body.file, 'file'), operation: text(body.operation, 'operation'), input: body.input, source, confirm: body.confirm === true });
     } },
   { method: 'POST', path: '/requests/{id}/test-case', summary: 'Append a journaled request to its mapping\'s test file as a test case', kind: 'edit',
     run: (workspace, call) => exportAsTest(workspace, call.params[0]) },
-  { method: 'POST', path: '/tests', summary: 'Run a mapping\'s test file: each case, its differences, the coverage', kind: 'edit',
+  { method: 'POST', path: '/tests', summary: 'Run a mapping\'s test file: each case, its differences, the coverage; 409 with the issues while the file does not load', kind: 'edit',
     run: async (workspace, call) => {
-      const file = fileOf(workspace, fields(call.body).file);
+      const file = loadedFile(workspace, text(fields(call.body).file, 'file'), 'be tested');
       if (!fs.existsSync(testFileOf(file))) throw new StudioError(404, `${file.name} has no test file ${testFileOf(file)}`);
       return runTestFile(testFileOf(file), {});
     } },

@@ -43,6 +43,7 @@ function page(token: string, options: StudioOptions, styleNonce: string): string
 <meta name="studio-settle" content="${options.settle}">
 <meta name="studio-style-nonce" content="${styleNonce}">
 <title>adapter-engine studio</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/studio/assets/app.css">
 <script type="module" src="/studio/assets/app.js"></script>
 </head>
@@ -131,7 +132,7 @@ export function studioMiddleware(options: StudioOptions): Koa.Middleware {
     } catch (error) {
       if (!(error instanceof StudioError)) throw error;
       ctx.status = error.status;
-      ctx.body = { error: error.message };
+      ctx.body = { ...error.details, error: error.message };
     }
   };
 }

@@ -4,6 +4,7 @@ import { formatIssue, type MappingIssue } from '../errors';
 import { pushRows, rowOf, type PushRow, type RouteRow } from '../mapping/route-rows';
 import { maskerOf } from '../testing/run-case';
 import type { Mapping } from '../mapping/model';
+import { changingCalls } from './changes-erp';
 
 /** What the Mappings page shows of one file: nothing secret (the base URL masked, the auth by kind only). */
 export interface MappingView {
@@ -14,7 +15,8 @@ export interface MappingView {
   readonly serving: boolean;
   readonly baseUrl?: string;
   readonly auth?: string;
-  readonly routes: readonly RouteRow[];
+  /** Each route with the calls of it that can change the ERP (Try asks before sending them). */
+  readonly routes: readonly (RouteRow & { readonly changes: readonly string[] })[];
   readonly pushes: readonly PushRow[];
   readonly issues: readonly IssueView[];
   readonly testFile: string;
@@ -64,7 +66,7 @@ export function mappingView(file: FileState): MappingView {
     name: mapping.name,
     baseUrl: maskerOf(mapping).url(mapping.system.baseUrl),
     auth: mapping.system.auth.type,
-    routes: ROUTES.map((route) => rowOf(mapping, route)),
+    routes: ROUTES.map((route) => ({ ...rowOf(mapping, route), changes: changingCalls(mapping, route.operationId) })),
     pushes: pushRows(mapping),
   };
 }

@@ -64,7 +64,8 @@ export function appendedCase(existing: string, testCase: TestCase, testFile: str
   if (doc.errors.length > 0) throw new Error(`${testFile} is not valid YAML: ${doc.errors[0].message.split('\n')[0]}`);
   const cases = isMap(doc.contents) ? doc.contents.get('cases', true) : undefined;
   if (!isSeq(cases)) throw new Error(`${testFile} has no "cases:" list to add to`);
-  const expected = JSON.stringify([...(cases.toJSON() as unknown[]), JSON.parse(JSON.stringify(testCase)) as unknown]);
+  // The document's own reading (toJS): an alias (*json) is its anchor's value, as a re-read of the spliced text gives it.
+  const expected = JSON.stringify([...((doc.toJS() as { cases: unknown[] }).cases), JSON.parse(JSON.stringify(testCase)) as unknown]);
   const text = spliced(existing, cases, testCase);
   // The splice is checked: should the file's layout defeat it, the document is printed again instead.
   if (text !== undefined && JSON.stringify((parseDocument(text).toJS() as { cases?: unknown }).cases) === expected) return text;

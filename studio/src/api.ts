@@ -22,10 +22,15 @@ function authorization(): Record<string, string> {
   return admin ? { authorization: `Bearer ${admin}` } : {};
 }
 
-/** Raised on 401: the page asks for the admin token. */
-class NeedsAdminToken extends Error {}
+/** Raised on 401: the page asks for the admin token (the event), so whoever called need not say more. */
+export class NeedsAdminToken extends Error {}
 
-class ApiError extends Error {}
+/** A refusal of the API: its reason, and what it names beside it (the load problems, the calls a run would send). */
+export class ApiError extends Error {
+  constructor(message: string, readonly status: number, readonly details: { issues?: Issue[]; calls?: string[] }) {
+    super(message);
+  }
+}
 
 export async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...authorization() };
@@ -39,7 +44,7 @@ export async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?
     throw new NeedsAdminToken('this studio is behind the admin port\'s authentication: give an admin token');
   }
   const json = (await answer.json()) as T & { error?: string };
-  if (!answer.ok) throw new ApiError(json.error ?? `${answer.status} ${answer.statusText}`);
+  if (!answer.ok) throw new ApiError(json.error ?? `${answer.status} ${answer.statusText}`, answer.status, json as { issues?: Issue[]; calls?: string[] });
   return json;
 }
 
@@ -61,6 +66,8 @@ interface RouteRow {
   kind: string;
   status: string;
   calls: string[];
+  /** The calls that can change the ERP: `name (METHOD path)`. */
+  changes: string[];
   answers?: string;
 }
 
@@ -93,6 +100,7 @@ export interface TryAnswer {
   operation: string;
   route: string;
   source: string;
+  recordedCase?: { name: string; at: string };
   steps: Step[];
   resultName: string;
   failure?: { kind: string; message: string };

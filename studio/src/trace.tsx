@@ -1,5 +1,6 @@
 import type { Envelope, Step } from './api';
 import { Json } from './common';
+import { SourceLinks } from './source-links';
 
 /** An expression's value in a title: its JSON, cut at 80 characters (the whole of it is in the detail). */
 function short(value: unknown): string {
@@ -39,7 +40,8 @@ function detail(step: Step): unknown {
   }
 }
 
-export function Trace(props: { steps: readonly Step[]; envelope?: Envelope; resultName?: string; failure?: { kind: string; message: string } }) {
+/** `files`: the mapping files, whose `file:line` in a step is a link to the Editor at that line. */
+export function Trace(props: { steps: readonly Step[]; files: readonly string[]; envelope?: Envelope; resultName?: string; failure?: { kind: string; message: string } }) {
   return (
     <section class="trace" aria-label="Trace">
       <h3>Trace</h3>
@@ -51,7 +53,7 @@ export function Trace(props: { steps: readonly Step[]; envelope?: Envelope; resu
             // The contract check's problems, each by the field it concerns.
             return (
               <li key={index} class="step step-check">
-                <span>{title(step)}</span>
+                <span><SourceLinks text={title(step)} files={props.files} /></span>
                 <ul class="problems" aria-label="Contract problems">
                   {problems.map((problem, at) => <li key={at}><code>{problem.path}</code> {problem.message}</li>)}
                 </ul>
@@ -60,9 +62,9 @@ export function Trace(props: { steps: readonly Step[]; envelope?: Envelope; resu
           }
           return (
             <li key={index} class={`step step-${step.step.replace(/\s/g, '-')}`}>
-              {more === undefined ? <span>{title(step)}</span> : (
+              {more === undefined ? <span><SourceLinks text={title(step)} files={props.files} /></span> : (
                 <details>
-                  <summary>{title(step)}</summary>
+                  <summary><SourceLinks text={title(step)} files={props.files} /></summary>
                   <Json value={more} />
                 </details>
               )}
@@ -70,7 +72,7 @@ export function Trace(props: { steps: readonly Step[]; envelope?: Envelope; resu
           );
         })}
       </ol>
-      {props.failure && <p class="failure" role="alert">{props.failure.kind}: {props.failure.message}</p>}
+      {props.failure && <p class="failure" role="alert">{props.failure.kind}: <SourceLinks text={props.failure.message} files={props.files} /></p>}
       {props.envelope && (
         <div class="envelope">
           <h3>Envelope{props.resultName ? `: ${props.resultName}` : ''}</h3>

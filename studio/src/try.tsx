@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type TryAnswer } from './api';
-import { errorText, FilePicker, Notice, useMappings } from './common';
+import { errorText, FilePicker, Notice, NotLoading, useMappings } from './common';
+import { useDrafts } from './drafts';
 import { Trace } from './trace';
 
 /** A contract operation as the form needs it: its parameters by name, or a body (the smallest one its schema accepts). */
@@ -56,6 +57,7 @@ function InputForm(props: { spec?: OperationInput; text: string; onText: (text: 
 
 export function TryPage() {
   const [mappings] = useMappings();
+  const drafts = useDrafts();
   const [operations, setOperations] = useState<OperationInput[]>([]);
   const [file, setFile] = useState('');
   const [operation, setOperation] = useState('GetWorkOrderByCode');
@@ -65,7 +67,8 @@ export function TryPage() {
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
   useEffect(() => void api<{ operations: OperationInput[] }>('GET', '/operations').then((answer) => setOperations(answer.operations)), []);
   const chosen = file || mappings[0]?.file || '';
-  const routes = mappings.find((mapping) => mapping.file === chosen)?.routes ?? [];
+  const view = mappings.find((mapping) => mapping.file === chosen);
+  const routes = view?.routes ?? [];
   const spec = operations.find((candidate) => candidate.operation === operation);
   const choose = (id: string) => {
     setOperation(id);
@@ -82,8 +85,15 @@ export function TryPage() {
       setNotice({ text: `the input is not JSON: ${errorText(error)}`, error: true });
       return;
     }
+    const send = (confirm: boolean) => api<TryAnswer>('POST', '/try', { file: chosen, operation, input: parsed, source, confirm });
+    // Calls that can change the ERP are sent only once the person says so; the server refuses them unasked.
+    const changes = source === 'erp' ? routes.find((route) => route.operation === operation)?.changes ?? [] : [];
+    if (changes.length > 0 && !confirm(`${operation} can change the ERP: it sends ${changes.join(', ')}.\n\nSend it to the ERP now?`)) {
+      setNotice({ text: `not sent: ${operation} would send ${changes.join(', ')} to the ERP`, error: true });
+      return;
+    }
     try {
-      setRan(await api<TryAnswer>('POST', '/try', { file: chosen, operation, input: parsed, source }));
+      setRan(await send(changes.length > 0));
     } catch (error) {
       setNotice({ text: errorText(error), error: true });
     }
@@ -117,12 +127,14 @@ export function TryPage() {
         <InputForm key={operation} spec={spec} text={input} onText={setInput} />
         <button type="submit" disabled={!chosen || !spec}>Run</button>
         <button type="button" disabled={!ran?.requestId} onClick={() => void saveAsTest()}>Save as test case</button>
+        {view && !view.loads && <NotLoading mapping={view} doing="Run and Save as test case refuse it" />}
+        {drafts.changed(chosen) && <p class="notice">{chosen} has unsaved changes in the Editor: this runs the saved text</p>}
+        <Notice text={notice?.text} error={notice?.error} />
       </form>
-      <Notice text={notice?.text} error={notice?.error} />
       {ran && (
         <>
-          <p>{ran.operation} ({ran.route}), answers from {ran.source}</p>
-          <Trace steps={ran.steps} envelope={ran.envelope} resultName={ran.resultName} failure={ran.failure} />
+          <p class="ran">{ran.operation} ({ran.route}), answers from {ran.source}</p>
+          <Trace files={mappings.map((mapping) => mapping.file)} steps={ran.steps} envelope={ran.envelope} resultName={ran.resultName} failure={ran.failure} />
         </>
       )}
     </>

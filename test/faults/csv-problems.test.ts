@@ -34,7 +34,7 @@ async function failureOf(csv: string): Promise<OperationFailure> {
   const operation = exampleMapping().operations.get('ParseWorkOrderFile') as FileOperation;
   const checkData = createSchemaRegistry().compile(findRoute('ParseWorkOrderFile')!.dataSchema!);
   const started = performance.now();
-  const failure = await runFileOperation(operation, { fileContent: base64(csv), fileType: CSV }, checkData).then(
+  const failure = await runFileOperation(operation, { fileContent: base64(csv), fileType: CSV }, checkData, []).then(
     () => undefined,
     (error: unknown) => error,
   );

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXAMPLE_PUSH_ENV } from '../../examples/example-env';
 import { MAX_BODY_DEPTH } from '../../engine/contract/body-depth';
+import { BODY_LIMIT_BYTES } from '../../engine/journal/journal-entry';
 import { openSqliteStore } from '../../engine/outbox/sqlite-store';
 import { startRecordingErp } from '../cli/cli-process';
 import { loadExampleMapping, startEngine } from '../support/engine';
@@ -63,5 +64,20 @@ describe('deeply nested bodies', () => {
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ problems: [{ path: 'body', message: expect.stringContaining(`the push is nested more than ${MAX_BODY_DEPTH} levels deep`) }] });
     expect(await store.list({})).toEqual([]);
+  });
+
+  it('a request refused for its depth (5,000 and 50,000 levels) is kept in the journal, its body cut', async () => {
+    const { engine } = await setUp();
+    for (const levels of [5_000, 50_000]) {
+      const reply = await engine.postRaw('/WorkOrders/ForPutWall', withExtra(levels));
+      expectResult(reply, 'ConfirmPutWallPlacement', 'InvalidInput', 5);
+      const [summary] = await engine.engine.journal.list({});
+      expect(summary).toMatchObject({ operation: 'ConfirmPutWallPlacement', result: 'InvalidInput', success: false });
+      const entry = await engine.engine.journal.get(summary.id);
+      const body = entry?.request.body as { truncated: string; start: string };
+      expect(body.truncated).toBe(`nested more than ${MAX_BODY_DEPTH} levels deep; the first ${BODY_LIMIT_BYTES} characters of its JSON are kept`);
+      expect(body.start.startsWith(withExtra(levels).slice(0, 2000))).toBe(true);
+      expect(body.start.length).toBe(Math.min(BODY_LIMIT_BYTES, withExtra(levels).length));
+    }
   });
 });

@@ -1,8 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_AUTH, startServe, stoppedAfterEach, tempDir, writeFile } from '../cli/cli-process';
+import { ADMIN_AUTH, ADMIN_TOKEN, startServe, stoppedAfterEach, tempDir, writeFile } from '../cli/cli-process';
 import { OUTBOX_PLACEMENT } from '../support/outbox-operation';
 
 /**
@@ -91,5 +92,32 @@ describe('serve --admin-port: the read-only studio', () => {
     const retried = await retry(admin, id, token);
     expect(retried.status).toBe(200);
     expect(await retried.text()).toContain('pending again');
+  });
+
+  it('asks for the admin token in a form that says where it comes from, with no page error and no favicon refused', { timeout: 60_000 }, async () => {
+    const file = writeFile(tempDir(), 'shop.yaml', mapping('http://127.0.0.1:9'));
+    const serving = await startServe(['--admin-port', '0', file]);
+    running.push(serving);
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      const errors: string[] = [];
+      const refused: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      page.on('response', (response) => { if (response.status() >= 400) refused.push(new URL(response.url()).pathname); });
+      await page.goto(`${serving.adminUrl as string}/studio/`);
+      const form = page.getByRole('region', { name: 'Admin token needed' });
+      await expect.poll(() => form.textContent(), { timeout: 15_000 }).toContain('ADMIN_TOKENS');
+      await page.getByRole('textbox', { name: 'Admin token' }).fill(ADMIN_TOKEN);
+      await page.getByRole('button', { name: 'Use' }).click();
+      await expect.poll(() => page.locator('main').textContent(), { timeout: 15_000 }).toContain('GetWorkOrderByCode');
+      expect(await form.count()).toBe(0);
+      expect(errors).toEqual([]);
+      // Before the token only the API refused (401); the page, its assets and no favicon request.
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused.filter((path) => !path.startsWith('/studio/api/'))).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 });

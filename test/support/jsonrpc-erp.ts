@@ -53,6 +53,8 @@ export interface JsonRpcErp {
   ignoreOffset: boolean;
   /** A login's session ends after this many execute_kw calls (SessionExpiredException). */
   sessionCalls?: number;
+  /** An AccessDenied quotes the key it got, as some customer modules log and answer it. */
+  quoteKey: boolean;
   /** execute_kw calls of each model and method: `count('sale.order', 'search_read')`. */
   count(model?: string, method?: string): number;
   close(): Promise<void>;
@@ -65,7 +67,7 @@ class OdooError extends Error {
   }
 }
 
-const accessDenied = () => new OdooError('odoo.exceptions.AccessDenied', 'Access Denied');
+const accessDenied = (quoted?: unknown) => new OdooError('odoo.exceptions.AccessDenied', quoted === undefined ? 'Access Denied' : `Access Denied: the key ${String(quoted)} is not valid for ${ODOO_USER}`);
 
 function orderNamed(models: Models, name: unknown): OdooRecord {
   const order = models['sale.order'].find((record) => record.name === name);
@@ -85,7 +87,7 @@ export async function startJsonRpcErp(options: { extraOrders?: number; apiKey?: 
   let callsSinceLogin = 0;
   const erp = {
     logins: 0, apiKey: options.apiKey ?? 'odoo-key-1', lockedOrders: new Set<string>(), busyOrders: new Set<string>(),
-    refuseWrites: false, failingModel: undefined as string | undefined, ignoreOffset: false, sessionCalls: undefined as number | undefined,
+    refuseWrites: false, failingModel: undefined as string | undefined, ignoreOffset: false, sessionCalls: undefined as number | undefined, quoteKey: false,
   };
 
   /** The wms_* methods: args[0] names the order (or a list of them), args[1] holds the values. */
@@ -128,7 +130,7 @@ export async function startJsonRpcErp(options: { extraOrders?: number; apiKey?: 
   const executeKw = (args: readonly unknown[]): unknown => {
     const [db, uid, key, model, method, positional = [], kwargs = {}] = args as [unknown, unknown, unknown, string, string, unknown[], Record<string, unknown>];
     calls.push({ service: 'object', method, model, args: positional, kwargs });
-    if (db !== ODOO_DB || uid !== ODOO_UID || key !== erp.apiKey) throw accessDenied();
+    if (db !== ODOO_DB || uid !== ODOO_UID || key !== erp.apiKey) throw accessDenied(erp.quoteKey ? key : undefined);
     callsSinceLogin += 1;
     if (erp.sessionCalls !== undefined && callsSinceLogin > erp.sessionCalls) throw new OdooError('odoo.http.SessionExpiredException', 'Session expired', 100);
     return method.startsWith('wms_') && model === 'sale.order' ? write(method, positional) : read(model, method, positional, kwargs);

@@ -1,0 +1,77 @@
+/**
+ * JSONata's own functions, each with how it is called and what it gives: the spec of the reference in
+ * docs/mapping-format.md (npm run docs) and of the studio editor's hover help, beside the engine's helpers
+ * (functions.ts).
+ */
+interface FunctionDoc {
+  readonly name: string;
+  /** How it is called, e.g. `$substring(str, start, length?)`. */
+  readonly usage: string;
+  readonly doc: string;
+}
+
+export const JSONATA_FUNCTIONS: readonly FunctionDoc[] = [
+  { name: 'string', usage: '$string(arg, prettify?)', doc: 'The value as text (objects and lists as JSON).' },
+  { name: 'length', usage: '$length(str)', doc: 'The number of characters of the text.' },
+  { name: 'substring', usage: '$substring(str, start, length?)', doc: 'The part of the text from start (0-based; negative counts from the end).' },
+  { name: 'substringBefore', usage: '$substringBefore(str, chars)', doc: 'The text before the first occurrence of chars (all of it when absent).' },
+  { name: 'substringAfter', usage: '$substringAfter(str, chars)', doc: 'The text after the first occurrence of chars (all of it when absent).' },
+  { name: 'uppercase', usage: '$uppercase(str)', doc: 'The text in upper case.' },
+  { name: 'lowercase', usage: '$lowercase(str)', doc: 'The text in lower case.' },
+  { name: 'trim', usage: '$trim(str)', doc: 'The text without leading and trailing white space, inner runs made one space.' },
+  { name: 'pad', usage: '$pad(str, width, char?)', doc: 'The text padded to width with char (default space); a negative width pads on the left.' },
+  { name: 'contains', usage: '$contains(str, pattern)', doc: 'true when the text contains the pattern (text or regular expression).' },
+  { name: 'split', usage: '$split(str, separator, limit?)', doc: 'The text cut into a list at each separator (text or regular expression).' },
+  { name: 'join', usage: '$join(array, separator?)', doc: 'The texts of the list joined with the separator.' },
+  { name: 'match', usage: '$match(str, pattern, limit?)', doc: 'The matches of the regular expression in the text, with their groups.' },
+  { name: 'replace', usage: '$replace(str, pattern, replacement, limit?)', doc: 'The text with each match of the pattern replaced.' },
+  { name: 'base64encode', usage: '$base64encode(str)', doc: 'Base64 of the text read as Latin-1 (for UTF-8 text use $base64FromText).' },
+  { name: 'base64decode', usage: '$base64decode(str)', doc: 'The Latin-1 text inside Base64 (for UTF-8 text use $textFromBase64).' },
+  { name: 'encodeUrlComponent', usage: '$encodeUrlComponent(str)', doc: 'The text percent-encoded for one part of a URL.' },
+  { name: 'encodeUrl', usage: '$encodeUrl(str)', doc: 'The text percent-encoded as a whole URL.' },
+  { name: 'decodeUrlComponent', usage: '$decodeUrlComponent(str)', doc: 'The percent-encoded URL part decoded.' },
+  { name: 'decodeUrl', usage: '$decodeUrl(str)', doc: 'The percent-encoded URL decoded.' },
+  { name: 'number', usage: '$number(arg)', doc: 'The text as a number ("12.5" → 12.5); an error when it is none.' },
+  { name: 'abs', usage: '$abs(number)', doc: 'The number without its sign.' },
+  { name: 'floor', usage: '$floor(number)', doc: 'The number rounded down.' },
+  { name: 'ceil', usage: '$ceil(number)', doc: 'The number rounded up.' },
+  { name: 'round', usage: '$round(number, precision?)', doc: 'The number rounded half to even, to precision decimals.' },
+  { name: 'power', usage: '$power(base, exponent)', doc: 'base raised to exponent.' },
+  { name: 'sqrt', usage: '$sqrt(number)', doc: 'The square root.' },
+  { name: 'random', usage: '$random()', doc: 'A number from 0 up to 1.' },
+  { name: 'formatNumber', usage: '$formatNumber(number, picture, options?)', doc: "The number as text by an XPath picture, e.g. $formatNumber(1234.5, '#,##0.00') → '1,234.50'." },
+  { name: 'formatBase', usage: '$formatBase(number, radix?)', doc: 'The integer as text in another base (2 to 36).' },
+  { name: 'formatInteger', usage: '$formatInteger(number, picture)', doc: "The integer as text by a picture, e.g. '000' pads to three digits." },
+  { name: 'parseInteger', usage: '$parseInteger(string, picture)', doc: 'The integer written in the text by the picture.' },
+  { name: 'sum', usage: '$sum(array)', doc: 'The sum of the numbers of the list.' },
+  { name: 'max', usage: '$max(array)', doc: 'The largest number of the list.' },
+  { name: 'min', usage: '$min(array)', doc: 'The smallest number of the list.' },
+  { name: 'average', usage: '$average(array)', doc: 'The mean of the numbers of the list.' },
+  { name: 'boolean', usage: '$boolean(arg)', doc: 'The value as true or false (empty text, 0, null, empty lists and objects are false).' },
+  { name: 'not', usage: '$not(arg)', doc: 'The opposite of $boolean(arg).' },
+  { name: 'exists', usage: '$exists(arg)', doc: 'true when the expression gives a value (also null), false when nothing.' },
+  { name: 'count', usage: '$count(array)', doc: 'The number of items of the list (1 for a single value, 0 for nothing).' },
+  { name: 'append', usage: '$append(array1, array2)', doc: 'The two lists one after the other.' },
+  { name: 'sort', usage: '$sort(array, function?)', doc: 'The list sorted (numbers or texts), or by a function($a, $b) that is true when $a goes after $b.' },
+  { name: 'reverse', usage: '$reverse(array)', doc: 'The list in reverse order.' },
+  { name: 'shuffle', usage: '$shuffle(array)', doc: 'The list in a random order.' },
+  { name: 'distinct', usage: '$distinct(array)', doc: 'The list without repeated values.' },
+  { name: 'zip', usage: '$zip(array1, ...)', doc: 'A list of lists: the first items together, the second items together, …' },
+  { name: 'keys', usage: '$keys(object)', doc: 'The keys of the object (of all objects of a list).' },
+  { name: 'lookup', usage: '$lookup(object, key)', doc: 'The value of the key in the object.' },
+  { name: 'spread', usage: '$spread(object)', doc: 'The object as a list of one-key objects.' },
+  { name: 'merge', usage: '$merge(array<object>)', doc: 'The objects of the list merged into one (later keys win).' },
+  { name: 'sift', usage: '$sift(object, function)', doc: 'The object with the keys for which function($v, $k) is true.' },
+  { name: 'each', usage: '$each(object, function)', doc: 'A list of what function($v, $k) gives for each key.' },
+  { name: 'type', usage: '$type(value)', doc: "The value's type: 'null', 'number', 'string', 'boolean', 'array', 'object', 'function'." },
+  { name: 'error', usage: '$error(message)', doc: 'Fails the expression with the message.' },
+  { name: 'assert', usage: '$assert(condition, message)', doc: 'Fails the expression with the message when the condition is false.' },
+  { name: 'map', usage: '$map(array, function)', doc: 'A list of what function($v, $i) gives for each item.' },
+  { name: 'filter', usage: '$filter(array, function)', doc: 'The items for which function($v, $i) is true.' },
+  { name: 'single', usage: '$single(array, function?)', doc: 'The one item that matches; an error when none or more do.' },
+  { name: 'reduce', usage: '$reduce(array, function, init?)', doc: 'The list folded into one value by function($acc, $v).' },
+  { name: 'now', usage: '$now(picture?, timezone?)', doc: 'The time now as ISO 8601 text (the same for the whole expression).' },
+  { name: 'millis', usage: '$millis()', doc: 'The time now in milliseconds since 1970.' },
+  { name: 'fromMillis', usage: '$fromMillis(number, picture?, timezone?)', doc: 'The milliseconds since 1970 as ISO 8601 text.' },
+  { name: 'toMillis', usage: '$toMillis(timestamp, picture?)', doc: 'The ISO 8601 text as milliseconds since 1970.' },
+];
