@@ -19,7 +19,7 @@ interface Refused {
 }
 
 /** Text of a message expression's value; nothing gives null. */
-export function textOf(value: unknown): string | null {
+function textOf(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   return typeof value === 'string' ? value : JSON.stringify(value);
 }

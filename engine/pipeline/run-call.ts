@@ -2,7 +2,6 @@ import { OperationFailure, type FailureKind } from '../errors';
 import type { CallSpec } from '../mapping/model';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateSeen } from './evaluate-seen';
-import { refusalFor, textOf } from './refusal';
 import { runInOrder, unitsOf, type Unit } from './fan-out';
 import type { Answer, CallEnv } from './fetch-call';
 import { judge, type CallRules, type Decision, type Verdict } from './judge';
