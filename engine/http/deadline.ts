@@ -24,7 +24,7 @@ export class Deadline {
     return Math.max(1, Math.min(callTimeoutMs, Math.floor(remaining)));
   }
 
-  failure(label: string): DeadlinePassed {
-    return new DeadlinePassed(this.limitMs, label);
+  failure(label: string, waiting?: string): DeadlinePassed {
+    return new DeadlinePassed(this.limitMs, label, waiting);
   }
 }

@@ -5,8 +5,9 @@
 
 /** The request's time budget (operation `deadlineMs`) ran out before a call was done. */
 export class DeadlinePassed extends Error {
-  constructor(readonly limitMs: number | undefined, readonly label: string) {
-    super(`the operation's deadline of ${limitMs} ms passed before calls.${label} was done`);
+  /** `waiting`: what the call was waiting for, when not for the ERP's answer (the rate limit's points). */
+  constructor(readonly limitMs: number | undefined, readonly label: string, waiting?: string) {
+    super(`the operation's deadline of ${limitMs} ms passed before calls.${label} was done${waiting ? ` (${waiting})` : ''}`);
     this.name = 'DeadlinePassed';
   }
 }

@@ -3,10 +3,16 @@ import { TransportError, type OutboundResponse, type TransportErrorCode } from '
 import type { Deadline } from './deadline';
 
 /**
- * Repeats one request on transport failures, 429 and 503, with exponential backoff and jitter,
- * honouring `Retry-After` up to a cap. Whether a request may be repeated at all is already in the
- * policy (attempts is 1 for a request the mapping did not mark safe).
+ * Repeats one request on transport failures, 429 and 503, and on an answer the mapping reads as "wait"
+ * (a refusal whose retryable gives true, GraphQL's THROTTLED), with exponential backoff and jitter,
+ * honouring `Retry-After` (or the wait the answer asks for) up to a cap. Whether a request may be
+ * repeated at all is already in the policy (attempts is 1 for a request the mapping did not mark safe).
  */
+
+/** An answer that asks to be asked again later, as the pipeline reads it: how long, when it says. */
+export interface WaitAsked {
+  readonly ms?: number;
+}
 
 /** What happened in one attempt, for the log and the dry-run trace. */
 export interface AttemptReport {
@@ -49,7 +55,8 @@ export async function withRetry(
   label: string,
   attemptOnce: () => Promise<OutboundResponse>,
   onAttempt: (report: AttemptReport) => void,
-): Promise<{ response: OutboundResponse; attempts: number }> {
+  asksToWait?: (response: OutboundResponse) => Promise<WaitAsked | undefined>,
+): Promise<{ response: OutboundResponse; attempts: number; waitRefused?: string }> {
   for (let attempt = 1; ; attempt += 1) {
     let response: OutboundResponse | undefined;
     let failure: TransportError | undefined;
@@ -60,15 +67,19 @@ export async function withRetry(
       failure = error;
     }
     const base = { attempt, of: policy.attempts, status: response?.status, error: failure?.code };
-    const retryable = failure ? RETRYABLE_TRANSPORT.has(failure.code) : RETRYABLE_STATUS.has(response?.status ?? 0);
+    const byStatus = failure ? RETRYABLE_TRANSPORT.has(failure.code) : RETRYABLE_STATUS.has(response?.status ?? 0);
+    // The answer's own "wait" (a refusal inside a 200): asked only of an answer no status rule repeats.
+    const wait = !byStatus && response && asksToWait ? await asksToWait(response) : undefined;
     let gaveUp: string | undefined;
     let stoppedByDeadline = deadline.remainingMs() < 1;
-    if (retryable && attempt < policy.attempts) {
-      const asked = response ? retryAfterMs(response.headers['retry-after']) : undefined;
+    if (wait && attempt >= policy.attempts) gaveUp = `the external system asked to wait${wait.ms === undefined ? '' : ` ${wait.ms} ms`} after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'} (retry.attempts is ${policy.attempts}${policy.attempts === 1 ? '; a POST is repeated only with retry.idempotent: true' : ''})`;
+    if ((byStatus || wait) && attempt < policy.attempts) {
+      const asked = wait ? wait.ms : response ? retryAfterMs(response.headers['retry-after']) : undefined;
       const delay = asked ?? backoffMs(policy, attempt);
-      if (asked !== undefined && asked > policy.retryAfterMaxMs) gaveUp = `Retry-After of ${asked} ms is longer than retryAfterMaxMs (${policy.retryAfterMaxMs} ms)`;
+      const named = wait ? `the external system asked to wait ${delay} ms` : `Retry-After of ${asked} ms`;
+      if (asked !== undefined && asked > policy.retryAfterMaxMs) gaveUp = `${named}, longer than retryAfterMaxMs (${policy.retryAfterMaxMs} ms)`;
       else if (delay >= deadline.remainingMs()) {
-        gaveUp = `waiting ${delay} ms would pass the operation's deadline`;
+        gaveUp = wait ? `${named}, which would pass the operation's deadline (${Math.max(0, Math.floor(deadline.remainingMs()))} ms left of ${deadline.limitMs} ms)` : `waiting ${delay} ms would pass the operation's deadline`;
         stoppedByDeadline = true;
       }
       else {
@@ -81,6 +92,6 @@ export async function withRetry(
     // No answer, and the deadline is why no (further) attempt was possible: say so, not "timeout".
     if (failure && stoppedByDeadline) throw deadline.failure(label);
     if (failure) throw failure;
-    return { response: response as OutboundResponse, attempts: attempt };
+    return { response: response as OutboundResponse, attempts: attempt, ...(wait && gaveUp ? { waitRefused: gaveUp } : {}) };
   }
 }

@@ -5,7 +5,7 @@ import type { MappingIssueCode } from '../errors';
 import type { AuthDocument, CacheDocument, CallDocument, CallRetryDocument, ForEachDocument, PaginateDocument, PlatformDocument, RefusalDocument, SystemDocument, TlsDocument } from './format/mapping';
 import { readsResponseStatus } from './parse-tree';
 import { Secret } from './secret';
-import type { AuthSpec, CacheSpec, CsrfSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RefusalSpec, RetryPolicy, TlsSpec } from './model';
+import type { AuthSpec, CacheSpec, CsrfSpec, CallSpec, ForEachSpec, LocatedExpression, PaginateSpec, RateLimitSpec, RefusalSpec, RetryPolicy, TlsSpec } from './model';
 import type { PathSegment, YamlSource } from './yaml-source';
 
 /**
@@ -186,7 +186,7 @@ export function compilePaginate(h: CompileHelpers, raw: PaginateDocument | undef
     h.report('SETTINGS_DISAGREE', at, `${named(at)} has sizeParam but no pageSize to send in it`);
     return false;
   }
-  const items = h.expression(raw.items, [...at, 'items']);
+  const items = raw.style === 'connection' ? h.expression(raw.connection, [...at, 'connection']) : h.expression(raw.items, [...at, 'items']);
   const hasMore = 'hasMore' in raw && raw.hasMore !== undefined ? h.expression(raw.hasMore, [...at, 'hasMore']) : undefined;
   const next = 'next' in raw ? h.expression(raw.next, [...at, 'next']) : undefined;
   if (!items || ('hasMore' in raw && raw.hasMore !== undefined && !hasMore) || ('next' in raw && !next)) return false;
@@ -207,6 +207,9 @@ export function compilePaginate(h: CompileHelpers, raw: PaginateDocument | undef
       return { ...common, style: 'nextLink', next: next as LocatedExpression, pageSize: raw.pageSize };
     case 'linkHeader':
       return { ...common, style: 'linkHeader' };
+    case 'connection':
+      // The page state goes into the GraphQL variables, which the engine writes (pipeline/build-request.ts).
+      return { ...common, in: 'body', style: 'connection', pageSize: raw.pageSize };
   }
 }
 
@@ -222,16 +225,31 @@ export function compileRefusal(h: CompileHelpers, raw: RefusalDocument, where: r
   const when = h.expression(raw.when, [...where, 'when']);
   const message = raw.message === undefined ? undefined : h.expression(raw.message, [...where, 'message']);
   const retryable = raw.retryable === undefined ? undefined : h.expression(raw.retryable, [...where, 'retryable']);
-  if (!when || (raw.message !== undefined && !message) || (raw.retryable !== undefined && !retryable)) return undefined;
+  const retryAfterMs = raw.retryAfterMs === undefined ? undefined : h.expression(raw.retryAfterMs, [...where, 'retryAfterMs']);
+  if (!when || (raw.message !== undefined && !message) || (raw.retryable !== undefined && !retryable) || (raw.retryAfterMs !== undefined && !retryAfterMs)) return undefined;
+  if (retryAfterMs && !retryable) {
+    h.report('SETTINGS_DISAGREE', [...where, 'retryAfterMs'], `${named(where)}.retryAfterMs says how long to wait before trying again, but there is no retryable to say when the refusal passes; add retryable (e.g. response.body.error.code = "THROTTLED")`);
+    return undefined;
+  }
   if (raw.retryable !== undefined && raw.retryable.trim() !== 'true' && !readsResponseStatus(jsonata(raw.retryable).ast())) {
     // Without retryable the status decides (408, 429 and 5xx are tried again); a rule over the body alone
     // gives false for a 503 that carries an error body, and that delivery is dead after one try.
     h.warn('SETTINGS_DISAGREE', [...where, 'retryable'], `${named(where)}.retryable does not test response.status, so it can give false for a refusal in a 408, 429 or 5xx answer, which the engine would otherwise try again: such a delivery goes to the dead letters after one try. Add the statuses, e.g. response.status in [408, 429] or response.status >= 500 or (${raw.retryable.trim()})`);
   }
-  return { when, message, retryable };
+  return { when, message, retryable, retryAfterMs };
 }
 
 export function compileCache(raw: CacheDocument | undefined): CacheSpec | undefined {
   if (!raw) return undefined;
   return { ttlMs: raw.ttlMs, maxEntries: raw.maxEntries };
+}
+
+/** system.rateLimit: its expressions compiled (cost over the request, observe over the answer). */
+export function compileRateLimit(h: CompileHelpers, raw: SystemDocument['rateLimit'], block: SystemBlock): RateLimitSpec | undefined | false {
+  if (!raw) return undefined;
+  const where = [block, 'rateLimit'];
+  const cost = raw.cost === undefined ? undefined : h.expression(raw.cost, [...where, 'cost']);
+  const observe = raw.observe === undefined ? undefined : h.expression(raw.observe, [...where, 'observe']);
+  if ((raw.cost !== undefined && !cost) || (raw.observe !== undefined && !observe)) return false;
+  return { capacity: raw.capacity, refillPerSecond: raw.refillPerSecond, cost, observe };
 }

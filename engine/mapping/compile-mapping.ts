@@ -22,6 +22,7 @@ import { compilePushes, type PushCompileContext } from './compile-push';
 import { compileCache, compileCallRetry, compileForEach, compilePaginate, compileRawQuery, compileRefusal, type CompileHelpers } from './compile-connectivity';
 import { compileSystem, type CallTarget } from './compile-system';
 import { compileXmlRequest } from './compile-xml-request';
+import { compileGraphql, type SchemaCache } from './compile-graphql';
 import type { CallDocument, MappingDocument, OperationDocument, OperationMode } from './format';
 import { withDefaults } from './format/defaults';
 import type { OutboxDocument, OutcomeDocument, SessionDocument } from './format/mapping';
@@ -98,6 +99,8 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   private callable: ReadonlySet<string> = new Set([...JSONATA_BUILTINS, ...HELPER_FUNCTIONS.map((helper) => helper.name), 'secret']);
   /** Set while an operation's expressions are compiled: their `calls.<name>` are checked against it. */
   private scope?: CallScope;
+  /** GraphQL schemas (graphql.schema) read in this load, by file. */
+  readonly graphqlSchemas: SchemaCache = new Map();
   /** Set while a contract operation's expressions are compiled: their `input.<field>` are checked against its route. */
   private inputOf?: RouteSpec;
   /** What the operations' expressions read of their calls' answers. */
@@ -301,6 +304,17 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
     return ok ? { source: text, parts, origin: this.origin(path) } : undefined;
   }
 
+  /** A call's path under the base URL, or its url (an absolute URL from an answer, under system.assetHosts): one of them. */
+  private callTarget(raw: CallDocument, path: readonly PathSegment[], target: CallTarget): Template | undefined {
+    if (raw.url !== undefined && raw.path !== undefined) return this.refuse('SETTINGS_DISAGREE', [...path, 'url'], `${named(path)} has both path and url; a call goes to a path under system.baseUrl, or to a url taken from an answer`);
+    if (raw.url === undefined) {
+      if (raw.path === undefined) return this.refuse('OPERATION_INCOMPLETE', path, `${named(path)} needs a path (under system.baseUrl), e.g. path: /sales-orders/{input.Code}`);
+      return this.pathTemplate(raw.path, [...path, 'path']);
+    }
+    if (target.spec && target.spec.assetHosts.length === 0) return this.refuse('SETTINGS_DISAGREE', [...path, 'url'], `${named(path)}.url fetches an absolute URL, which is allowed only from the hosts listed in system.assetHosts (e.g. assetHosts: [cdn.example.com]); there are none`);
+    return this.template(raw.url, [...path, 'url']);
+  }
+
   pathTemplate(text: string, path: readonly PathSegment[]): Template | undefined {
     const literal = text.replace(/\{[^}]*\}/g, 'x');
     const unsafe =
@@ -326,17 +340,28 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
   call(raw: CallDocument, path: readonly PathSegment[], target: CallTarget): CallSpec | undefined {
     const when = raw.when === undefined ? undefined : this.expression(raw.when, [...path, 'when']);
     const ownRefusal = raw.refusal === undefined ? undefined : compileRefusal(this, raw.refusal, [...path, 'refusal']);
-    const pathTemplate = this.pathTemplate(raw.path, [...path, 'path']);
+    const pathTemplate = this.callTarget(raw, path, target);
     const query = this.templates(raw.query, [...path, 'query']);
     const headers = this.templates(raw.headers, [...path, 'headers']);
     const body = raw.body === undefined ? undefined : this.expression(raw.body, [...path, 'body']);
-    const retry = compileCallRetry(this, raw.retry, raw.method, target.retry, path);
+    const graphql = compileGraphql(this, raw, path, this.graphqlSchemas);
+    // A GraphQL query reads, as a GET does: safe to repeat unless the call says otherwise.
+    const retrySettings = graphql && graphql.operation === 'query' ? { ...raw.retry, idempotent: raw.retry?.idempotent ?? true } : raw.retry;
+    const retry = compileCallRetry(this, retrySettings, raw.method, target.retry, path);
     const paginate = compilePaginate(this, raw.paginate, path);
     const forEach = compileForEach(this, raw.forEach, path);
     const rawQuery = compileRawQuery(this, raw, path);
     const xml = compileXmlRequest(this, raw, path);
-    if (xml === false) return undefined;
-    if (paginate && paginate.in === 'body' && raw.body === undefined && raw.bodyXml === undefined) {
+    if (xml === false || graphql === false) return undefined;
+    if (paginate && paginate.style === 'connection' && graphql && !graphql.declares.includes('after')) {
+      this.report('SETTINGS_DISAGREE', [...path, 'paginate', 'style'], `${named(path)}.paginate.style is connection, but the GraphQL operation declares no $after variable for the cursor: declare ($after: String) and pass it to the connection, e.g. orders(first: 50, after: $after)`);
+      return undefined;
+    }
+    if (paginate && paginate.style === 'connection' && !raw.graphql) {
+      this.report('SETTINGS_DISAGREE', [...path, 'paginate', 'style'], `${named(path)}.paginate.style connection pages a GraphQL connection; the call has no graphql: block`);
+      return undefined;
+    }
+    if (paginate && paginate.in === 'body' && paginate.style !== 'connection' && raw.body === undefined && raw.bodyXml === undefined) {
       this.report('SETTINGS_DISAGREE', [...path, 'paginate', 'in'], `${named(path)}.paginate.in is body, but the call has no body to carry the page: add a body that reads page.number, page.offset, page.limit or page.cursor`);
       return undefined;
     }
@@ -348,6 +373,7 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       method: raw.method,
       safe: raw.safe,
       path: pathTemplate,
+      ...(raw.url !== undefined ? { absolute: true as const } : {}),
       query,
       queryEncoding: raw.queryEncoding ?? target.queryEncoding,
       rawQuery,
@@ -365,7 +391,9 @@ class Compiler implements CompileContext, CompileHelpers, PushCompileContext {
       paginate,
       forEach,
       cache: compileCache(raw.cache),
-      refusal: ownRefusal ?? target.refusal,
+      // A GraphQL call reads GraphQL's errors itself (pipeline/refusal.ts); the system's rule is for its other calls.
+      refusal: ownRefusal ?? (graphql ? undefined : target.refusal),
+      graphql,
       origin: this.origin(path),
     };
   }

@@ -1,4 +1,4 @@
-import { compileAuth, compileCsrf, compileRefusal, compileSystemRetry, compileTls, unsetUrl, type CompileHelpers, type SystemBlock, type SystemRetry } from './compile-connectivity';
+import { compileAuth, compileCsrf, compileRateLimit, compileRefusal, compileSystemRetry, compileTls, unsetUrl, type CompileHelpers, type SystemBlock, type SystemRetry } from './compile-connectivity';
 import type { PlatformDocument, SystemDocument } from './format/mapping';
 import type { RefusalSpec, SystemSpec } from './model';
 
@@ -37,7 +37,8 @@ export function compileSystem(h: CompileHelpers, raw: SystemDocument | PlatformD
   const auth = compileAuth(h, raw.auth, block);
   const tls = compileTls(h, raw.tls, block);
   const csrf = compileCsrf(h, raw, block);
-  if (!auth || tls === false || csrf === false || (raw.refusal && !refusal)) return failed;
+  const rateLimit = compileRateLimit(h, raw.rateLimit, block);
+  if (!auth || tls === false || csrf === false || (raw.refusal && !refusal) || rateLimit === false) return failed;
   const spec: SystemSpec = {
     baseUrl, headers: Object.entries(raw.headers ?? {}), timeoutMs: raw.timeoutMs, maxResponseBytes: raw.maxResponseBytes, auth, tls, maxConcurrency: raw.maxConcurrency,
     queryEncoding: raw.queryEncoding, cookies: raw.cookies, csrf,
@@ -45,6 +46,8 @@ export function compileSystem(h: CompileHelpers, raw: SystemDocument | PlatformD
     idempotencyHeader: raw.idempotencyHeader === false ? undefined : raw.idempotencyHeader,
     healthCheck: 'healthCheck' in raw ? raw.healthCheck : undefined,
     emptyValues: raw.emptyValues ?? [],
+    assetHosts: (raw.assetHosts ?? []).map((host) => host.toLowerCase()),
+    rateLimit,
     xml: { namespaces: raw.xml?.namespaces ?? {}, prefixedKeys: raw.xml?.prefixedKeys ?? false },
   };
   return { spec, timeoutMs: raw.timeoutMs, retry, queryEncoding: raw.queryEncoding, refusal };

@@ -39,8 +39,10 @@ export interface CallSpec {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The mapping says this call cannot change the ERP although its method is not GET (a SOAP Read, a SuiteQL query). */
   readonly safe: boolean;
-  /** Path under the system's base URL; placeholder values are URI-encoded. */
+  /** Path under the system's base URL; placeholder values are URI-encoded. With `absolute`, the call's url: an absolute URL. */
   readonly path: Template;
+  /** The call's url (not path): an absolute URL from an answer, fetched only from system.assetHosts and without credentials. */
+  readonly absolute?: true;
   readonly query: readonly (readonly [string, Template])[];
   /** How query values are written: percent (RFC 3986, space as %20) or form (space as +). */
   readonly queryEncoding: 'percent' | 'form';
@@ -67,18 +69,35 @@ export interface CallSpec {
   readonly paginate?: PaginateSpec;
   readonly forEach?: ForEachSpec;
   readonly cache?: CacheSpec;
-  /** How the system refuses inside an answer: the call's own rule, else its system's; undefined for none. */
+  /** How the system refuses inside an answer: the call's own rule, else its system's (a graphql call: GraphQL's own); undefined for none. */
   readonly refusal?: RefusalSpec;
+  /** A GraphQL request: the body is {query, variables, operationName}. */
+  readonly graphql?: GraphqlSpec;
   readonly origin: Origin;
 }
 
 /**
- * Whether making this call may change the ERP: anything but a GET, unless the mapping marks it `safe: true`.
- * The one definition of "a write" for everything that runs a mapping without meaning to change the ERP
- * (dry-run without --live, the studio's "Try a route").
+ * Whether making this call may change the ERP: anything but a GET, unless the mapping marks it `safe: true`
+ * or it sends a GraphQL query (a mutation can change the ERP, a query cannot). The one definition of "a
+ * write" for everything that runs a mapping without meaning to change the ERP (dry-run without --live,
+ * the studio's "Try a route").
  */
-export function canChangeErp(call: Pick<CallSpec, 'method' | 'safe'>): boolean {
-  return call.method !== 'GET' && !call.safe;
+export function canChangeErp(call: Pick<CallSpec, 'method' | 'safe' | 'graphql'>): boolean {
+  return call.method !== 'GET' && !call.safe && call.graphql?.operation !== 'query';
+}
+
+export interface GraphqlSpec {
+  /** The document as written: sent as query. */
+  readonly document: string;
+  /** graphql.operationName, else the name of the document's one operation; sent as operationName. */
+  readonly operationName?: string;
+  readonly operation: 'query' | 'mutation' | 'subscription';
+  /** The variables the operation declares, without $: paging sets after (and first) only when declared. */
+  readonly declares: readonly string[];
+  /** Over input, item and the calls above: the variables object. */
+  readonly variables?: LocatedExpression;
+  /** Over response.body: a list of business refusals ({ message, field }) the answer carries. */
+  readonly userErrors?: LocatedExpression;
 }
 
 /** A refusal inside an answer whatever its status (JSON-RPC's error in a 200, a SOAP fault). */
@@ -87,8 +106,10 @@ export interface RefusalSpec {
   readonly when: LocatedExpression;
   /** The system's words, for externalMessage and the dead letter. */
   readonly message?: LocatedExpression;
-  /** Whether an outbox delivery so refused is tried again; absent means never. */
+  /** Whether the refusal passes: the call is tried again within its retry budget, an outbox delivery later; absent means never. */
   readonly retryable?: LocatedExpression;
+  /** How long the system asks to wait before the next try, in milliseconds; absent: the retry backoff. */
+  readonly retryAfterMs?: LocatedExpression;
 }
 
 /** A login whose answer every call of the connection reads as `session`. */
@@ -116,7 +137,9 @@ export type PaginateSpec =
   | (PaginateCommon & { readonly style: 'offset'; readonly offsetParam: string; readonly limitParam: string; readonly pageSize: number; readonly hasMore?: LocatedExpression })
   | (PaginateCommon & { readonly style: 'cursor'; readonly cursorParam?: string; readonly next: LocatedExpression; readonly pageSize?: number })
   | (PaginateCommon & { readonly style: 'nextLink'; readonly next: LocatedExpression; readonly pageSize?: number })
-  | (PaginateCommon & { readonly style: 'linkHeader' });
+  | (PaginateCommon & { readonly style: 'linkHeader' })
+  /** A GraphQL connection: `items` gives the connection (its nodes or edges[].node are the page's items); the cursor goes into the variables. */
+  | (PaginateCommon & { readonly style: 'connection'; readonly pageSize?: number });
 
 interface PaginateCommon {
   /** query: the engine writes the page state into the query; body: the body and headers expressions read it as `page`. */
@@ -265,12 +288,25 @@ export interface SystemSpec {
   readonly requestIdHeader?: string;
   /** Asked by the readiness check when set. */
   readonly healthCheck?: { readonly path: string; readonly timeoutMs: number };
+  /** Hosts a call's url may fetch from (host, or host:port), besides the base URL's. */
+  readonly assetHosts: readonly string[];
+  /** A token bucket the calls to this system wait in (http/token-bucket.ts); one per connection. */
+  readonly rateLimit?: RateLimitSpec;
   /** Answer values that mean empty: object fields holding one are removed before expressions read the answer. */
   readonly emptyValues: readonly unknown[];
   /** A login step whose answer every call reads as `session`. */
   readonly session?: SessionSpec;
   /** How XML is written and read: the mapping's prefixes, and whether read keys carry them. */
   readonly xml: { readonly namespaces: Readonly<Record<string, string>>; readonly prefixedKeys: boolean };
+}
+
+export interface RateLimitSpec {
+  readonly capacity: number;
+  readonly refillPerSecond: number;
+  /** Over { request, input, calls }: the points one request takes; absent: 1. */
+  readonly cost?: LocatedExpression;
+  /** Over { response }: the level the system reports; absent: the bucket counts alone. */
+  readonly observe?: LocatedExpression;
 }
 
 /** How the platform must authenticate toward the engine. Credentials are Secrets so they never print. */

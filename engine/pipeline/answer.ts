@@ -11,12 +11,16 @@ export interface Answer {
   readonly bodyError?: string;
   /** Offers the answer (every page of it) to the call's cache; called once the answer is judged a success. */
   readonly keep?: () => void;
+  /** The answer still asked to wait when no further attempt was possible (http/with-retry.ts): why, and how long it asked. */
+  readonly waitRefused?: string;
 }
 
 /** An answer as the pipeline reads it: an XML answer's body is its view, with a SOAP envelope's result and fault. */
 export interface ReadResponse extends OutboundResponse {
   readonly result?: unknown;
   readonly fault?: unknown;
+  /** As Answer's: the answer asked to wait and was not waited for. */
+  readonly waitRefused?: string;
 }
 
 export type SendPage = (request: OutboundRequest) => Promise<ReadResponse>;

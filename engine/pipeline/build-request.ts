@@ -1,7 +1,8 @@
 import { OperationFailure } from '../errors';
+import { isAssetHost } from '../http/asset';
 import type { OutboundRequest } from '../http/client';
 import { encodeQueryName, encodeQueryValue, encodeRawLiteral, withQueryPairs } from '../http/query-encoding';
-import type { CallSpec, SystemSpec, Template } from '../mapping/model';
+import type { CallSpec, GraphqlSpec, SystemSpec, Template } from '../mapping/model';
 import type { ExpressionContext } from './context';
 import { XmlError } from '../xml/errors';
 import { soapEnvelope } from '../xml/soap';
@@ -109,6 +110,45 @@ async function xmlBody(call: CallSpec, system: SystemSpec, context: ExpressionCo
   }
 }
 
+/**
+ * A GraphQL call's body: the document, its variables and the operation's name. A connection's page state
+ * goes in as the variables after (the cursor, once there is one) and first (the page size), when the
+ * operation declares them.
+ */
+async function graphqlBody(spec: GraphqlSpec, context: ExpressionContext, label: string, observer: TraceObserver | undefined): Promise<Record<string, unknown>> {
+  const given = spec.variables ? await evaluateSeen(spec.variables, context, `${label}.graphql.variables`, observer) : undefined;
+  if (given !== undefined && (given === null || typeof given !== 'object' || Array.isArray(given))) {
+    const message = `${label}.graphql.variables gave ${JSON.stringify(given)}; it must give an object of variables, e.g. {"name": input.Code}`;
+    throw new OperationFailure('TRANSFORM_FAILED', message, [{ path: `${label}.graphql.variables`, message }]);
+  }
+  const variables: Record<string, unknown> = { ...(given as Record<string, unknown> | undefined) };
+  const { page } = context;
+  if (page?.cursor !== undefined && spec.declares.includes('after')) variables.after = page.cursor;
+  if (page?.limit !== undefined && spec.declares.includes('first')) variables.first = page.limit;
+  return { query: spec.document, variables, ...(spec.operationName === undefined ? {} : { operationName: spec.operationName }) };
+}
+
+/**
+ * A call's url: an absolute URL the answer gave (an image on a CDN). It comes from the ERP's data, so a
+ * host not in system.assetHosts fails the call as an answer the engine cannot use, never fetched.
+ */
+async function assetUrl(call: CallSpec, system: SystemSpec, context: ExpressionContext, observer: TraceObserver | undefined): Promise<URL> {
+  const what = `calls.${call.name}.url`;
+  const text = await render(call.path, context, what, observer, (value) => value);
+  let url: URL | undefined;
+  try {
+    url = typeof text === 'string' ? new URL(text) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url) throw new OperationFailure('ERP_BODY_UNREADABLE', `${what} gave ${JSON.stringify(text) ?? 'nothing'}, not an absolute URL`, [{ path: what, message: 'the url taken from the answer is not an absolute URL' }]);
+  if (!isAssetHost(url, system.assetHosts)) {
+    const message = `${what} is on ${url.host}, which is not in system.assetHosts (${system.assetHosts.join(', ')}); it is not fetched`;
+    throw new OperationFailure('ERP_BODY_UNREADABLE', message, [{ path: what, message }]);
+  }
+  return url;
+}
+
 async function renderHeaders(call: CallSpec, templates: CallSpec['headers'], context: ExpressionContext, observer: TraceObserver | undefined): Promise<Record<string, string>> {
   const label = `calls.${call.name}`;
   const headers: Record<string, string> = {};
@@ -150,8 +190,8 @@ export async function withAttemptHeaders(call: CallSpec, request: OutboundReques
 /** `observer`: told each expression's input and output when it asks (dry runs, the studio). */
 export async function buildRequest(call: CallSpec, system: SystemSpec, context: ExpressionContext, observer?: TraceObserver): Promise<OutboundRequest> {
   const label = `calls.${call.name}`;
-  const path = await render(call.path, context, `${label}.path`, observer, encodePathValue);
-  if (typeof path !== 'string') {
+  const path = call.absolute ? undefined : await render(call.path, context, `${label}.path`, observer, encodePathValue);
+  if (!call.absolute && typeof path !== 'string') {
     throw new OperationFailure('REQUEST_INVALID', `${label}.path gave no value`, [{ path: `${label}.path`, message: 'the path gave no value' }]);
   }
   const pairs: string[] = [];
@@ -160,10 +200,11 @@ export async function buildRequest(call: CallSpec, system: SystemSpec, context: 
     const value = await render(template, context, `${label}.query.${name}`, observer, (text) => encodeQueryValue(text, raw ? 'raw' : call.queryEncoding), raw ? encodeRawLiteral : (text) => encodeQueryValue(text, call.queryEncoding));
     for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) pairs.push(`${encodeQueryName(name)}=${item}`);
   }
-  const url = withQueryPairs(joinUnderBase(system.baseUrl, path, call.name), pairs);
-  const headers: Record<string, string> = Object.fromEntries(system.headers);
+  const url = withQueryPairs(call.absolute ? await assetUrl(call, system, context, observer) : joinUnderBase(system.baseUrl, path as string, call.name), pairs);
+  // A url from an answer goes to another host (system.assetHosts): the system's own headers stay with the system.
+  const headers: Record<string, string> = call.absolute ? {} : Object.fromEntries(system.headers);
   Object.assign(headers, await renderHeaders(call, call.headers.filter(([name]) => !call.attemptHeaders.includes(name)), context, observer));
-  const value = call.body ? await evaluateSeen(call.body, context, `${label}.body`, observer) : undefined;
+  const value = call.graphql ? await graphqlBody(call.graphql, context, label, observer) : call.body ? await evaluateSeen(call.body, context, `${label}.body`, observer) : undefined;
   const { body, xmlHeaders } = await xmlBody(call, system, context, value, observer);
   // The mapping's own headers win over the ones XML brings (any letter case).
   for (const [name, text] of Object.entries(xmlHeaders)) if (!Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase())) headers[name] = text;

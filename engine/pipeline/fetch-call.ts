@@ -1,6 +1,6 @@
 import { OperationFailure } from '../errors';
 import { TransportError, type OutboundRequest, type OutboundResponse } from '../http/client';
-import type { ErpConnection } from '../http/connection';
+import type { ErpConnection, SendContext } from '../http/connection';
 import type { Deadline } from '../http/deadline';
 import type { AttemptReport } from '../http/with-retry';
 import { DeadlinePassed, RequestAbandoned, TokenUnavailable } from '../http/faults';
@@ -17,6 +17,7 @@ import { TimeSlices } from '../time-slices';
 import type { CallRecord, ExpressionContext } from './context';
 import { evaluateAt } from '../mapping/evaluate';
 import { fetchPages, type PageState } from './paginate';
+import { mayAskToWait, refusalFor, refuses } from './refusal';
 import { childOf, traceHeadersOf, type TraceContext } from '../trace/context';
 import type { TraceObserver } from '../trace/observer';
 
@@ -58,12 +59,77 @@ function meaningOf(error: unknown, label: string): unknown {
   return error;
 }
 
+/** An answer as expressions read it: XML into its view, the system's emptyValues taken out. */
+type Read = { response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] };
+
+async function readAnswer(response: OutboundResponse, call: CallSpec, system: SystemSpec): Promise<Read> {
+  const read = call.responseType === 'xml' ? await readXml(response, call, system) : { response: response as ReadResponse, shown: response, repeated: [] };
+  const { emptyValues } = system;
+  if (emptyValues.length === 0) return read;
+  // An XML answer's view is read as body and, for SOAP, as result: both are the answer (NAV's blank date 0001-01-01).
+  const view = read.response;
+  return { ...read, response: { ...view, body: withoutEmptyValues(view.body, emptyValues), ...(view.result === undefined ? {} : { result: withoutEmptyValues(view.result, emptyValues) }) } };
+}
+
+/**
+ * Whether one attempt's answer asks to be asked again later: the call's refusal rule refuses it and its
+ * retryable gives true. Read only when the rule has a retryable; the answer is read once for it and the
+ * pipeline (`reads`).
+ */
+function waitRule(call: CallSpec, label: string, context: ExpressionContext, reads: WeakMap<OutboundResponse, Promise<Read>>, system: SystemSpec): SendContext['asksToWait'] {
+  if (!mayAskToWait(call)) return undefined;
+  return async (response) => {
+    const reading = reads.get(response) ?? readAnswer(response, call, system);
+    reads.set(response, reading);
+    const read = await reading;
+    if (read.response.bodyError !== undefined) return undefined;
+    const refused = await refusalFor(call, { ...context, response: recordOf(read.response), call: call.name }, label);
+    return refused?.asksToWait ? { ms: refused.retryAfterMs } : undefined;
+  };
+}
+
+/** What system.rateLimit.cost reads as `request`: the request about to go out, credentials not yet added. */
+function requestView(request: OutboundRequest): Record<string, unknown> {
+  return { method: request.method, path: request.url.pathname, query: Object.fromEntries(request.url.searchParams), headers: request.headers, body: request.body };
+}
+
+/** The points one request takes of system.rateLimit: its cost expression (a number, at least 0), else 1. */
+async function costOf(call: CallSpec, request: OutboundRequest, context: ExpressionContext, label: string, env: CallEnv): Promise<number | undefined> {
+  const cost = env.connection.system.rateLimit?.cost;
+  // A url of system.assetHosts goes to another host: it takes nothing of the system's budget.
+  if (!cost || call.absolute) return undefined;
+  const value = await evaluateAt(cost, { ...context, request: requestView(request) }, `calls.${label}: system.rateLimit.cost`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    const message = `calls.${label}: system.rateLimit.cost (${cost.origin.line}:${cost.origin.col}) gave ${JSON.stringify(value) ?? 'nothing'}; it must give a number of points, 0 or more`;
+    throw new OperationFailure('TRANSFORM_FAILED', message, [{ path: `calls.${label}`, message }]);
+  }
+  return value;
+}
+
+/** system.rateLimit.observe over one attempt's answer: the level the system reports, when it reports a number. */
+function levelRule(call: CallSpec, label: string, reads: WeakMap<OutboundResponse, Promise<Read>>, system: SystemSpec): SendContext['levelOf'] {
+  const observe = system.rateLimit?.observe;
+  if (!observe) return undefined;
+  return async (response) => {
+    const reading = reads.get(response) ?? readAnswer(response, call, system);
+    reads.set(response, reading);
+    const read = await reading;
+    if (read.response.bodyError !== undefined) return undefined;
+    const level = await evaluateAt(observe, { response: recordOf(read.response) }, `calls.${label}: system.rateLimit.observe`);
+    return typeof level === 'number' && Number.isFinite(level) ? level : undefined;
+  };
+}
+
 /** `keeps` collects each page's cache offer, made once the whole answer is judged a success. */
 function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)[], contextOf: (built: OutboundRequest) => ExpressionContext): SendPage {
+  const { system } = env.connection;
+  const reads = new WeakMap<OutboundResponse, Promise<Read>>();
+  const levelOf = levelRule(call, label, reads, system);
   return async (built) => {
     // The headers that change per attempt, over the request as it is sent (its page's URL included),
     // with what the page's build saw (page.offset, … when the page state goes in the body).
     const context = contextOf(built);
+    const asksToWait = waitRule(call, label, context, reads, system);
     const renew = (request: OutboundRequest) => withAttemptHeaders(call, request, context, env.observer);
     // A new span id per request (per page, per fan-out element); retries of it send the same one.
     const request = await renew(env.trace ? { ...built, trace: traceHeadersOf(childOf(env.trace)) } : built);
@@ -75,9 +141,10 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
       env.observer?.attempt?.(name, report);
     };
     const seconds = () => (performance.now() - started) / 1000;
+    const cost = await costOf(call, request, context, label, env);
     let result;
     try {
-      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt, renew: call.attemptHeaders.length > 0 ? renew : undefined });
+      result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt, asksToWait, cost, levelOf, renew: call.attemptHeaders.length > 0 ? renew : undefined });
     } catch (error) {
       env.onCall?.({ call: call.name, statusClass: 'none', attempts: Math.max(attempts, 1), seconds: seconds(), cache: call.cache ? 'miss' : undefined });
       throw meaningOf(error, label);
@@ -85,16 +152,12 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     const statusClass = result.cached ? 'cached' : `${Math.floor(result.response.status / 100)}xx`;
     env.onCall?.({ call: call.name, statusClass, attempts: result.attempts, seconds: seconds(), cache: call.cache ? (result.cached ? 'hit' : 'miss') : undefined });
     if (result.keep) keeps.push(result.keep);
-    const read = call.responseType === 'xml' ? await readXml(result.response, call, env.connection.system) : { response: result.response, shown: result.response, repeated: [] };
+    const read = await (reads.get(result.response) ?? readAnswer(result.response, call, system));
     // The trace shows an XML answer as the text it was, not as bytes or as the view.
     // Only what an XML answer adds is added: observers of a JSON call see { attempts, cached } as before.
     const xml = call.responseType === 'xml' ? { xml: true, ...(read.repeated.length > 0 ? { repeated: read.repeated } : {}) } : {};
     env.observer?.response?.(label, read.shown, { attempts: result.attempts, cached: result.cached, ...xml });
-    const { emptyValues } = env.connection.system;
-    if (emptyValues.length === 0) return read.response;
-    // An XML answer's view is read as body and, for SOAP, as result: both are the answer (NAV's blank date 0001-01-01).
-    const view: ReadResponse = read.response;
-    return { ...view, body: withoutEmptyValues(view.body, emptyValues), ...(view.result === undefined ? {} : { result: withoutEmptyValues(view.result, emptyValues) }) };
+    return result.waitRefused === undefined ? read.response : { ...read.response, waitRefused: result.waitRefused };
   };
 }
 
@@ -162,11 +225,10 @@ export async function fetchAnswer(call: CallSpec, context: ExpressionContext, la
     return request;
   };
   if (call.paginate) {
-    const { refusal } = call;
-    const refused = refusal && (async (page: CallRecord) => (await evaluateAt(refusal.when, { ...context, response: page, call: call.name }, `calls.${label}: refusal.when`)) === true);
+    const refused = refuses(call) ? async (page: CallRecord) => (await refusalFor(call, { ...context, response: page, call: call.name }, label)) !== undefined : undefined;
     return { ...(await fetchPages(call.paginate, { build, send, encoding: call.queryEncoding, refused }, context, label, system.baseUrl)), keep };
   }
   const request = await build();
   const response = await send(request);
-  return { record: recordOf(response), target: targetOf(request), bodyError: response.bodyError, keep };
+  return { record: recordOf(response), target: targetOf(request), bodyError: response.bodyError, keep, ...(response.waitRefused === undefined ? {} : { waitRefused: response.waitRefused }) };
 }

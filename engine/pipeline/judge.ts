@@ -1,10 +1,11 @@
 import { OperationFailure, type FailureKind } from '../errors';
 import { EMPTY_BODY } from '../http/client';
 import { maskOAuthSignatures } from '../mapping/mask';
-import type { AuthSpec, CallSpec, OutcomeRule, RefusalSpec } from '../mapping/model';
+import type { AuthSpec, CallSpec, OutcomeRule } from '../mapping/model';
 import { evaluateAt } from '../mapping/evaluate';
 import type { CallRecord, ExpressionContext } from './context';
 import type { Answer, CallEnv } from './fetch-call';
+import { refusalFor } from './refusal';
 
 /**
  * One answer judged, in one order (docs/connecting-an-erp.md, "The order an answer is judged in"):
@@ -66,18 +67,6 @@ function textOf(value: unknown): string | null {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/**
- * The refusal rule over one answer: undefined when it does not refuse. A rule that cannot be evaluated
- * fails the request as any expression does, never passes the answer.
- */
-async function byRefusalRule(refusal: RefusalSpec, context: ExpressionContext, label: string, status: number): Promise<{ readonly message: string | null; readonly retryable: boolean } | undefined> {
-  if ((await evaluateAt(refusal.when, context, `calls.${label}: refusal.when`)) !== true) return undefined;
-  const message = refusal.message ? textOf(await evaluateAt(refusal.message, context, `calls.${label}: refusal.message`)) : null;
-  // Without retryable, the status decides as it would without the rule: a 503 with an error body is still "not now".
-  const retryable = refusal.retryable ? (await evaluateAt(refusal.retryable, context, `calls.${label}: refusal.retryable`)) === true : status === 408 || status === 429 || status >= 500;
-  return { message, retryable };
-}
-
 /** A SOAP fault of the answer (response.fault), as a refusal with its faultstring. */
 function byFault(record: CallRecord): { readonly message: string | null; readonly retryable: boolean } | undefined {
   const fault = record.fault as { readonly string?: unknown } | undefined;
@@ -106,14 +95,16 @@ async function refusalOf(call: CallSpec, rules: CallRules, label: string, answer
   const { status, headers, body } = answer.record;
   const auth = env.connection.system.auth;
   // A refusal inside an answer, whatever its status: JSON-RPC's {"error": ...} in a 200, a SOAP fault.
-  const byRule = call.refusal && answer.bodyError === undefined ? await byRefusalRule(call.refusal, context, label, status) : undefined;
+  // A GraphQL call without a rule of its own is judged by GraphQL's (errors[], userErrors): pipeline/refusal.ts.
+  const byRule = answer.bodyError === undefined ? await refusalFor(call, context, label) : undefined;
   const refused = byRule ?? byFault(answer.record);
   if (refused) {
     // A 401, 403 or 407 says first that the credentials were refused, then the ERP's words if any.
     const credentials = AUTH_STATUSES.has(status) ? credentialsRefused(status) : undefined;
     const externalMessage = credentials && refused.message ? `${credentials}: ${refused.message}` : (credentials ?? refused.message);
-    const words = externalMessage ?? 'no message';
-    const how = byRule ? `refusal rule at ${call.refusal?.when.origin.line}:${call.refusal?.when.origin.col}` : 'a SOAP fault';
+    // A "wait" that could not be waited for says how long the system asked to wait, and why the engine did not.
+    const words = `${externalMessage ?? 'no message'}${answer.waitRefused ? `; ${answer.waitRefused}` : ''}`;
+    const how = !byRule ? 'a SOAP fault' : call.refusal ? `refusal rule at ${call.refusal.when.origin.line}:${call.refusal.when.origin.col}` : 'a GraphQL error';
     const summary = { call: label, status, body: bodyText(body) };
     const logged = maskCredentials(`the external system refused ${answer.target} (status ${status}; ${how}): ${words}`, auth);
     return new OperationFailure('ERP_REFUSED', logged, [{ path: `calls.${label}`, message: `the external system refused: ${maskCredentials(words, auth)}` }], summary, { refusal: { externalMessage, retryable: refused.retryable } });

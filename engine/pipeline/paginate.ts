@@ -61,6 +61,14 @@ function underBase(link: string, current: URL, base: URL, label: string): URL {
   return url;
 }
 
+/** A GraphQL connection as paging reads it: its items (nodes, or edges[].node) and pageInfo; nodes undefined when it is none. */
+function connectionOf(value: unknown): { nodes?: unknown[]; hasNextPage?: unknown; endCursor?: unknown } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  const { nodes, edges, pageInfo } = value as { nodes?: unknown; edges?: unknown; pageInfo?: { hasNextPage?: unknown; endCursor?: unknown } };
+  const items = Array.isArray(nodes) ? nodes : Array.isArray(edges) ? edges.map((edge) => (edge as { node?: unknown } | null)?.node) : undefined;
+  return { nodes: items, hasNextPage: pageInfo?.hasNextPage, endCursor: pageInfo?.endCursor };
+}
+
 /** What a page's request carries: `page` as the call's body and headers read it with paginate.in: body. */
 export type PageState = PageView;
 
@@ -68,7 +76,7 @@ export type PageState = PageView;
 function firstState(spec: PaginateSpec): PageState {
   if (spec.style === 'page') return { number: spec.firstPage, ...(spec.pageSize !== undefined ? { limit: spec.pageSize } : {}) };
   if (spec.style === 'offset') return { offset: 0, limit: spec.pageSize };
-  return spec.style === 'cursor' && spec.pageSize !== undefined ? { limit: spec.pageSize } : {};
+  return (spec.style === 'cursor' || spec.style === 'connection') && spec.pageSize !== undefined ? { limit: spec.pageSize } : {};
 }
 
 /** The state's query parameters, for paginate.in: query. */
@@ -127,14 +135,18 @@ export async function fetchPages(spec: PaginateSpec, io: PageIo, context: Expres
     const response = await send(request);
     const record = recordOf(response);
     const target = `${request.method} ${request.url.pathname}`;
-    if (response.status >= 300 || response.bodyError !== undefined || (await io.refused?.(record))) return { record: { ...record, items, pages }, target, bodyError: response.bodyError };
+    if (response.status >= 300 || response.bodyError !== undefined || (await io.refused?.(record))) return { record: { ...record, items, pages }, target, bodyError: response.bodyError, waitRefused: response.waitRefused };
 
     // The page's expressions read what the call's own templates read (input, the calls above it), and the page as response.
     const pageContext = { response: record, input: context.input, calls: context.calls, item: context.item, chunk: context.chunk, index: context.index, session: context.session };
     const at = (expression: LocatedExpression, key: string) => evaluateAt(expression, pageContext, `calls.${label}.paginate.${key}`);
-    const found = await at(spec.items, 'items');
+    const key = spec.style === 'connection' ? 'connection' : 'items';
+    const given = await at(spec.items, key);
+    const connection = spec.style === 'connection' ? connectionOf(given) : undefined;
+    const found = spec.style === 'connection' ? connection?.nodes : given;
     if (found === undefined) {
-      throw incomplete(label, (where) => `paginate.items (${where(spec.items)}) gives nothing for page ${pages}, which the ERP answered with ${response.status}; an empty page must give an empty list []. Check the expression against the ERP's answer`);
+      const what = spec.style === 'connection' ? 'no connection with nodes or edges' : 'nothing';
+      throw incomplete(label, (where) => `paginate.${key} (${where(spec.items)}) gives ${what} for page ${pages}, which the ERP answered with ${response.status}; an empty page must give an empty list []. Check the expression against the ERP's answer`);
     }
     const pageItems = asList(found);
     if (samePage(pageItems, previousItems)) throw noProgress(label, pages, `has the same ${pageItems.length} items as page ${pages - 1}`);
@@ -178,6 +190,17 @@ export async function fetchPages(spec: PaginateSpec, io: PageIo, context: Expres
       case 'nextLink': {
         const link = await nextOf(spec.next, 'next');
         if (typeof link === 'string' && link !== '') next = { ...(plain as OutboundRequest), url: underBase(link, request.url, base, label) };
+        break;
+      }
+      case 'connection': {
+        // Without pageInfo the end of the list cannot be told from a page the document forgot to ask about.
+        if (typeof connection?.hasNextPage !== 'boolean') throw incomplete(label, (where) => `page ${pages}'s connection (${where(spec.items)}) has no pageInfo.hasNextPage, so the end of the list cannot be told; add pageInfo { hasNextPage endCursor } to the document`);
+        if (!connection.hasNextPage) break;
+        const cursor = connection.endCursor;
+        if (typeof cursor !== 'string' || cursor === '') throw incomplete(label, (where) => `page ${pages}'s connection (${where(spec.items)}) says hasNextPage but gives no pageInfo.endCursor to ask for the next page; add pageInfo { hasNextPage endCursor } to the document`);
+        if (state.cursor !== undefined && isDeepEqual(cursor, state.cursor)) throw noProgress(label, pages, `gives the same endCursor as the page before (${cursor.slice(0, 80)})`);
+        state = { ...state, cursor };
+        next = await requestFor(state);
         break;
       }
       case 'linkHeader': {

@@ -17,7 +17,7 @@ import { anchorsOf, blocksOf, commandOf, docFiles, linksOf, ROOT } from './markd
  */
 const BINARY = path.join(ROOT, 'dist', 'engine', 'cli', 'main.js');
 const execFileAsync = promisify(execFile);
-const ENV = { ERP_URL: 'http://erp.test/api/v1', ERP_USER: 'u', ERP_PASSWORD: 'p', ERP_TOKEN: 't', ERP_API_KEY: 'k', ERP_CLIENT_ID: 'id', ERP_CLIENT_SECRET: 's', PLATFORM_API_KEY: 'k1', PLATFORM_API_KEY_NEXT: 'k2', PLATFORM_URL: 'http://platform.test', PLATFORM_CLIENT_SECRET: 's', ERP_PUSH_SECRET: 's', ERP_PUSH_KEY: 'k', ODOO_URL: 'http://odoo.test', ODOO_KEY: 'k', NAV_URL: 'http://nav.test/WS/CRONUS', NS_URL: 'https://1234567-sb1.suitetalk.api.netsuite.com', NS_ACCOUNT_ID: '1234567_SB1', NS_CONSUMER_KEY: 'ck', NS_CONSUMER_SECRET: 'cs', NS_TOKEN_ID: 'ti', NS_TOKEN_SECRET: 'ts' };
+const ENV = { ERP_URL: 'http://erp.test/api/v1', ERP_USER: 'u', ERP_PASSWORD: 'p', ERP_TOKEN: 't', ERP_API_KEY: 'k', ERP_CLIENT_ID: 'id', ERP_CLIENT_SECRET: 's', PLATFORM_API_KEY: 'k1', PLATFORM_API_KEY_NEXT: 'k2', PLATFORM_URL: 'http://platform.test', PLATFORM_CLIENT_SECRET: 's', ERP_PUSH_SECRET: 's', ERP_PUSH_KEY: 'k', ODOO_URL: 'http://odoo.test', ODOO_KEY: 'k', SHOPIFY_URL: 'http://store.test', SHOPIFY_TOKEN: 't', NAV_URL: 'http://nav.test/WS/CRONUS', NS_URL: 'https://1234567-sb1.suitetalk.api.netsuite.com', NS_ACCOUNT_ID: '1234567_SB1', NS_CONSUMER_KEY: 'ck', NS_CONSUMER_SECRET: 'cs', NS_TOKEN_ID: 'ti', NS_TOKEN_SECRET: 'ts' };
 const MAPPING_KEYS = ['version', 'name', 'description', 'system', 'inbound', 'limits', 'functions', 'operations', 'platform', 'push'];
 const example = parse(fs.readFileSync(path.join(ROOT, 'mappings', 'example.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
 
@@ -69,7 +69,8 @@ describe('documentation', () => {
       const from = EXCERPT.exec(block.text)?.[1];
       const base = from ? (parse(fs.readFileSync(path.join(ROOT, from), 'utf8')) as Record<string, unknown>) : example;
       const text = 'version' in value ? block.text : JSON.stringify(intoExample(value, base));
-      const { mapping, issues } = checkMappingText(text, where, ENV, path.join(ROOT, 'mappings'));
+      // An excerpt's relative files (a GraphQL schema) are read beside the example it comes from.
+      const { mapping, issues } = checkMappingText(text, where, ENV, path.join(ROOT, from ? path.dirname(from) : 'mappings'));
       const problems = issues.filter((issue) => issue.severity === 'error' || issue.code === 'OLD_SPELLING').map(formatIssue);
       expect(problems, `${where}\n${block.text}`).toEqual([]);
       expect(mapping, where).toBeDefined();

@@ -118,6 +118,11 @@ export const paginate = variants('style', [
     lastPageMayBeFull,
   }),
   variant('style', 'linkHeader', 'The Link header of each page (rel="next").', { ...pageCommon }),
+  variant('style', 'connection', 'A GraphQL connection (graphql calls): the items are its nodes (or edges[].node); pageInfo.endCursor goes to the next page as the variable after, until pageInfo.hasNextPage is false.', {
+    connection: expression('The connection in one page, over response, e.g. response.body.data.orders (or, inside an element, response.body.data.order.lineItems). Giving nothing at all, or a connection without nodes or edges, fails the request rather than read an empty list.'),
+    pageSize: optional(integer(1, 100_000, 'Items per page, sent as the variable first when the operation declares $first (otherwise the document writes first: itself).')),
+    maxPages: pageCommon.maxPages,
+  }),
 ], 'Fetch every page of a list. The call record then has items (all pages) and pages (count). A page that repeats the page before it (the same cursor or next link, or the same items) fails the request at once (PAGINATION_INCOMPLETE): an ERP that ignores the page state would otherwise give the first page until maxPages.');
 
 export const forEach = block({
@@ -139,7 +144,8 @@ export const cache = block({
 export const refusal = block({
   when: expression('Whether an answer is a refusal, whatever its HTTP status, over response (status, headers, body), e.g. $exists(response.body.error).'),
   message: optional(expression("The system's own words, given to the platform as externalMessage and kept with a dead letter, e.g. response.body.error.data.message.")),
-  retryable: optional(expression('Over response: whether an outbox delivery refused this way is tried again later (true) or goes to the dead letters at once. Default: what the status says, as without the rule: tried again on 408, 429 and 5xx, dead otherwise (a refusal inside a 200 is final). An expression that does not test response.status can give false for a 408, 429 or 5xx answer, and validate warns.')),
+  retryable: optional(expression('Over response: whether the refusal passes ("wait", "try later"). true: the call is tried again within its retry budget (retry.attempts; a POST only with retry.idempotent: true), after retryAfterMs, and an outbox delivery so refused is tried again later; otherwise it goes to the dead letters at once. Default: what the status says, as without the rule: an outbox delivery is tried again on 408, 429 and 5xx, dead otherwise (a refusal inside a 200 is final), and a direct call is not repeated.')),
+  retryAfterMs: optional(expression('Over response: how long the system asks to wait before the next try, in milliseconds, e.g. (response.body.cost.requested - response.body.cost.available) / response.body.cost.restoreRate * 1000. Used when retryable gives true; without it (or when it gives nothing) the retry backoff applies. A wait longer than system.retry.retryAfterMaxMs, or past the operation\'s deadlineMs, is not waited: the call fails at once, saying the system asked to wait and for how long.')),
 }, { description: "How this system refuses inside an answer, whatever the HTTP status. Every call obeys it: an answer it matches fails the call with the system's message, and is never cached; an outbox delivery is retried (retryable) or dead-lettered, never delivered. It is judged before the operation's own outcome rules: a rule may still give a refused answer a failure result (a \"not found\"), never the route's success." });
 
 export const callRefusal = { ...refusal, description: "This call's own refusal rule instead of the system's, with the same fields; refusal: { when: 'false' } turns it off for this call." };
@@ -147,3 +153,22 @@ export const callRefusal = { ...refusal, description: "This call's own refusal r
 export const emptyValues = Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), {
   description: 'Answer values that mean "empty" in this system, e.g. [false, ""] for Odoo, which writes false for every empty field, or ["0001-01-01"] for NAV\'s blank date. An object field holding one of them is removed from the answer (JSON, or an XML answer\'s view) before any expression reads it, so $exists() and defaults work and $isoDateTime(false) never runs. Items of a list are kept as they are. Uploaded files obey it too: a CSV cell holding one is an empty cell, a JSON file\'s field holding one is absent. Default: none (the engine reads false as false).',
 });
+
+/**
+ * A client-side budget of calls per system (a token bucket), so the engine paces itself before the
+ * system says no: Shopify's cost points, a REST API's requests per second.
+ */
+export const rateLimit = block({
+  capacity: Type.Number({ exclusiveMinimum: 0, description: 'Most points the bucket holds (the burst), e.g. 1000 for Shopify\'s cost points, or 10 for an API that allows 10 requests per second. It starts full.' }),
+  refillPerSecond: Type.Number({ exclusiveMinimum: 0, description: 'Points restored each second, e.g. 50 (Shopify), or 10 for 10 requests per second.' }),
+  cost: optional(expression('What one request costs, over request (method, path, query, headers, body of the request about to go out), input and the calls above it, e.g. $lookup({"OpenOrders": 232, "OrderLines": 53}, request.body.operationName). Default: 1 per request. A cost above capacity counts as capacity.')),
+  observe: optional(expression('The level the system reports in its answers, over response, e.g. response.body.extensions.cost.throttleStatus.currentlyAvailable: after each answer the bucket holds that (less what requests still under way took), so the engine learns what other clients spent and what the system gave back. Default: the bucket counts alone.')),
+}, { description: "Pace the calls to this system by a token bucket: a call waits (bounded by the operation's deadlineMs) until its cost fits, then takes it; retries and pages take theirs too. One bucket per system in each engine process, shared by all its requests. serve --workers N runs N processes and a deployment may run replicas, each with a bucket of its own: give each its share (capacity and refillPerSecond divided by their number)." });
+
+/** A GraphQL call: one POST of {query, variables, operationName}, its document checked at load. */
+export const graphql = block({
+  document: text('The GraphQL document (a query or a mutation), usually a block scalar (document: |-). Parsed at load: a mistake is reported at its line and column in the mapping file. A document with several operations needs operationName.'),
+  operationName: optional(text('Which operation of the document to run, sent as operationName.')),
+  variables: optional(expression('The variables, over input, item and the calls above, e.g. {"name": input.Code}. With paginate.style: connection the engine adds after (and first, when the operation declares $first).')),
+  schema: optional(text('The system\'s schema, to check the document against at load: an introspection result (.json, as a GraphQL client downloads it) or SDL (.graphql). Relative to the mapping file. An unknown field or argument is refused at load with the schema\'s suggestion ("Did you mean ...?").')),
+}, { description: "Make this call a GraphQL request: POST {query, variables, operationName} as JSON to the call's path (method must be POST; no body). Its answer is judged as GraphQL: errors[] (or a plain-text errors, as in a 401) refuse the call with their messages and extensions.code; a THROTTLED error is waited for (the wait worked out from extensions.cost.throttleStatus) and asked again within the retry budget. A query is safe to repeat (retried like a GET); a mutation only with retry.idempotent: true. A refusal: of the call's own replaces these rules; system.refusal does not apply to graphql calls." });

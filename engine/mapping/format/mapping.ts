@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ROUTES } from '../../contract/routes';
 import { DEFAULT_EXPRESSION_LIMITS } from '../../expressions/compile';
-import { auth, cache, callRefusal, callRetry, csrf, emptyValues, forEach, paginate, refusal, systemRetry, tls } from './connectivity';
+import { auth, cache, callRefusal, callRetry, csrf, emptyValues, forEach, graphql, paginate, rateLimit, refusal, systemRetry, tls } from './connectivity';
 import { block, boolean, expression, integer, oneOfWords, optional, partial, template, text, withDefault } from './declare';
 import { buildFileBlock } from './file';
 import { inbound } from './inbound';
@@ -24,7 +24,8 @@ const queryEncoding = (description: string) => oneOfWords(['percent', 'form'], `
 const callSettings = {
   when: optional(expression('Make this call only when this is true, over input and the calls above it, e.g. $not(calls.order.body.released). A call skipped this way has no record (calls.<name> gives nothing) and shows as skipped in dry-run and the request journal.')),
   method: oneOfWords(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], 'HTTP method.'),
-  path: template('Path under system.baseUrl, e.g. /sales-orders/{input.Code}. Placeholder values are URI-encoded, so they can never change the path.'),
+  path: optional(template('Path under system.baseUrl, e.g. /sales-orders/{input.Code}. Placeholder values are URI-encoded, so they can never change the path. Every call has a path, or a url.')),
+  url: optional(template('Instead of path: an absolute URL taken from an answer, e.g. {calls.variant.body.data.productVariants.nodes[0].image.url} (an image on the store\'s CDN). Its host must be one of system.assetHosts, checked on every request; it is fetched with the system\'s TLS settings, timeouts and size limits but without its credentials, and a redirect is followed only to another listed host.')),
   query: optional(Type.Record(Type.String(), template('Query parameter value.'), { description: 'Query parameters: name to value template. A placeholder giving nothing leaves the parameter out.' })),
   queryEncoding: optional(queryEncoding('How this call writes its query values. Default: system.queryEncoding.')),
   rawQuery: optional(Type.Array(text('A parameter name under query.'), { description: "Query parameters sent raw: the characters of OData's syntax ($ ( ) , : / = @ ; ! * ?) as they are, only spaces, &, #, +, % and characters a URL cannot hold encoded, e.g. [$filter, $orderby]. A placeholder's value can still never add a parameter; quote OData literals with $odataLiteral." })),
@@ -45,13 +46,15 @@ const callSettings = {
   cache: optional(cache),
   refusal: optional(callRefusal),
   safe: withDefault(boolean('This call cannot change the ERP although its method is not GET: a SOAP Read, a SuiteQL or JSON-RPC search_read sent as POST. dry-run (without --live) and the studio send such a call; a call that can change the ERP is shown there, not sent. It says nothing about repeating the call (that is retry.idempotent).'), false),
+  graphql: optional(graphql),
+  userErrors: optional(expression('GraphQL calls: where the answer lists business refusals, over response.body, e.g. data.fulfillmentCreate.userErrors. A non-empty list fails the call with their messages (the platform\'s externalMessage), as a refusal that does not pass.')),
 };
 
 const call = block({
   name: Type.String({ pattern: NAME_PATTERN, description: 'Name of the call (letters, digits, _): later expressions read calls.<name>.status, .headers, .body.' }),
   use: optional(Type.String({ pattern: NAME_PATTERN, description: "A call template of system.calls whose settings this call takes. The call's own settings win: headers and query are merged name by name (the call's names win), every other setting the call has replaces the template's whole (retry, paginate, refusal…); body and bodyXml stand for one another. Calls to the ERP only (operations and system.session.login), not a push's calls to the platform." })),
   ...callSettings,
-}, { description: 'One HTTP call to the external system. Its response is available to later calls and to the output as calls.<name>.', requiredUnless: { key: 'use', settings: ['method', 'path'] } });
+}, { description: 'One HTTP call to the external system. Its response is available to later calls and to the output as calls.<name>.', requiredUnless: { key: 'use', settings: ['method'] } });
 
 /** Settings shared by calls: what `use: <name>` brings into a call; none is required, none has a default. */
 const callTemplate = block(partial(callSettings), { description: 'A call template: any settings of a call (method, path, query, headers, body, retry, refusal, soap, responseType…) but its name, taken by every call that says use: <name>, whose own settings win.' });
@@ -111,7 +114,9 @@ const connectivity = {
     description: "The header that carries the request's id on every call, so one request can be followed across both logs; false sends none.",
   }), 'X-Request-Id'),
   refusal: optional(refusal),
+  rateLimit: optional(rateLimit),
   emptyValues: optional(emptyValues),
+  assetHosts: optional(Type.Array(text('A host name, e.g. cdn.shopify.com (with :port when not the default).'), { description: 'Hosts besides system.baseUrl\'s that a call\'s url may fetch from: an absolute URL taken from an answer (a product image on a CDN). Only these hosts, never with the system\'s credentials; a redirect to a host not listed is not followed.' })),
   xml: optional(block({
     namespaces: withDefault(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.-]*$' }), text('A namespace URI.'), { description: 'Prefixes of this mapping: prefix → namespace URI. Written XML uses them; read XML is matched by URI, never by the prefix the system happened to write.' }), {}),
     prefixedKeys: withDefault(boolean('true: keys of read XML are prefix:local with the prefixes declared here (needed when two siblings share a local name in different namespaces). Default false: keys are local names.'), false),
