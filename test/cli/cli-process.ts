@@ -175,6 +175,19 @@ export async function eventually(check: () => boolean, what: string, tries = 300
   throw new Error(`never happened: ${what}`);
 }
 
+/** A mapping of one static route (GET /WorkOrders/WorkOrderExternalIndexableValueLabel) whose ERP is never asked: for what serve does around requests. */
+export function staticMapping(name: string, label = 'ERP id'): string {
+  return `version: 1
+name: ${name}
+system:
+  baseUrl: http://127.0.0.1:9
+operations:
+  GetExternalIndexableValueLabel:
+    static:
+      label: ${label}
+`;
+}
+
 /** A stack trace line of Node: must never appear for a bad mapping or a usage error. */
 export const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BINARY, EXAMPLE, eventually, ROOT, runCli, startServe, startupLines, stoppedAfterEach, tempDir, writeFile } from './cli-process';
+import { BINARY, EXAMPLE, eventually, ROOT, runCli, startServe, startupLines, stoppedAfterEach, tempDir, staticMapping, writeFile } from './cli-process';
 
 /**
  * What a newcomer and an operator meet first: the quick start's admin port and token, a pid file to
@@ -11,15 +11,7 @@ import { BINARY, EXAMPLE, eventually, ROOT, runCli, startServe, startupLines, st
 
 const { running } = stoppedAfterEach(afterEach);
 
-const PARTIAL = `version: 1
-name: partial
-system:
-  baseUrl: http://127.0.0.1:9
-operations:
-  GetExternalIndexableValueLabel:
-    static:
-      label: ERP id
-`;
+const PARTIAL = staticMapping('partial');
 
 describe('serve: the quick start and the operator\'s first steps', () => {
   it('--example-erp with an admin port and no ADMIN_TOKENS prints a token once, and the docs\' --admin commands work with it', async () => {
@@ -53,7 +45,7 @@ describe('serve: the quick start and the operator\'s first steps', () => {
     running.push(serving);
     const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
     expect(pid).toBe(serving.child.pid);
-    writeFile(dir, 'partial.yaml', PARTIAL.replace('ERP id', 'ERP number'));
+    writeFile(dir, 'partial.yaml', staticMapping('partial', 'ERP number'));
     const hup = spawnSync('sh', ['-c', `kill -HUP "$(cat '${pidFile}')"`]);
     expect(hup.status).toBe(0);
     const label = async () => ((await (await fetch(`${serving.urls[0]}/WorkOrders/WorkOrderExternalIndexableValueLabel`)).json()) as { data: unknown }).data;

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BINARY, cliEnv, eventually, ROOT, startServe, startupLines, stoppedAfterEach, tempDir, writeFile } from './cli-process';
+import { BINARY, cliEnv, eventually, ROOT, startServe, startupLines, stoppedAfterEach, tempDir, staticMapping, writeFile } from './cli-process';
 
 /**
  * `serve`'s start-up lines are JSON log lines on standard output like every other line, written whatever
@@ -12,15 +12,7 @@ import { BINARY, cliEnv, eventually, ROOT, startServe, startupLines, stoppedAfte
 
 const { running, cleanups } = stoppedAfterEach(afterEach);
 
-const PARTIAL = `version: 1
-name: partial
-system:
-  baseUrl: http://127.0.0.1:9
-operations:
-  GetExternalIndexableValueLabel:
-    static:
-      label: ERP id
-`;
+const PARTIAL = staticMapping('partial');
 
 describe('serve: start-up lines', () => {
   it('are JSON log lines on stdout (at LOG_LEVEL=silent too) naming the port bound for --port 0 and --admin-port 0', async () => {
