@@ -62,6 +62,27 @@ export async function openPostgres(url: string, log: Logger = silentLogger, opti
 }
 
 /**
+ * One client of the pool for `work`, listened to while it is checked out: pg-pool listens for a client's
+ * 'error' only while it is idle, so a connection that broke between two queries of a transaction (the
+ * database restarted, the network cut) emitted an error nobody heard, which ended the process. The query
+ * that follows fails instead, and the broken client is destroyed on release, not pooled again.
+ */
+export async function withPoolClient<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
+  try {
+    return await work(client);
+  } finally {
+    client.removeListener('error', onError);
+    client.release(broken);
+  }
+}
+
+/**
  * Registers one more store on the database and creates its tables, in one transaction under an
  * advisory lock named `lock` (two processes starting at once: the second waits, then finds the
  * tables). `statements` run after the schema is created. Returns the store's release (as `use()`);
@@ -70,19 +91,18 @@ export async function openPostgres(url: string, log: Logger = silentLogger, opti
 export async function useWithTables(database: PostgresDatabase, schema: string, lock: string, statements: readonly string[]): Promise<() => Promise<void>> {
   const release = database.use();
   try {
-    const client = await database.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [lock, schema]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replaceAll('"', '""')}"`);
-      for (const statement of statements) await client.query(statement);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    await withPoolClient(database.pool, async (client) => {
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [lock, schema]);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replaceAll('"', '""')}"`);
+        for (const statement of statements) await client.query(statement);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
   } catch (error) {
     await release();
     throw error;

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type {
   AttemptOutcome, ClaimOptions, EventKind, EventStatus, LeaseOptions, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
-import type { PostgresDatabase } from '../postgres-open';
+import { withPoolClient, type PostgresDatabase } from '../postgres-open';
 import { statsOf, traceOf } from './store';
 
 /**
@@ -120,49 +120,47 @@ const SETTLE = `lease_owner = NULL, lease_until = NULL`;
 
 /** Runs `work` in one transaction on one client of the pool: committed when it resolves, rolled back when it throws. */
 async function inTransaction<T>(pool: pg.Pool, begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query(begin);
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  return withPoolClient(pool, async (client) => {
+    try {
+      await client.query(begin);
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  });
 }
 
 async function migrate(pool: pg.Pool, schema: string, S: string, location: string): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    // Two processes opening at once: the second waits here and then finds the schema up to date.
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('outbox-migrate'), hashtext($1))`, [schema]);
-    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
-    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${S}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${S}.outbox_schema_version (version integer NOT NULL)`);
-    const got = await client.query<{ version: number }>(`SELECT version FROM ${S}.outbox_schema_version`);
-    const version = got.rows[0]?.version ?? 0;
-    if (version > SCHEMA_VERSION) {
-      throw new Error(`${location} (schema ${schema}) has outbox schema version ${version}; this engine knows up to ${SCHEMA_VERSION}`);
+  await withPoolClient(pool, async (client) => {
+    try {
+      await client.query('BEGIN');
+      // Two processes opening at once: the second waits here and then finds the schema up to date.
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('outbox-migrate'), hashtext($1))`, [schema]);
+      const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${S}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${S}.outbox_schema_version (version integer NOT NULL)`);
+      const got = await client.query<{ version: number }>(`SELECT version FROM ${S}.outbox_schema_version`);
+      const version = got.rows[0]?.version ?? 0;
+      if (version > SCHEMA_VERSION) {
+        throw new Error(`${location} (schema ${schema}) has outbox schema version ${version}; this engine knows up to ${SCHEMA_VERSION}`);
+      }
+      // Before release, the push endpoints' branch numbered its step (kind, push receipts) 2: such a schema
+      // has the kind column and lacks the claim's index, which is all it needs.
+      const pushedEarly = version === 2 && ((await client.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'outbox_events' AND column_name = 'kind'`, [schema])).rowCount ?? 0) > 0;
+      if (pushedEarly) await client.query(MIGRATIONS[1].replaceAll('$S', S));
+      // Such a schema then stands at version 3 and takes the steps after it.
+      for (let v = pushedEarly ? 3 : version; v < SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v].replaceAll('$S', S));
+      if (got.rowCount === 0) await client.query(`INSERT INTO ${S}.outbox_schema_version VALUES ($1)`, [SCHEMA_VERSION]);
+      else if (version !== SCHEMA_VERSION) await client.query(`UPDATE ${S}.outbox_schema_version SET version = $1`, [SCHEMA_VERSION]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
     }
-    // Before release, the push endpoints' branch numbered its step (kind, push receipts) 2: such a schema
-    // has the kind column and lacks the claim's index, which is all it needs.
-    const pushedEarly = version === 2 && ((await client.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'outbox_events' AND column_name = 'kind'`, [schema])).rowCount ?? 0) > 0;
-    if (pushedEarly) await client.query(MIGRATIONS[1].replaceAll('$S', S));
-    // Such a schema then stands at version 3 and takes the steps after it.
-    for (let v = pushedEarly ? 3 : version; v < SCHEMA_VERSION; v++) await client.query(MIGRATIONS[v].replaceAll('$S', S));
-    if (got.rowCount === 0) await client.query(`INSERT INTO ${S}.outbox_schema_version VALUES ($1)`, [SCHEMA_VERSION]);
-    else if (version !== SCHEMA_VERSION) await client.query(`UPDATE ${S}.outbox_schema_version SET version = $1`, [SCHEMA_VERSION]);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 export async function openPostgresStore(database: PostgresDatabase, options: { schema?: string } = {}): Promise<OutboxStore> {
