@@ -4,7 +4,7 @@ import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
-import { ADMIN_AUTH, ROOT, runCli, startRecordingErp, startServe, tempDir, writeFile, stoppedAfterEach } from './cli-process';
+import { ADMIN_AUTH, ROOT, runCli, startRecordingErp, startServe, staticMapping, stoppedAfterEach, tempDir, writeFile } from './cli-process';
 
 /**
  * `serve` as an operator runs it: real child processes, real signals, real sockets. Every load loop is
@@ -14,18 +14,6 @@ import { ADMIN_AUTH, ROOT, runCli, startRecordingErp, startServe, tempDir, write
 const { running, cleanups } = stoppedAfterEach(afterEach);
 
 const LABEL_PATH = '/WorkOrders/WorkOrderExternalIndexableValueLabel';
-
-function staticMapping(name: string, label: string): string {
-  return `version: 1
-name: ${name}
-system:
-  baseUrl: http://127.0.0.1:9
-operations:
-  GetExternalIndexableValueLabel:
-    static:
-      label: ${label}
-`;
-}
 
 /** A request that gets no answer fails after this instead of holding the test until its own timeout. */
 const ANSWER_WITHIN_MS = 10_000;
