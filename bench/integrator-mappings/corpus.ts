@@ -7,8 +7,10 @@
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../engine/paths';
 import { corpusData, type CorpusData } from './data';
+import { startNavErp } from './erps/nav';
 import { ODOO_KEY, startOdooErp } from './erps/odoo';
 import type { StandIn } from './erps/listen';
+import { navTwin } from './twins/nav';
 import { odooTwin } from './twins/odoo';
 import type { PlatformRequest, Transport } from './twins/transport';
 
@@ -63,6 +65,15 @@ export const CORPUS: readonly CorpusMapping[] = [
     start: startOdooErp,
     env: (url) => ({ ODOO_URL: url, ODOO_KEY }),
     twin: (transport) => odooTwin(transport, ODOO_KEY),
+    requests: routeMix,
+  },
+  {
+    name: 'nav',
+    file: path.join(DIR, 'nav-orders.yaml'),
+    benchOrders: 60,
+    start: startNavErp,
+    env: (url) => ({ NAV_URL: url }),
+    twin: (transport) => navTwin(transport),
     requests: routeMix,
   },
 ];

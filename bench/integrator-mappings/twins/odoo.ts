@@ -31,9 +31,8 @@ function workOrder(order: OdooOrder, lines: readonly OdooLine[], products: Reado
   for (const line of mine) if (line.product_uom !== false) byUnit[line.product_uom[1]] = (byUnit[line.product_uom[1]] ?? 0) + line.product_uom_qty;
   const lots = mine.map((line) => lotOf(line.name)).filter((lot) => lot !== undefined);
   const customer = order.partner_id === false ? undefined : order.partner_id[1];
-  const externalData: Record<string, unknown> = { customer, lines: mine.length, pieces: mine.reduce((sum, line) => sum + line.product_uom_qty, 0) };
-  // JSONata: grouping no line gives nothing; a list of one lot is the lot itself.
-  if (mine.length > 0) externalData.byUnit = byUnit;
+  // As JSONata gives them: $reduce of no lines is nothing (grouping them is {}); a list of one lot is the lot itself.
+  const externalData: Record<string, unknown> = { customer, lines: mine.length, pieces: mine.length === 0 ? undefined : mine.reduce((sum, line) => sum + line.product_uom_qty, 0), byUnit };
   if (lots.length > 0) externalData.lots = lots.length === 1 ? lots[0] : lots;
   return {
     number: order.name,
