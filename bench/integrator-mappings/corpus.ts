@@ -9,9 +9,11 @@ import { PROJECT_ROOT } from '../../engine/paths';
 import { corpusData, type CorpusData } from './data';
 import { startNavErp } from './erps/nav';
 import { ODOO_KEY, startOdooErp } from './erps/odoo';
+import { startRestErp } from './erps/rest';
 import type { StandIn } from './erps/listen';
 import { navTwin } from './twins/nav';
 import { odooTwin } from './twins/odoo';
+import { restTwin } from './twins/rest';
 import type { PlatformRequest, Transport } from './twins/transport';
 
 export interface CorpusRequest extends PlatformRequest {
@@ -74,6 +76,15 @@ export const CORPUS: readonly CorpusMapping[] = [
     start: startNavErp,
     env: (url) => ({ NAV_URL: url }),
     twin: (transport) => navTwin(transport),
+    requests: routeMix,
+  },
+  {
+    name: 'rest',
+    file: path.join(DIR, 'rest-orders.yaml'),
+    benchOrders: 50,
+    start: startRestErp,
+    env: (url) => ({ REST_ERP_URL: url }),
+    twin: (transport) => restTwin(transport),
     requests: routeMix,
   },
 ];
