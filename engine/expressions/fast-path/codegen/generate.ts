@@ -1,3 +1,4 @@
+import { filterJoinShape } from '../joins';
 import { needsGeneral } from '../language';
 import { CALL_DEPTH } from '../runtime';
 import { treeDepth, type AstNode } from '../subset';
@@ -103,6 +104,8 @@ function bindExpression(node: AstNode, unit: Unit, input: string): string {
 }
 
 function callExpression(node: AstNode, unit: Unit, input: string): string {
+  // `$filter(list, function($v) { $v.key = $o.id })` is a join: the closure answers it through an index (joins.ts).
+  if (filterJoinShape(node, unit.lambdaNames)) return `${unit.closure(node, 'a $filter join')}(${input}, frame, run)`;
   const name = (node.procedure as AstNode).value as string;
   // A function value passed on is wrapped as the interpreter wraps it (runtime.ts's functionArgument).
   const args = `[${(node.arguments as AstNode[]).map((arg) => `functionArgument(run, ${expression(arg, unit, input)})`).join(', ')}]`;
