@@ -1,7 +1,7 @@
 import { filterJoinShape } from '../joins';
 import { needsGeneral } from '../language';
 import { CALL_DEPTH } from '../runtime';
-import { treeDepth, type AstNode } from '../subset';
+import { isEvalCall, treeDepth, type AstNode } from '../subset';
 import { fieldRead, numberLiteral, plainLiteral, textLiteral } from './literals';
 import { arrayFunction, blockFunction, objectFunction, pathFunction } from './structures';
 import type { Unit, Writer } from './unit';
@@ -13,6 +13,7 @@ import type { Unit, Writer } from './unit';
  * (compile-node.ts) does for the node, with the same helpers.
  */
 function expression(node: AstNode, unit: Unit, input = 'input'): string {
+  if (isWrittenApply(node)) return applyExpression(node, unit, input);
   // What this generator does not write itself yet runs as the node's closure (compile-node.ts, language.ts).
   if (needsGeneral(node)) return `${unit.closure(node, closureWhy(node))}(${input}, frame, run)`;
   const nodeFunction = functionOf(node, unit);
@@ -46,6 +47,7 @@ const WRITER: Writer = { expression, functionFor };
 
 /** The nodes written as functions of their own; undefined for those written as expressions. */
 function functionOf(node: AstNode, unit: Unit): string | undefined {
+  if (isWrittenApply(node)) return undefined;
   if (needsGeneral(node)) return unit.closure(node, closureWhy(node));
   switch (node.type) {
     case 'path': return pathFunction(node, unit, WRITER);
@@ -79,6 +81,31 @@ function tailCallFunction(node: AstNode, unit: Unit): string {
       `function ${name}(input, frame, run) { return new Thunk(${procedure}, ${args}, input, frame, ${site}); }`,
     ].filter(Boolean).join('\n');
   });
+}
+
+/**
+ * `lhs ~> $f(args)` with `$f` a name: the call with the left side as its first argument, as language.ts's
+ * applyValue (callValue) makes it. The left side is handed over as it is (not wrapped as a function
+ * argument), the others as functionArgument wraps them; the function is read as a variable (a built-in
+ * when nothing binds the name). Any other `~>` (a function value on the right, a call of a path) stays a
+ * closure. Written so, the left side (a whole list's transform, often) is generated code, not closures.
+ */
+function isWrittenApply(node: AstNode): boolean {
+  if (node.type !== 'apply' || node.predicate !== undefined || node.group !== undefined || node.keepArray !== undefined) return false;
+  const rhs = node.rhs as AstNode;
+  return rhs.type === 'function' && (rhs.procedure as AstNode).type === 'variable' && !isEvalCall(rhs) && rhs.predicate === undefined && rhs.group === undefined && rhs.keepArray === undefined;
+}
+
+function applyExpression(node: AstNode, unit: Unit, input: string): string {
+  const call = node.rhs as AstNode;
+  const left = expression(node.lhs as AstNode, unit, input);
+  const procedure = `readVariable(run, frame, ${textLiteral((call.procedure as AstNode).value as string)})`;
+  // The arguments are written inside the function below, whose parameter is `input`.
+  const args = (call.arguments as AstNode[]).map((arg) => `functionArgument(run, ${expression(arg, unit)})`);
+  // The order of evaluateApplyExpression and evaluateFunction: the left side, the function, its arguments.
+  const name = unit.name('x');
+  unit.lines.push(`function ${name}(left, procedure, input, frame, run) { return finish(apply(run, procedure, [left, ${args.join(', ')}], input), false); }`);
+  return `${name}(${left}, ${procedure}, ${input}, frame, run)`;
 }
 
 function binaryExpression(node: AstNode, unit: Unit, input: string): string {
