@@ -1,4 +1,5 @@
 import { createEngine, type Engine } from '../../engine/core/engine';
+import { createJournal } from '../../engine/journal/journal';
 import { loadMapping } from '../../engine/mapping/load';
 import type { Mapping } from '../../engine/mapping/model';
 import { addExpressionStats, type ExpressionTotals } from '../../engine/metrics/expression-stats';
@@ -14,7 +15,8 @@ import { ratio, type CaseContext, type CaseResult } from './context';
  * From then on both are answered from their recordings, so only the adapter's work is timed: the
  * engine's Engine.handle (routing, input, call building, answer judging, expressions, output check,
  * envelope) and JSON.stringify of its envelope, against the twin's handle (request building, parsing
- * the XML where the ERP speaks SOAP, the transform, the envelope). Rounds of the whole route mix,
+ * the XML where the ERP speaks SOAP, the transform, the envelope). The engine keeps no request journal
+ * here (case 1 measures `serve` with its journal). Rounds of the whole route mix,
  * alternating engine and twin. The share of expression evaluations compiled is counted over the timed
  * rounds, from the same counts as adapter_expression_evaluations_total{path}.
  */
@@ -60,7 +62,7 @@ async function measure(entry: CorpusMapping, context: CaseContext): Promise<Row[
   let sides: Sides | undefined;
   try {
     const mapping = loadMapping(entry.file, { env: entry.env(erp.url) }).mapping;
-    sides = { engine: createEngine({ mappings: [mapping], http: engineHttp.client, outbox: 'inline' }), mapping, twin: entry.twin(twinHttp.client, erp.url) };
+    sides = { engine: createEngine({ mappings: [mapping], http: engineHttp.client, outbox: 'inline', journal: createJournal({ size: 0 }) }), mapping, twin: entry.twin(twinHttp.client, erp.url) };
     const { engine, twin } = sides;
     const requests = entry.requests(corpusData(orders));
     const fromEngine = await engineRound(engine, requests);

@@ -6,7 +6,7 @@
  * as they are entered does, so a list of lines interleaves the orders and a per-order filter matters.
  */
 
-export interface CorpusProduct {
+interface CorpusProduct {
   readonly id: number;
   readonly code: string;
   readonly name: string;
@@ -15,7 +15,7 @@ export interface CorpusProduct {
   readonly description: string | null;
 }
 
-export interface CorpusOrder {
+interface CorpusOrder {
   readonly id: number;
   readonly number: string;
   readonly customer: string;
@@ -29,7 +29,7 @@ export interface CorpusOrder {
   readonly priority: number;
 }
 
-export interface CorpusLine {
+interface CorpusLine {
   readonly id: number;
   readonly orderId: number;
   readonly productId: number;

@@ -2,7 +2,7 @@
  * What a developer would write instead of nav-orders.yaml: the same SOAP requests (built as text, as
  * hand-written SOAP clients do), the answers read with saxes, the same answer.
  */
-import { child, children, field, readXml, type XmlElement } from './xml';
+import { child, field, readXml, type XmlElement } from './xml';
 import { envelope, Refused, refusedEnvelope, REQUEST_TYPE, RESULTS, UNIT_OF_MEASURE, type PlatformRequest, type Transport } from './transport';
 
 const SO = 'urn:microsoft-dynamics-schemas/page/salesorder';

@@ -31,10 +31,6 @@ export function child(element: XmlElement | undefined, name: string): XmlElement
   return element?.children.find((candidate) => candidate.name === name);
 }
 
-export function children(element: XmlElement | undefined, name: string): XmlElement[] {
-  return element ? element.children.filter((candidate) => candidate.name === name) : [];
-}
-
 /** The text of a child element, or undefined when there is none. */
 export function field(element: XmlElement, name: string): string | undefined {
   return child(element, name)?.text;
