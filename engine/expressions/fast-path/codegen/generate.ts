@@ -14,6 +14,7 @@ import type { Unit, Writer } from './unit';
  */
 function expression(node: AstNode, unit: Unit, input = 'input'): string {
   if (isWrittenApply(node)) return applyExpression(node, unit, input);
+  if (isWrittenLambda(node)) return lambdaExpression(node, unit, input);
   // What this generator does not write itself yet runs as the node's closure (compile-node.ts, language.ts).
   if (needsGeneral(node)) return `${unit.closure(node, closureWhy(node))}(${input}, frame, run)`;
   const nodeFunction = functionOf(node, unit);
@@ -47,7 +48,7 @@ const WRITER: Writer = { expression, functionFor };
 
 /** The nodes written as functions of their own; undefined for those written as expressions. */
 function functionOf(node: AstNode, unit: Unit): string | undefined {
-  if (isWrittenApply(node)) return undefined;
+  if (isWrittenApply(node) || isWrittenLambda(node)) return undefined;
   if (needsGeneral(node)) return unit.closure(node, closureWhy(node));
   switch (node.type) {
     case 'path': return pathFunction(node, unit, WRITER);
@@ -106,6 +107,20 @@ function applyExpression(node: AstNode, unit: Unit, input: string): string {
   const name = unit.name('x');
   unit.lines.push(`function ${name}(left, procedure, input, frame, run) { return finish(apply(run, procedure, [left, ${args.join(', ')}], input), false); }`);
   return `${name}(${left}, ${procedure}, ${input}, frame, run)`;
+}
+
+/** `function($a, $b) { ... }` as a value (an argument of $map, $reduce, $sort...): not a tail call's thunk. */
+function isWrittenLambda(node: AstNode): boolean {
+  return node.type === 'lambda' && node.thunk !== true && node.predicate === undefined && node.group === undefined && node.keepArray === undefined;
+}
+
+/** The lambda as language.ts's lambdaValue makes it, its body generated as a bound function's is (bindExpression). */
+function lambdaExpression(node: AstNode, unit: Unit, input: string): string {
+  const params = (node.arguments as AstNode[]).map((param) => textLiteral(param.value as string));
+  const signature = node.signature === undefined ? 'undefined' : unit.constant(node.signature);
+  const body = functionFor(node.body as AstNode, unit);
+  const cost = treeDepth(node.body as AstNode) + CALL_DEPTH;
+  return `((run.functionsMade = true), new FastLambda([${params.join(', ')}], ${signature}, ${body}, ${input}, frame, ${cost}))`;
 }
 
 function binaryExpression(node: AstNode, unit: Unit, input: string): string {
