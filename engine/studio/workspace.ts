@@ -9,7 +9,7 @@ import { checkMappingText } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
 import { displayName } from '../mapping/yaml-file';
 import type { OutboxStore } from '../outbox/store';
-import { isRefusal, writeNewMapping, type NewMappingRefusal } from '../testing/new-mapping';
+import { isRefusal, newMappingRefusal, writeNewMapping, type NewMappingRefusal } from '../testing/new-mapping';
 import { maskerOf } from '../testing/run-case';
 import { writeAtomically } from '../testing/write-atomically';
 import type { CallBodies } from './answer-fields';
@@ -132,6 +132,9 @@ export function openWorkspace(options: WorkspaceOptions): Workspace {
     tried: (file) => lastTried.get(file.name) ?? {},
     keepTried: (file, bodies) => lastTried.set(file.name, { ...lastTried.get(file.name), ...bodies }),
     create(name) {
+      const refused = newMappingRefusal(options.mappingsDir, name);
+      if (refused) return refused;
+      // Each mapping is served under /<name>: a second one of a name would not be reached.
       const taken = files.find((file) => file.serving?.name === name);
       if (taken) return { problem: `a mapping named ${name} is served already, from ${taken.name}: choose another name`, reason: 'exists' };
       const written = writeNewMapping(options.mappingsDir, name);

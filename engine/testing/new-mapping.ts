@@ -27,12 +27,18 @@ const NAME = /^[a-z0-9][a-z0-9_-]*$/i;
 
 const exists = (file: string): NewMappingRefusal => ({ problem: `${displayName(file)} exists already; a new mapping never overwrites a file`, reason: 'exists' });
 
-export function writeNewMapping(dir: string, name: string): NewMapping | NewMappingRefusal {
+/** Why `name` cannot start a new mapping in `dir` now (a bad name, a file that exists), or nothing. */
+export function newMappingRefusal(dir: string, name: string): NewMappingRefusal | undefined {
   if (!NAME.test(name)) return { problem: `"${name}" cannot name a mapping: use letters, digits, - and _ (it becomes the file name), e.g. acme`, reason: 'name' };
+  const existing = [`${name}.yaml`, `${name}.test.yaml`].map((file) => path.join(dir, file)).find((file) => fs.existsSync(file));
+  return existing === undefined ? undefined : exists(existing);
+}
+
+export function writeNewMapping(dir: string, name: string): NewMapping | NewMappingRefusal {
+  const refused = newMappingRefusal(dir, name);
+  if (refused) return refused;
   const mappingFile = path.join(dir, `${name}.yaml`);
   const testFile = path.join(dir, `${name}.test.yaml`);
-  const existing = [mappingFile, testFile].find((file) => fs.existsSync(file));
-  if (existing) return exists(existing);
   fs.mkdirSync(dir, { recursive: true });
   // Relative to the file written, with forward slashes (the yaml-language-server reads a URI-like path).
   const schemaPath = schemaReference(mappingFile, MAPPING_SCHEMA_FILE, String(mappingSchemaFile().$id));
