@@ -133,11 +133,11 @@ function goTo(view: EditorView, issue: Pick<Issue, 'line' | 'col'>): void {
   view.focus();
 }
 
-/** The cursor back where it was in this file, and a text waiting for it (a field clicked in a trace) typed there. */
-function resume(view: EditorView, at: number | undefined, insertion: string | undefined): void {
+/** A text waiting for this file's editor (a field clicked in a trace), typed where its cursor was last. */
+function insertAtCursor(view: EditorView, at: number | undefined, insertion: string | undefined): void {
+  if (insertion === undefined) return;
   const pos = Math.min(at ?? 0, view.state.doc.length);
-  const inserted = insertion ?? '';
-  view.dispatch({ changes: { from: pos, insert: inserted }, selection: { anchor: pos + inserted.length }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
+  view.dispatch({ changes: { from: pos, insert: insertion }, selection: { anchor: pos + insertion.length }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
   view.focus();
 }
 
@@ -198,7 +198,7 @@ export function EditorPage() {
       view.current?.destroy();
       setIssues([]);
       view.current = createEditor(host.current, text, target, target !== chosen, setIssues, drafts, { functions: () => functions.current, answerFields: () => answerFields.current });
-      resume(view.current, drafts.cursor(target), drafts.takeInsertion(target));
+      insertAtCursor(view.current, drafts.cursor(target), drafts.takeInsertion(target));
       setLoaded(target);
     };
     // Unsaved work of this file comes back as it was left; otherwise the file as it is now.
