@@ -192,6 +192,7 @@ describe('the studio as a place to write a mapping', { timeout: 90_000 }, () => 
     await poll(() => page.locator('.toolbar .unsaved').count()).toBe(1);
     expect(await page.getByLabel('Edit', { exact: true }).locator('option').nth(1).textContent()).toBe('its tests: shop.test.yaml (unsaved changes)');
     await go('Tests');
+    await poll(() => page.locator('.toolbar .notice').textContent()).toBe('shop.test.yaml has unsaved changes in the Editor: this runs the saved text');
     await go('Editor');
     await page.getByLabel('Edit', { exact: true }).selectOption('tests');
     await poll(() => page.locator('.cm-content').textContent()).toContain('- name: K-1 item (bolt)');
