@@ -34,7 +34,7 @@ export interface OutboxSupport {
 
 export const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'dead', 'delivered', 'dropped', 'refused'];
 const KINDS: readonly EventKind[] = ['event', 'push'];
-const LIST_ORDERS: readonly ListOrder[] = ['accepted', 'settled'];
+export const LIST_ORDERS: readonly ListOrder[] = ['accepted', 'settled'];
 /** Shorter prefixes match too much to be meant: like git, at least 4 characters. */
 const SHORTEST_PREFIX = 4;
 
