@@ -101,7 +101,7 @@ export function OutboxPage() {
         <thead><tr><th>mapping</th><th>kind</th><th>pending</th><th>retrying</th><th>dead</th><th>oldest pending</th></tr></thead>
         <tbody>{view.groups.map((group) => <tr key={`${group.mapping}/${group.kind}`}><td>{group.mapping}</td><td>{group.kind}</td><td>{group.pending}</td><td>{group.retrying}</td><td>{group.dead}</td><td>{age(group.oldestPendingMs)}</td></tr>)}</tbody>
       </table>
-      {view.events.length === 0 ? <p>{shown.order === 'accepted' ? 'nothing waits: every event was delivered' : `no ${shown.label} events`}</p> : (
+      {view.events.length === 0 ? <p>{shown === SHOWN[0] ? 'nothing waits: every event was delivered' : `no ${shown.label} events`}</p> : (
         <table aria-label="Events">
           <caption>Events: {shown.label}{shown.order === 'settled' ? ', the latest settled first' : ', oldest first'}</caption>
           <thead><tr><th>event</th><th>status</th><th>attempts</th><th>accepted</th><th>settled</th><th>last answer</th><th>actions</th></tr></thead>
