@@ -12,9 +12,9 @@ import type { OutboxStore } from '../outbox/store';
 import { isRefusal, newMappingRefusal, writeNewMapping, type NewMappingRefusal } from '../testing/new-mapping';
 import { maskerOf } from '../testing/run-case';
 import { writeAtomically } from '../testing/write-atomically';
+import { testTextIssues } from '../testing/test-runner';
 import type { CallBodies } from './answer-fields';
 import type { StudioSources } from './sources';
-import { testTextIssues } from '../testing/test-runner';
 import { issueViewOf, mappingView, testFileOf } from './views';
 
 /**
@@ -37,8 +37,6 @@ export interface StudioFile {
 
 export interface Workspace extends StudioSources {
   readonly files: readonly StudioFile[];
-  /** Where a mapping started from the page is written (the folder named, or the first file's). */
-  readonly mappingsDir: string;
   readonly env: NodeJS.ProcessEnv;
   /** The engine serving the good mappings; undefined while no file loads. */
   engine(): Engine | undefined;
@@ -62,6 +60,7 @@ export interface Workspace extends StudioSources {
 
 export interface WorkspaceOptions {
   readonly paths: readonly string[];
+  /** Where a mapping started from the page is written (the first folder named, else the first file's). */
   readonly mappingsDir: string;
   readonly env: NodeJS.ProcessEnv;
   readonly log: Logger;
@@ -100,7 +99,6 @@ export function openWorkspace(options: WorkspaceOptions): Workspace {
   const viewOf = (file: StudioFile) => mappingView({ ...file, issues: file.issues.map(issueViewOf) });
   return {
     files,
-    mappingsDir: options.mappingsDir,
     env: options.env,
     outbox: options.outbox,
     mappings: () => files.map(viewOf),
