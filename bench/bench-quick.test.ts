@@ -87,7 +87,7 @@ describe('npm run bench -- --quick', () => {
     expect(report.quick).toBe(true);
     expect(report.machine.cpus).toBeGreaterThan(0);
     const ids = report.rows.map((row) => row.id);
-    for (const id of ['throughput.code.rps', 'throughput.all.p99', 'throughput.step.cpuMsPerRequest', 'throughput.event.p50', 'export.1000.time', 'export.1000.rss', 'startup.1', 'startup.20', 'outbox.sqlite.rps', 'outbox.direct.rps', 'outbox.lag.sqlite.p99', 'latency.export.worst', 'latency.export.p99', 'latency.file.large', 'many.startup', 'many.rssPerMapping', 'many.code.cpuRatio', 'many.reload.worst', 'shadow.p99Ms', 'shadow.rps', 'shadow.cpuMsPerRequest', 'shadow.paced.p99Ms']) {
+    for (const id of ['throughput.code.rps', 'throughput.all.p99', 'throughput.step.cpuMsPerRequest', 'throughput.event.p50', 'export.1000.time', 'export.1000.rss', 'startup.1', 'startup.20', 'outbox.sqlite.rps', 'outbox.direct.rps', 'outbox.lag.sqlite.p99', 'latency.export.worst', 'latency.export.p99', 'latency.file.large', 'latency.xml.worst', 'latency.xml.p99', 'many.startup', 'many.rssPerMapping', 'many.code.cpuRatio', 'many.reload.worst', 'shadow.p99Ms', 'shadow.rps', 'shadow.cpuMsPerRequest', 'shadow.paced.p99Ms']) {
       expect(ids).toContain(id);
     }
     for (const row of report.rows) {
@@ -97,6 +97,11 @@ describe('npm run bench -- --quick', () => {
       if (row.baseline !== undefined) expect(row.ratio).toBeCloseTo(row.engine / row.baseline, 6);
       else expect(row.ratio).toBeUndefined();
     }
+  });
+
+  it('measures each integrator mapping of the corpus: its compiled share and its time against its twin', () => {
+    const ids = report.rows.map((row) => row.id);
+    for (const name of ['odoo', 'nav', 'rest']) for (const id of [`integrator.${name}.compiledShare`, `integrator.${name}.transformRatio`]) expect(ids).toContain(id);
   });
 
   it('compares with the earlier result and names what changed', () => {

@@ -5,6 +5,7 @@ import { PROJECT_ROOT } from '../engine/paths';
 import type { CaseContext, CaseResult } from './cases/context';
 import { exportValuesCase } from './cases/export-values';
 import { fileIntakeCase } from './cases/file-intake';
+import { integratorMappingsCase } from './cases/integrator-mappings';
 import { latencyCase } from './cases/latency';
 import { manyMappingsCase } from './cases/many-mappings';
 import { outboxCase } from './cases/outbox';
@@ -34,6 +35,7 @@ const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   8: manyMappingsCase,
   9: replicasCase,
   10: shadowCase,
+  11: integratorMappingsCase,
 };
 
 async function main(): Promise<number> {

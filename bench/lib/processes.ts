@@ -68,6 +68,8 @@ interface AdapterStats {
 export interface AdapterProcess {
   readonly kind: AdapterConfig['kind'];
   readonly port: number;
+  /** Every mapping's port, in the order of AdapterConfig.mappings (the first is `port`). */
+  readonly ports: readonly number[];
   readonly url: string;
   /** Milliseconds from spawning the process to its listening message. */
   readonly listeningAfterMs: number;
@@ -97,6 +99,7 @@ export async function startAdapter(config: AdapterConfig, nodeArgs: readonly str
   return {
     kind: config.kind,
     port: listening.port,
+    ports: listening.ports,
     url: `http://127.0.0.1:${listening.port}`,
     listeningAfterMs,
     spawnedAt,
