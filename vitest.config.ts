@@ -22,7 +22,8 @@ export default defineConfig({
     // threads pool, the others in the forks pool.
     poolOptions: { threads: { isolate: false }, forks: { isolate: true } },
     projects: [
-      // The files that start no process and measure no pause share their worker's modules (isolate: false):
+      // The files that test the engine in-process (a few start PostgreSQL or a helper process) and measure
+      // no pause share their worker's modules (isolate: false):
       // importing the engine again for each of them cost more than their tests (79 of them: 64 s alone,
       // 18 s shared). They keep no state between files (no module-level state in the engine; servers
       // closed after each test). First, in a group of their own: two workers at a time in all.
