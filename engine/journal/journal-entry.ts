@@ -351,9 +351,11 @@ export function cappedEntry(entry: JournalEntry): JournalEntry {
     // The last few characters of the budget would keep a start too short to read: the body is named as not kept.
     if (isTruncated(kept) && left < SHORTEST_START) ({ kept, length } = cutTo(value, 0));
     if (isTruncated(kept) && kept.start !== '') {
-      const same = starts.get(kept.start);
-      if (same !== undefined) return sameAs(same);
-      starts.set(kept.start, place);
+      // Another body's start that holds this one (two calls answered the same text): named, not kept again.
+      const start = kept.start;
+      const holder = [...starts].find(([earlier]) => earlier.startsWith(start));
+      if (holder) return { truncated: `begins as ${holder[1]} does: its first ${start.length} characters are kept there`, start: '' } satisfies Truncated;
+      starts.set(start, place);
     }
     left -= length;
     if (!before && typeof value === 'object' && value !== null) seen.set(value, { kept, place });

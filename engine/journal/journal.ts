@@ -34,10 +34,19 @@ export interface Journal {
   get(id: string): Promise<JournalEntry | undefined>;
   /** Writes what waits for the store. */
   flush(): Promise<void>;
+  /** What the journal holds in memory, and the successes its CPU budget left out (the admin's /metrics). */
+  stats(): JournalStats;
   close(): Promise<void>;
 }
 
 export const DEFAULT_JOURNAL_SIZE = 1000;
+
+export interface JournalStats {
+  /** Characters of entry text held in memory: entries not (yet) in the state store. */
+  readonly heldChars: number;
+  /** Successful requests not kept since the start: they came while the CPU budget was spent. */
+  readonly notKept: number;
+}
 
 /**
  * An entry as kept: its JSON text (credentials named as such masked; the mapping's secret values are
@@ -137,6 +146,12 @@ export function createJournal(options: JournalOptions): Journal {
   let pending: Kept[] = [];
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
+  let heldChars = 0;
+  let notKept = 0;
+  const release = (kept: Kept) => {
+    if (kept.texts) heldChars -= kept.texts.request.length + kept.texts.text.length;
+    kept.texts = undefined;
+  };
 
   const summary = (kept: Kept, texts: NonNullable<Kept['texts']>): JournalSummary => {
     const request = JSON.parse(kept.mask.json(texts.request)) as JournalEntry['request'];
@@ -160,7 +175,7 @@ export function createJournal(options: JournalOptions): Journal {
         // The masking and the store's (synchronous) insert are the journal's work too: counted in its budget.
         await budget.spend(() => store.append(batch.flatMap((kept) => (kept.texts ? [recordOf(kept, kept.texts)] : [])), size));
         // Held by the store now: memory keeps the entry's place in the ring, not its text.
-        for (const kept of batch) kept.texts = undefined;
+        for (const kept of batch) release(kept);
       } catch (error) {
         log?.warn({ err: error, store: store.location, entries: batch.length }, 'the request journal could not write to the state store; these requests are kept in memory only');
       }
@@ -173,7 +188,10 @@ export function createJournal(options: JournalOptions): Journal {
     add(entry, mask) {
       if (size === 0) return false;
       // Failures, and a shadow candidate's differing runs (few by their own rule), are always kept.
-      if (entry.success && entry.shadow === undefined && !budget.allows()) return false;
+      if (entry.success && entry.shadow === undefined && !budget.allows()) {
+        notKept += 1;
+        return false;
+      }
       let ring = rings.get(entry.mapping);
       if (!ring) rings.set(entry.mapping, (ring = new Ring<Kept>(size)));
       let json: { request: string; text: string };
@@ -190,8 +208,12 @@ export function createJournal(options: JournalOptions): Journal {
         id: entry.id, requestId: entry.requestId, mapping: entry.mapping, operation: entry.operation, method: entry.request.method, result: entry.result,
         success: entry.success, durationMs: entry.durationMs, at: Date.parse(entry.at), texts: json, mask,
       };
+      heldChars += json.request.length + json.text.length;
       const evicted = ring.push(kept);
-      if (evicted) byId.delete(evicted.id);
+      if (evicted) {
+        byId.delete(evicted.id);
+        release(evicted);
+      }
       byId.set(entry.id, kept);
       if (store) {
         pending.push(kept);
@@ -223,6 +245,7 @@ export function createJournal(options: JournalOptions): Journal {
       return record && restored(record.entry);
     },
     flush: write,
+    stats: () => ({ heldChars, notKept }),
     async close() {
       await write();
       await store?.close();

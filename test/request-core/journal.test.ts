@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/core/engine';
 import { createJournal } from '../../engine/journal/journal';
 import { BODY_LIMIT_BYTES, capped, ENTRY_BODIES_LIMIT_BYTES, isTruncated } from '../../engine/journal/journal-entry';
+import { openSqliteJournal } from '../../engine/journal/sqlite-journal';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { head, mappingFromText } from '../support/engine';
 import { json, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';
 
@@ -25,6 +29,7 @@ beforeAll(async () => {
   erp.on('GET /orders/4711', () => json({ no: '4711', note: `issued with ${SECRET}` }, { 'x-session': 'abc' }));
   erp.on('GET /orders/4712', () => status(404));
   erp.on('GET /orders/big', () => json({ no: 'big', blob: 'x'.repeat(BODY_LIMIT_BYTES + 10) }));
+  erp.on('GET /lines/big', () => json({ no: 'big', blob: 'x'.repeat(BODY_LIMIT_BYTES + 10) }));
 });
 afterAll(() => erp.close());
 
@@ -215,6 +220,73 @@ describe('request journal', () => {
       // Read back, the bodies together are within the limit (544 KB before the limit, 293 KB of a
       // 508-order list before each text was kept once and measured as written).
       expect(JSON.stringify(entry).length).toBeLessThan(ENTRY_BODIES_LIMIT_BYTES + 8 * 1024);
+    } finally {
+      await engine.close();
+    }
+  });
+  it('keeps one copy of a text two calls were answered: the second names the first', async () => {
+    const twice = `  GetWorkOrderByCode:
+    calls:
+      - name: order
+        method: GET
+        path: /orders/{input.Code}
+      - name: lines
+        method: GET
+        path: /lines/{input.Code}
+    output: '{ "number": calls.order.body.no, "dueDate": "2026-12-01T00:00:00Z", "requests": [] }'
+`;
+    const engine = createEngine({ mappings: [mappingFromText(head(erp.url) + twice)], journal: createJournal({ size: 5 }) });
+    try {
+      const answer = await get(engine, 'big');
+      expect(answer.envelope?.isResultSuccess).toBe(true);
+      const entry = (await engine.journal.get(answer.entry!.id))!;
+      const responses = entry.steps.flatMap((step, index) => (step.step === 'response' ? [{ index, body: step.body }] : []));
+      expect(responses).toHaveLength(2);
+      // Two answers parsed apart, one text: kept at the first call, named at the second.
+      expect(isTruncated(responses[0].body) && responses[0].body.start.length).toBeGreaterThan(BODY_LIMIT_BYTES - 100);
+      expect(responses[1].body).toEqual({ truncated: expect.stringMatching(new RegExp(`^begins as steps\\[${responses[0].index}\\]\\.body does: its first \\d+ characters are kept there$`)), start: '' });
+      expect(JSON.stringify(entry).length).toBeLessThan(BODY_LIMIT_BYTES + 8 * 1024);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('holds at most its size of entries in memory per mapping, and none once the state store has them', async () => {
+    const size = 3;
+    const engine = createEngine({ mappings: [mappingFromText(head(erp.url) + operations)], journal: createJournal({ size, maxCpuShare: 1 }) });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'journal-held-'));
+    const stored = createJournal({ size, store: openSqliteJournal(dir), maxCpuShare: 1 });
+    const withStore = createEngine({ mappings: [mappingFromText(head(erp.url) + operations)], journal: stored });
+    try {
+      for (let i = 0; i < 10; i += 1) {
+        await get(engine, 'big');
+        await get(withStore, 'big');
+      }
+      // Each entry holds a cut start of about 64 KB: three of them, not ten.
+      const held = engine.journal.stats().heldChars;
+      expect(held).toBeGreaterThan(size * BODY_LIMIT_BYTES * 0.9);
+      expect(held).toBeLessThanOrEqual(size * (ENTRY_BODIES_LIMIT_BYTES + 8 * 1024));
+      await stored.flush();
+      expect(stored.stats().heldChars).toBe(0);
+      // Read from the store now, as whole as from memory.
+      const [newest] = await stored.list({});
+      const entry = await stored.get(newest.id);
+      expect(entry?.steps.some((step) => step.step === 'response' && isTruncated(step.body))).toBe(true);
+    } finally {
+      await engine.close();
+      await withStore.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps no success past a CPU budget of 0, and every failure', async () => {
+    const journal = createJournal({ size: 5, maxCpuShare: 0 });
+    const engine = createEngine({ mappings: [mappingFromText(head(erp.url) + operations)], journal });
+    try {
+      await get(engine, '4711');
+      await get(engine, '4712');
+      expect((await journal.list({})).map((summary) => summary.result)).toEqual(['WorkOrderDoesNotExist']);
+      expect(journal.stats().notKept).toBe(1);
     } finally {
       await engine.close();
     }
