@@ -87,7 +87,7 @@ describe('npm run bench -- --quick', () => {
     expect(report.quick).toBe(true);
     expect(report.machine.cpus).toBeGreaterThan(0);
     const ids = report.rows.map((row) => row.id);
-    for (const id of ['throughput.code.rps', 'throughput.all.p99', 'throughput.step.cpuMsPerRequest', 'throughput.event.p50', 'throughput.all.noJournalCpuMsPerRequest', 'throughput.all.journalCpuShare', 'throughput.peakRssMb', 'throughput.noJournal.peakRssMb', 'export.1000.time', 'export.1000.rss', 'startup.1', 'startup.20', 'outbox.sqlite.rps', 'outbox.direct.rps', 'outbox.lag.sqlite.p99', 'latency.export.worst', 'latency.export.p99', 'latency.file.large', 'many.startup', 'many.rssPerMapping', 'many.code.cpuRatio', 'many.reload.worst', 'shadow.p99Ms', 'shadow.rps', 'shadow.cpuMsPerRequest', 'shadow.paced.p99Ms']) {
+    for (const id of ['throughput.code.rps', 'throughput.all.p99', 'throughput.step.cpuMsPerRequest', 'throughput.event.p50', 'throughput.all.noJournalCpuMsPerRequest', 'throughput.all.journalCpuShare', 'throughput.peakRssMb', 'throughput.noJournal.peakRssMb', 'export.1000.time', 'export.1000.rss', 'startup.1', 'startup.20', 'outbox.sqlite.rps', 'outbox.direct.rps', 'outbox.lag.sqlite.p99', 'latency.export.worst', 'latency.export.p99', 'latency.file.large', 'latency.xml.worst', 'latency.xml.p99', 'many.startup', 'many.rssPerMapping', 'many.code.cpuRatio', 'many.reload.worst', 'shadow.p99Ms', 'shadow.rps', 'shadow.cpuMsPerRequest', 'shadow.paced.p99Ms']) {
       expect(ids).toContain(id);
     }
     for (const row of report.rows) {

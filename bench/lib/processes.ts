@@ -93,6 +93,8 @@ export interface AdapterProcess {
   /** The adapter's process id (its CPU and memory in /proc). */
   readonly pid: number;
   readonly port: number;
+  /** Every mapping's port, in the order of AdapterConfig.mappings (the first is `port`). */
+  readonly ports: readonly number[];
   readonly url: string;
   /** Milliseconds from spawning the process to its listening message. */
   readonly listeningAfterMs: number;
@@ -123,6 +125,7 @@ export async function startAdapter(config: AdapterConfig, nodeArgs: readonly str
     kind: config.kind,
     pid: child.pid ?? 0,
     port: listening.port,
+    ports: listening.ports,
     url: `http://127.0.0.1:${listening.port}`,
     listeningAfterMs,
     spawnedAt,

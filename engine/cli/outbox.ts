@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../errors';
-import type { EventKind, EventStatus, StoredEvent } from '../outbox/store';
-import { EVENT_STATUSES, isProblem, storeSupport, type OutboxSupport } from '../outbox/support';
+import type { EventKind, EventStatus, ListOrder, StoredEvent } from '../outbox/store';
+import { EVENT_STATUSES, LIST_ORDERS, isProblem, storeSupport, type OutboxSupport } from '../outbox/support';
 import { openOutboxStore } from '../state/state-store';
 import type { AdminOptions } from './admin-client';
 import { adminSupport } from './outbox-admin';
@@ -69,6 +69,7 @@ interface ListOptions extends StoreOptions {
   key?: string;
   olderThan?: string;
   limit: string;
+  order: string;
 }
 
 async function list(options: ListOptions): Promise<number> {
@@ -76,11 +77,12 @@ async function list(options: ListOptions): Promise<number> {
   const unknown = status.filter((word) => !STATUSES.includes(word));
   if (unknown.length > 0) usageError(`--status takes ${STATUSES.join(', ')}; got ${unknown.join(', ')}`);
   if (options.kind !== undefined && !KINDS.includes(options.kind as EventKind)) usageError(`--kind takes ${KINDS.join(' or ')}; got ${options.kind}`);
+  if (!LIST_ORDERS.includes(options.order as ListOrder)) usageError(`--order takes ${LIST_ORDERS.join(' or ')}; got ${options.order}`);
   const limit = Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1) usageError(`--limit must be a whole number above 0, got "${options.limit}"`);
   const now = Date.now();
   const events = await withSupport(options, (support) => support.list({
-    status, kind: options.kind as EventKind | undefined, mapping: options.mapping, operation: options.operation, orderingKey: options.key, limit,
+    status, kind: options.kind as EventKind | undefined, mapping: options.mapping, operation: options.operation, orderingKey: options.key, limit, order: options.order as ListOrder,
     acceptedBefore: options.olderThan === undefined ? undefined : now - parseAge(options.olderThan),
   }));
   if (options.json) {
@@ -142,14 +144,15 @@ export function registerOutbox(program: Command, run: (work: Promise<number>) =>
     .option('--admin <url>', 'a running server\'s admin listener (serve --admin-port), e.g. http://127.0.0.1:9090 (default: env ADMIN_URL); the token from ADMIN_TOKEN')
     .option('--state-dir <dir>', 'the state directory serve uses (default: env ADAPTER_STATE_DIR, else .adapter-state)')
     .option('--json', 'print JSON');
-  storeOptions(outbox.command('list').description('list events, oldest first')
+  storeOptions(outbox.command('list').description('list events, oldest first (--order settled: the latest settled first)')
     .option('--status <list>', `comma-separated: ${STATUSES.join(', ')}`, 'pending,dead')
     .option('--kind <kind>', 'only events (the platform\'s, to the ERP) or pushes (the ERP\'s, to the platform): event or push')
     .option('--mapping <name>', 'only this mapping')
     .option('--operation <id>', 'only this operation, e.g. ConfirmPutWallPlacement, or push name')
     .option('--key <key>', 'only this ordering key')
     .option('--older-than <age>', 'only events accepted before this long ago: 30m, 2h, 3d')
-    .option('--limit <n>', 'at most this many', '100'))
+    .option('--limit <n>', 'at most this many', '100')
+    .option('--order <order>', 'accepted: oldest accepted first; settled: the latest delivered, refused, dead or dropped first', 'accepted'))
     .action((options: ListOptions) => run(list(options)));
   storeOptions(outbox.command('show').description('one event: its input, attempts and the receiver\'s last answer').argument('<id>', 'event id, or its first characters (at least 4) when they name one event'))
     .action((id: string, options: StoreOptions) => run(show(id, options)));

@@ -39,6 +39,11 @@ function mappingFiles(given: readonly string[]): string[] {
   return files;
 }
 
+/** Where a mapping started from the page goes: the first folder named (`mappings/` by default), else the first file's folder. */
+function mappingsDir(given: readonly string[], files: readonly string[]): string {
+  return (given.length === 0 ? ['mappings'] : given).find((entry) => fs.statSync(entry).isDirectory()) ?? path.dirname(files[0]);
+}
+
 function openBrowser(url: string): void {
   const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
   spawn(opener, [url], { stdio: 'ignore', detached: true }).on('error', () => out.line(`could not start ${opener}; open ${url} yourself`)).unref();
@@ -51,7 +56,7 @@ async function studio(given: string[], options: StudioCliOptions): Promise<numbe
   const log = createLogger({ level: 'warn' });
   const stateDir = options.stateDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'adapter-studio-'));
   const erp = await withExampleErp(options.exampleErp, envWith(options.env), { erp: 0, platform: 0 });
-  const workspace = openWorkspace({ paths: files, env: erp.env, log, outbox: openSqliteStore(path.resolve(stateDir)) });
+  const workspace = openWorkspace({ paths: files, mappingsDir: mappingsDir(given, files), env: erp.env, log, outbox: openSqliteStore(path.resolve(stateDir)) });
   const app = new Koa();
   app.use(studioMiddleware({ sources: workspace, workspace, settle: true, log, loopbackOnly: true }));
   app.use(async (ctx) => {

@@ -1,5 +1,6 @@
 import jsonata from 'jsonata';
 import { LRUCache } from 'lru-cache';
+import { objectPairs, type OutputNode } from './parse-tree';
 
 /**
  * Where an operation's output expression builds each field of the data: the keys of its object
@@ -13,25 +14,14 @@ export interface OutputField {
   readonly offset: number;
 }
 
-interface Node {
-  readonly type?: string;
-  readonly value?: unknown;
-  readonly position?: number;
-  readonly lhs?: unknown;
-  readonly expressions?: readonly Node[];
-  readonly steps?: readonly Node[];
-  readonly then?: Node;
-  readonly else?: Node;
-}
-
 /** Deeper than any hand-written output; the walk stops there rather than follow a hostile tree. */
 const MAX_DEPTH = 40;
 
-function collect(node: Node | undefined, keys: readonly string[], depth: number, into: OutputField[]): void {
+function collect(node: OutputNode | undefined, keys: readonly string[], depth: number, into: OutputField[]): void {
   if (!node || depth > MAX_DEPTH) return;
-  const next = (child: Node | undefined, at: readonly string[] = keys) => collect(child, at, depth + 1, into);
+  const next = (child: OutputNode | undefined, at: readonly string[] = keys) => collect(child, at, depth + 1, into);
   if (node.type === 'unary' && node.value === '{' && Array.isArray(node.lhs)) {
-    for (const [key, value] of node.lhs as [Node, Node][]) {
+    for (const [key, value] of objectPairs(node)) {
       if (key.type !== 'string' || typeof key.value !== 'string' || typeof key.position !== 'number') continue;
       // JSONata records the position just after the closing quote.
       into.push({ keys: [...keys, key.value], offset: Math.max(0, key.position - key.value.length - 2) });
@@ -62,7 +52,7 @@ export function outputFields(text: string): readonly OutputField[] {
   if (known) return known;
   const fields: OutputField[] = [];
   try {
-    collect(jsonata(text).ast() as Node, [], 0, fields);
+    collect(jsonata(text).ast() as OutputNode, [], 0, fields);
   } catch {
     // The expression was compiled before this is asked: a parse error here would be reported already.
   }

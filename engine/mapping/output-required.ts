@@ -1,3 +1,4 @@
+import { objectPairs, type OutputNode } from './parse-tree';
 import { itemsOf, objectFields, routeSchema, type SchemaAt } from '../contract/schema-fields';
 import type { RouteSpec } from '../contract/routes';
 
@@ -16,24 +17,12 @@ export interface OutputFieldProblem {
   readonly message: string;
 }
 
-interface Node {
-  readonly type?: string;
-  readonly value?: unknown;
-  readonly position?: number;
-  readonly lhs?: unknown;
-  readonly expressions?: readonly Node[];
-  readonly steps?: readonly Node[];
-  readonly group?: unknown;
-  readonly then?: Node;
-  readonly else?: Node;
-}
-
-type Branch = { readonly kind: 'object'; readonly node: Node } | { readonly kind: 'list'; readonly elements: readonly Node[] } | { readonly kind: 'nothing' } | { readonly kind: 'unknown' };
+type Branch = { readonly kind: 'object'; readonly node: OutputNode } | { readonly kind: 'list'; readonly elements: readonly OutputNode[] } | { readonly kind: 'nothing' } | { readonly kind: 'unknown' };
 
 /** Deeper than any hand-written output; the walk stops there rather than follow a hostile tree. */
 const MAX_DEPTH = 40;
 
-function branches(node: Node | undefined, depth: number): Branch[] {
+function branches(node: OutputNode | undefined, depth: number): Branch[] {
   if (!node || depth > MAX_DEPTH) return [{ kind: node ? 'unknown' : 'nothing' }];
   if (node.type === 'unary' && node.value === '{' && Array.isArray(node.lhs)) return [{ kind: 'object', node }];
   if (node.type === 'unary' && node.value === '[') return [{ kind: 'list', elements: node.expressions ?? [] }];
@@ -48,10 +37,9 @@ function branches(node: Node | undefined, depth: number): Branch[] {
   return [{ kind: 'unknown' }];
 }
 
-const pairsOf = (node: Node) => node.lhs as readonly (readonly [Node, Node])[];
 
 /** `nodes`: every expression that gives the value at this place (a field written in several branches is judged over all of them). */
-function check(nodes: readonly Node[], at: SchemaAt, what: string, depth: number, into: OutputFieldProblem[]): void {
+function check(nodes: readonly OutputNode[], at: SchemaAt, what: string, depth: number, into: OutputFieldProblem[]): void {
   const found = nodes.flatMap((node) => branches(node, depth));
   if (found.some((branch) => branch.kind === 'unknown')) return;
   const items = itemsOf(at);
@@ -59,7 +47,7 @@ function check(nodes: readonly Node[], at: SchemaAt, what: string, depth: number
   const objects = found.flatMap((branch) => (branch.kind === 'object' ? [branch.node] : []));
   const fields = objectFields(items ?? at);
   if (objects.length === 0 || !fields) return;
-  const keys = objects.map((object) => pairsOf(object).map(([key]) => (key.type === 'string' && typeof key.value === 'string' ? key.value : undefined)));
+  const keys = objects.map((object) => objectPairs(object).map(([key]) => (key.type === 'string' && typeof key.value === 'string' ? key.value : undefined)));
   // A key computed at run time could be any field.
   if (!keys.flat().includes(undefined)) {
     const missing = fields.required.filter((name) => !keys.some((list) => list.includes(name)));
@@ -68,9 +56,9 @@ function check(nodes: readonly Node[], at: SchemaAt, what: string, depth: number
       into.push({ offset: Math.max(0, (objects[0].position ?? 1) - 1), message: `${what} is built here without ${quoted}, which the contract requires${objects.length > 1 ? ' (no branch of the expression gives it)' : ''}: every answer would fail the contract's check, after the ERP was asked. Add ${quoted} to the object` });
     }
   }
-  const values = new Map<string, Node[]>();
+  const values = new Map<string, OutputNode[]>();
   for (const object of objects) {
-    for (const [key, value] of pairsOf(object)) if (typeof key.value === 'string') values.set(key.value, [...(values.get(key.value) ?? []), value]);
+    for (const [key, value] of objectPairs(object)) if (typeof key.value === 'string') values.set(key.value, [...(values.get(key.value) ?? []), value]);
   }
   for (const [name, given] of values) {
     const field = fields.properties.get(name);
@@ -82,6 +70,6 @@ function check(nodes: readonly Node[], at: SchemaAt, what: string, depth: number
 export function missingRequiredFields(tree: unknown, route: RouteSpec): OutputFieldProblem[] {
   if (!route.dataSchema) return [];
   const into: OutputFieldProblem[] = [];
-  check([tree as Node], routeSchema(route.dataSchema), `the data of ${route.operationId}`, 0, into);
+  check([tree as OutputNode], routeSchema(route.dataSchema), `the data of ${route.operationId}`, 0, into);
   return into;
 }

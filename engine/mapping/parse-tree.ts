@@ -15,6 +15,28 @@ export interface TreeNode {
 }
 
 /**
+ * The nodes an output's shape is read from (objects, lists, blocks, conditions, paths): what the output
+ * checks (output-required.ts) and the field positions (output-fields.ts) walk. An object literal's `lhs`
+ * holds its key/value pairs, read with `objectPairs`.
+ */
+export interface OutputNode {
+  readonly type?: string;
+  readonly value?: unknown;
+  readonly position?: number;
+  readonly lhs?: unknown;
+  readonly expressions?: readonly OutputNode[];
+  readonly steps?: readonly OutputNode[];
+  readonly group?: unknown;
+  readonly then?: OutputNode;
+  readonly else?: OutputNode;
+}
+
+/** An object literal's (`{` unary) key/value pairs; none for any other node. */
+export function objectPairs(node: OutputNode): readonly (readonly [OutputNode, OutputNode])[] {
+  return node.type === 'unary' && node.value === '{' && Array.isArray(node.lhs) ? (node.lhs as readonly (readonly [OutputNode, OutputNode])[]) : [];
+}
+
+/**
  * The nodes of each tree in walking order, found once: the load's checks walk every expression's tree
  * four times, and mappings of one template share their trees (CHECKED_EXPRESSIONS in compile.ts), so
  * 200 such mappings walked each tree 800 times. The trees the checks read are never changed.

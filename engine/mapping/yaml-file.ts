@@ -41,6 +41,11 @@ export function readCheckedYaml(filePath: string, validate: ShapeCheck): { sourc
   } catch (error) {
     return { issues: [{ file, line: 0, col: 0, path: '', severity: 'error', code: 'FILE_UNREADABLE', message: `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }] };
   }
+  return checkYamlText(file, text, validate);
+}
+
+/** A text as readCheckedYaml reads a file (the studio's editor checks the text as it is typed). */
+export function checkYamlText(file: string, text: string, validate: ShapeCheck): { source?: YamlSource; issues: MappingIssue[] } {
   const parsed = parseYamlSource(file, text, null);
   if (!parsed.source) return { issues: parsed.issues };
   if (validate(parsed.source.value)) return { source: parsed.source, issues: [] };

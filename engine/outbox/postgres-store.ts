@@ -3,7 +3,7 @@ import type {
   AttemptOutcome, ClaimOptions, EventKind, EventStatus, LeaseOptions, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
 import { withPoolClient, type PostgresDatabase } from '../postgres-open';
-import { statsOf, traceOf } from './store';
+import { listOrderSql, statsOf, traceOf } from './store';
 
 /**
  * The outbox in PostgreSQL, shared by replicas. An enqueue is one autocommitted INSERT: it resolves once
@@ -294,7 +294,7 @@ export async function openPostgresStore(database: PostgresDatabase, options: { s
       if (filter.acceptedBefore !== undefined) add('accepted_at < ?', filter.acceptedBefore);
       params.push(filter.limit ?? 100);
       const { rows } = await run(`SELECT ${COLUMNS} FROM ${T} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY seq LIMIT $${params.length}`, params);
+        ${listOrderSql(filter.order)} LIMIT $${params.length}`, params);
       return rows.map(toEvent);
     },
 

@@ -5,7 +5,7 @@ import type {
   AttemptOutcome, ClaimOptions, EventKind, EventStatus, LeaseOptions, ListFilter, NewEvent, NewPush, OutboxStats, OutboxStore, PushReceipt, StoredEvent,
 } from './store';
 import { openShared } from '../sqlite-open';
-import { statsOf, traceOf } from './store';
+import { listOrderSql, statsOf, traceOf } from './store';
 
 /**
  * The outbox in one SQLite file (`dir/outbox.sqlite`), shared by the worker processes of one server.
@@ -368,7 +368,7 @@ export function openSqliteStore(dir: string): OutboxStore {
       if (filter.orderingKey !== undefined) { where.push('ordering_key = ?'); params.push(filter.orderingKey); }
       if (filter.acceptedBefore !== undefined) { where.push('accepted_at < ?'); params.push(filter.acceptedBefore); }
       params.push(filter.limit ?? 100);
-      const sql = `SELECT ${COLUMNS} FROM events ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq LIMIT ?`;
+      const sql = `SELECT ${COLUMNS} FROM events ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ${listOrderSql(filter.order)} LIMIT ?`;
       return db.prepare<(string | number)[], EventRow>(sql).all(...params).map(toEvent);
     },
 

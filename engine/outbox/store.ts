@@ -81,8 +81,21 @@ export interface ListFilter {
   readonly orderingKey?: string;
   /** Only events accepted before this time (ms since the epoch). */
   readonly acceptedBefore?: number;
-  /** Default 100. Oldest first. */
+  /** Default 100. */
   readonly limit?: number;
+  /**
+   * `accepted` (the default): oldest accepted first, as events wait. `settled`: the latest settled first
+   * (delivered, refused, dead or dropped; by settledAt), then those not settled, newest first: what
+   * happened to the events lately, which the oldest-first page of a long history never reaches.
+   */
+  readonly order?: ListOrder;
+}
+
+export type ListOrder = 'accepted' | 'settled';
+
+/** The ORDER BY of a list (both stores' SQL reads alike here). */
+export function listOrderSql(order: ListOrder | undefined): string {
+  return order === 'settled' ? 'ORDER BY settled_at DESC NULLS LAST, seq DESC' : 'ORDER BY seq';
 }
 
 export interface KindStats {

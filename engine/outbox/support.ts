@@ -1,4 +1,4 @@
-import type { EventKind, EventStatus, ListFilter, OutboxStore, StoredEvent } from './store';
+import type { EventKind, EventStatus, ListFilter, ListOrder, OutboxStore, StoredEvent } from './store';
 
 /**
  * What support staff do with the outbox (`adapter-engine outbox`), whether the CLI opens the store itself
@@ -34,6 +34,7 @@ export interface OutboxSupport {
 
 export const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'dead', 'delivered', 'dropped', 'refused'];
 const KINDS: readonly EventKind[] = ['event', 'push'];
+export const LIST_ORDERS: readonly ListOrder[] = ['accepted', 'settled'];
 /** Shorter prefixes match too much to be meant: like git, at least 4 characters. */
 const SHORTEST_PREFIX = 4;
 
@@ -71,7 +72,7 @@ export function storeSupport(store: OutboxStore, retried: () => void = () => und
   };
 }
 
-/** The list filter as the admin listener's query string carries it (`GET /outbox?status=dead&limit=20`). */
+/** The list filter as the admin listener's query string carries it (`GET /outbox?status=dead&limit=20`), and the studio's outbox page. */
 export function listFilterFromQuery(query: Readonly<Record<string, string | string[] | undefined>>): { filter: ListFilter } | { error: string } {
   const one = (name: string): string | undefined => (Array.isArray(query[name]) ? query[name][0] : query[name]);
   const status = (one('status') ?? 'pending,dead').split(',').map((word) => word.trim()) as EventStatus[];
@@ -85,11 +86,13 @@ export function listFilterFromQuery(query: Readonly<Record<string, string | stri
     const value = Number(text);
     return Number.isInteger(value) && value >= 0 ? value : { error: `${name} must be a whole number, got "${text}"` };
   };
+  const order = one('order');
+  if (order !== undefined && !LIST_ORDERS.includes(order as ListOrder)) return { error: `order takes ${LIST_ORDERS.join(' or ')}; got ${order}` };
   const limit = numberOf('limit');
   const acceptedBefore = numberOf('acceptedBefore');
   if (typeof limit === 'object') return limit;
   if (typeof acceptedBefore === 'object') return acceptedBefore;
-  return { filter: { status, kind: kind as EventKind | undefined, mapping: one('mapping'), operation: one('operation'), orderingKey: one('key'), acceptedBefore, limit } };
+  return { filter: { status, kind: kind as EventKind | undefined, mapping: one('mapping'), operation: one('operation'), orderingKey: one('key'), acceptedBefore, limit, order: order as ListOrder | undefined } };
 }
 
 /** The inverse of listFilterFromQuery, for the CLI's request. */
@@ -103,5 +106,6 @@ export function listFilterQuery(filter: ListFilter): URLSearchParams {
   set('key', filter.orderingKey);
   set('acceptedBefore', filter.acceptedBefore);
   set('limit', filter.limit);
+  set('order', filter.order);
   return query;
 }

@@ -169,20 +169,23 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
 async function readXml(response: OutboundResponse, call: CallSpec, system: SystemSpec): Promise<{ response: ReadResponse; shown: OutboundResponse; repeated: readonly string[] }> {
   if (!(response.body instanceof Uint8Array)) return { response, shown: response, repeated: [] };
   const charset = /;\s*charset="?([^";\s]+)/i.exec(response.headers['content-type'] ?? '')?.[1];
-  let text: string;
   try {
-    text = decodeXml(response.body, charset);
-  } catch {
-    text = Buffer.from(response.body).toString('utf8');
-  }
-  const shown = { ...response, body: text };
-  try {
-    // In time slices: a large answer (1M elements, 8 MB) parsed in one go stalled every other request for half a second.
+    // In time slices, decoded as the parse goes: a large answer (1M elements, 8 MB) decoded and parsed in one go
+    // stalled every other request for half a second.
     const document = await parseXmlInSlices(response.body, new TimeSlices(), { namespaces: system.xml.namespaces, prefixedKeys: system.xml.prefixedKeys, lists: call.lists, charset });
-    return { response: { ...response, body: document.body, result: document.result, fault: document.fault }, shown, repeated: document.repeated.map((element) => element.path) };
+    return { response: { ...response, body: document.body, result: document.result, fault: document.fault }, shown: { ...response, body: document.text }, repeated: document.repeated.map((element) => element.path) };
   } catch (error) {
     if (!(error instanceof XmlError)) throw error;
-    return { response: { ...response, body: undefined, bodyError: xmlProblem(error) }, shown, repeated: [] };
+    return { response: { ...response, body: undefined, bodyError: xmlProblem(error) }, shown: { ...response, body: shownText(response.body, charset) }, repeated: [] };
+  }
+}
+
+/** An unreadable answer's text as the trace shows it: decoded by its declared encoding where it can be, else as UTF-8 with replacements. */
+function shownText(body: Uint8Array, charset: string | undefined): string {
+  try {
+    return decodeXml(body, charset);
+  } catch {
+    return Buffer.from(body).toString('utf8');
   }
 }
 

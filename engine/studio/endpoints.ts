@@ -4,6 +4,7 @@ import { ROUTES } from '../contract/routes';
 import { minimalExample } from '../contract/schema-examples';
 import { functionHelp } from '../expressions/function-help';
 import { filterFromQuery } from '../journal/query';
+import { listFilterFromQuery } from '../outbox/support';
 import type { Logger } from '../log';
 import { appendCase, inputOf, testCaseOf } from '../testing/recorded-case';
 import { resolveOperation } from '../testing/resolve-operation';
@@ -60,6 +61,12 @@ function fileOf(workspace: Workspace, name: unknown): StudioFile {
   return file;
 }
 
+/** What the editor opens: a mapping file of the studio, or the test file beside one (`acme.test.yaml`, tests true). */
+function editedOf(workspace: Workspace, name: unknown): { file: StudioFile; tests: boolean } {
+  const tests = workspace.files.find((each) => testFileOf(each) === name);
+  return tests ? { file: tests, tests: true } : { file: fileOf(workspace, name), tests: false };
+}
+
 async function exportAsTest(workspace: Workspace, id: string): Promise<{ testFile: string; name: string }> {
   const entry = await workspace.request(id);
   if (!entry) throw new StudioError(404, `no request ${id} in the journal`);
@@ -92,33 +99,53 @@ export const ENDPOINTS: readonly Endpoint[] = [
       if (!entry) throw new StudioError(404, `no request ${call.params[0]} in the journal`);
       return entry;
     } },
-  { method: 'GET', path: '/outbox', summary: 'Pending, retrying and dead events and pushes per mapping and kind', kind: 'read',
-    run: (sources) => outboxView(sources, Date.now()) },
+  { method: 'GET', path: '/outbox', summary: 'Pending, retrying and dead events and pushes per mapping and kind, and the events asked as the admin listener\'s GET /outbox asks them (status: pending, dead, delivered, refused, dropped; order: accepted or settled; kind, mapping, operation, key, limit)', kind: 'read',
+    run: (sources, call) => {
+      const asked = listFilterFromQuery(call.query as Record<string, string | string[] | undefined>);
+      if ('error' in asked) throw new StudioError(400, asked.error);
+      return outboxView(sources, Date.now(), asked.filter);
+    } },
   { method: 'GET', path: '/operations', summary: 'The contract\'s operations: where each reads its input (parameters by name, or a body) and the smallest input its schema accepts', kind: 'edit',
     run: async () => ({ operations: ROUTES.map((route) => ({
       operation: route.operationId, method: route.method, path: route.path, kind: route.kind, inputSource: route.inputSource, params: route.params,
       example: route.inputSchema ? minimalExample(route.inputSchema) : {},
     })) }) },
-  { method: 'GET', path: '/answer-fields', summary: 'The body fields of each call\'s answers recorded in a mapping\'s test file (query: file), for the editor\'s completion of calls.<name>.body.', kind: 'edit',
-    run: async (workspace, call) => ({ calls: answerFields(testFileOf(fileOf(workspace, call.query.file))) }) },
-  { method: 'GET', path: '/functions', summary: 'The functions an expression can call (the engine\'s helpers and JSONata\'s), for the editor\'s hover help', kind: 'edit',
-    run: async () => ({ functions: functionHelp() }) },
-  { method: 'GET', path: '/source', summary: 'A mapping file\'s text (query: file)', kind: 'edit',
+  { method: 'GET', path: '/answer-fields', summary: 'The body fields of each call\'s answers recorded in a mapping\'s test file and of its last "Try a route" (query: file), for the editor\'s completion of calls.<name>.body.', kind: 'edit',
     run: async (workspace, call) => {
       const file = fileOf(workspace, call.query.file);
-      return { file: file.name, text: fs.readFileSync(file.path, 'utf8') };
+      return { calls: answerFields(testFileOf(file), workspace.tried(file)) };
     } },
-  { method: 'POST', path: '/check', summary: 'Problems of an unsaved text, as validate prints them', kind: 'edit',
+  { method: 'GET', path: '/functions', summary: 'The functions an expression can call (the engine\'s helpers and JSONata\'s), for the editor\'s hover help', kind: 'edit',
+    run: async () => ({ functions: functionHelp() }) },
+  { method: 'GET', path: '/source', summary: 'The text of a mapping file or of the test file beside one (query: file; a missing test file is empty)', kind: 'edit',
+    run: async (workspace, call) => {
+      const { file, tests } = editedOf(workspace, call.query.file);
+      const at = tests ? testFileOf({ name: file.path }) : file.path;
+      return { file: tests ? testFileOf(file) : file.name, text: tests && !fs.existsSync(at) ? '' : fs.readFileSync(at, 'utf8') };
+    } },
+  { method: 'POST', path: '/check', summary: 'Problems of an unsaved text of a mapping file (as validate prints them) or of a test file (its schema, and the cases against the mapping, as test checks them)', kind: 'edit',
     run: async (workspace, call) => {
       const body = fields(call.body);
-      return { issues: withText(workspace.check(fileOf(workspace, body.file), typeof body.text === 'string' ? body.text : '')) };
+      const { file, tests } = editedOf(workspace, body.file);
+      const given = typeof body.text === 'string' ? body.text : '';
+      return { issues: withText(tests ? workspace.checkTests(file, given) : workspace.check(file, given)) };
     } },
-  { method: 'PUT', path: '/source', summary: 'Save a mapping file (atomically); a text that does not load keeps the last good mapping serving', kind: 'edit',
+  { method: 'PUT', path: '/source', summary: 'Save a mapping file or its test file (atomically, as typed); a mapping text that does not load keeps the last good mapping serving', kind: 'edit',
     run: async (workspace, call) => {
       const body = fields(call.body);
-      const file = fileOf(workspace, body.file);
+      const { file, tests } = editedOf(workspace, body.file);
+      if (tests) {
+        const issues = workspace.saveTests(file, text(body.text, 'text'));
+        return { saved: path.basename(testFileOf(file)), loads: !issues.some((issue) => issue.severity === 'error'), issues: withText(issues) };
+      }
       workspace.save(file, text(body.text, 'text'));
       return { saved: path.basename(file.path), loads: file.loads, issues: withText(file.issues) };
+    } },
+  { method: 'POST', path: '/mappings', summary: 'Start a new mapping (body: name) as init does: <name>.yaml and <name>.test.yaml in the studio\'s mappings folder, served at once when it loads; 409 when a file or a mapping of that name exists', kind: 'edit',
+    run: async (workspace, call) => {
+      const created = workspace.create(text(fields(call.body).name, 'the mapping\'s name'));
+      if ('problem' in created) throw new StudioError(created.reason === 'exists' ? 409 : 400, created.problem);
+      return { file: created.name, testFile: testFileOf(created), loads: created.loads, issues: withText(created.issues) };
     } },
   { method: 'POST', path: '/try', summary: 'Run one operation (source: erp or recorded) and answer its trace and envelope; 409 while the file does not load (issues), when no recorded case answers the input (closest), or when it would send calls that can change the ERP without "confirm": true (calls)', kind: 'edit',
     run: (workspace, call) => {

@@ -1,13 +1,15 @@
 import type { Logger } from '../log';
-import type { StoredEvent } from '../outbox/store';
+import type { ListFilter, StoredEvent } from '../outbox/store';
 import { isProblem, storeSupport } from '../outbox/support';
 import { StudioError } from './studio-error';
 import type { StudioSources } from './sources';
 
 /**
  * The Outbox page: events and pushes waiting (pending, retrying: pending after a failed attempt) or dead,
- * counted per mapping and kind, with the oldest pending age; a dead letter's last ERP answer. Inputs and
- * answers are masked with their mapping's secrets. Retry and drop are `outbox retry/drop`'s own (outbox/support.ts).
+ * counted per mapping and kind, with the oldest pending age; and the events of the statuses asked
+ * (the admin listener's `GET /outbox` filter, read by the same store query: waiting ones by default,
+ * delivered, refused or dropped ones with when and what the receiver answered). Inputs and answers are
+ * masked with their mapping's secrets. Retry and drop are `outbox retry/drop`'s own (outbox/support.ts).
  */
 interface Group {
   readonly mapping: string;
@@ -23,12 +25,13 @@ export interface OutboxView {
   readonly events: readonly StoredEvent[];
 }
 
-export async function outboxView(sources: StudioSources, now: number): Promise<OutboxView> {
+export async function outboxView(sources: StudioSources, now: number, filter: ListFilter): Promise<OutboxView> {
   const store = sources.outbox;
   if (!store) return { groups: [], events: [] };
-  const listed = await store.list({ status: ['pending', 'dead'], limit: 500 });
+  const support = storeSupport(store);
+  const waiting = await support.list({ status: ['pending', 'dead'], limit: 500 });
   const groups = new Map<string, Group>();
-  const events = listed.map((event) => {
+  for (const event of waiting) {
     const key = `${event.mapping}\u0000${event.kind}`;
     const group = groups.get(key) ?? { mapping: event.mapping, kind: event.kind, pending: 0, retrying: 0, dead: 0 };
     groups.set(key, group);
@@ -36,9 +39,9 @@ export async function outboxView(sources: StudioSources, now: number): Promise<O
     else if (event.attempts > 0) group.retrying += 1;
     else group.pending += 1;
     if (event.status === 'pending') group.oldestPendingMs = Math.max(group.oldestPendingMs ?? 0, now - event.acceptedAt);
-    return sources.maskEvent(event.mapping, event);
-  });
-  return { groups: [...groups.values()], events };
+  }
+  const events = await support.list(filter);
+  return { groups: [...groups.values()], events: events.map((event) => sources.maskEvent(event.mapping, event)) };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Envelope } from '../contract/envelope';
 import { createAnsweringClient } from '../testing/answers';
 import { resolveOperation } from '../testing/resolve-operation';
 import { maskerOf, runCase, type TraceStep } from '../testing/run-case';
+import { answeredBodies } from './answer-fields';
 import { changingCalls } from './changes-erp';
 import { loadedFile } from './loaded-file';
 import { runOnRecorded } from './recorded-match';
@@ -52,10 +53,14 @@ export async function tryRoute(workspace: Workspace, asked: TryRequest): Promise
   const { route } = resolved;
   const input = asked.input ?? resolved.input;
   const mask = maskerOf(mapping);
-  const answer = (run: Awaited<ReturnType<typeof runCase>>, source: string) => ({
-    operation: route.operationId, route: `${route.method} ${route.path}`, source,
-    steps: run.steps, resultName: run.resultName, failure: run.failure, envelope: run.envelope, requestId: run.entry?.id,
-  });
+  const answer = (run: Awaited<ReturnType<typeof runCase>>, source: string) => {
+    // What the ERP answered each call now: the editor completes calls.<name>.body. with its fields.
+    workspace.keepTried(file, answeredBodies(run.steps));
+    return {
+      operation: route.operationId, route: `${route.method} ${route.path}`, source,
+      steps: run.steps, resultName: run.resultName, failure: run.failure, envelope: run.envelope, requestId: run.entry?.id,
+    };
+  };
   if (asked.source === 'recorded') {
     const { run, recordedCase } = await runOnRecorded(mapping, route, input, testFileOf(file), mask);
     if (run.entry) engine.journal.add(run.entry, mask);

@@ -9,9 +9,13 @@ import { checkMappingText } from '../mapping/load';
 import type { Mapping } from '../mapping/model';
 import { displayName } from '../mapping/yaml-file';
 import type { OutboxStore } from '../outbox/store';
+import { isRefusal, newMappingRefusal, writeNewMapping, type NewMappingRefusal } from '../testing/new-mapping';
 import { maskerOf } from '../testing/run-case';
+import { writeAtomically } from '../testing/write-atomically';
+import { testTextIssues } from '../testing/test-runner';
+import type { CallBodies } from './answer-fields';
 import type { StudioSources } from './sources';
-import { issueViewOf, mappingView } from './views';
+import { issueViewOf, mappingView, testFileOf } from './views';
 
 /**
  * The mapping files the studio edits and the one Engine that serves them while it runs: the same
@@ -41,11 +45,23 @@ export interface Workspace extends StudioSources {
   check(file: StudioFile, text: string): readonly MappingIssue[];
   /** Writes the text atomically, then serves it when it loads (else keeps the last good mapping). */
   save(file: StudioFile, text: string): void;
+  /** Checks a text of the file's test file as `test` does before it runs (its schema, then the cases against the serving mapping). */
+  checkTests(file: StudioFile, text: string): readonly MappingIssue[];
+  /** Writes the test file's text atomically (the writer `record` appends with). */
+  saveTests(file: StudioFile, text: string): readonly MappingIssue[];
+  /** The ERP's answer bodies of the file's last "Try a route" of each call (answers from the ERP or recorded). */
+  tried(file: StudioFile): CallBodies;
+  /** Keeps a run's answer bodies as the file's last tried ones, per call. */
+  keepTried(file: StudioFile, bodies: CallBodies): void;
+  /** Writes a new mapping and its test file as `init` does, then serves it beside the others (when it loads). */
+  create(name: string): StudioFile | NewMappingRefusal;
   close(): Promise<void>;
 }
 
 export interface WorkspaceOptions {
   readonly paths: readonly string[];
+  /** Where a mapping started from the page is written (the first folder named, else the first file's). */
+  readonly mappingsDir: string;
   readonly env: NodeJS.ProcessEnv;
   readonly log: Logger;
   /** Where events wait for delivery (the studio's own state directory, or serve's). */
@@ -58,20 +74,15 @@ function checkText(file: Pick<StudioFile, 'name' | 'path'>, text: string, env: N
   return result.mapping ? { ...result, issues: [...result.issues, ...interpretedExpressions(result.mapping)] } : result;
 }
 
-/** Write beside the file, then rename over it: a reader never sees half a file. */
-function writeAtomically(filePath: string, text: string): void {
-  const temporary = path.join(path.dirname(filePath), `.${path.basename(filePath)}.${process.pid}.tmp`);
-  fs.writeFileSync(temporary, text);
-  fs.renameSync(temporary, filePath);
-}
-
 export function openWorkspace(options: WorkspaceOptions): Workspace {
-  const files: StudioFile[] = options.paths.map((filePath) => {
+  const opened = (filePath: string): StudioFile => {
     const file = { name: displayName(filePath), path: filePath };
     const result = checkText(file, fs.readFileSync(filePath, 'utf8'), options.env);
     return { ...file, issues: result.issues, serving: result.mapping, loads: result.mapping !== undefined };
-  });
+  };
+  const files: StudioFile[] = options.paths.map(opened);
   const journal = createJournal({ size: 1000, log: options.log });
+  const lastTried = new Map<string, CallBodies>();
   let engine: Engine | undefined;
   const serving = () => files.flatMap((file) => (file.serving ? [file.serving] : []));
   const refresh = () => {
@@ -79,7 +90,8 @@ export function openWorkspace(options: WorkspaceOptions): Workspace {
     if (mappings.length === 0) return;
     if (engine) engine.replaceMappings(mappings);
     else {
-      engine = createEngine({ mappings, log: options.log, outbox: options.outbox, journal, checkInboundAuth: false, prefixed: files.length > 1 });
+      // Each mapping under /<name>, one file or more: a mapping started from the page joins the others.
+      engine = createEngine({ mappings, log: options.log, outbox: options.outbox, journal, checkInboundAuth: false, prefixed: true });
       engine.deliverer?.start();
     }
   };
@@ -109,6 +121,26 @@ export function openWorkspace(options: WorkspaceOptions): Workspace {
         file.serving = result.mapping;
         refresh();
       }
+    },
+    checkTests: (file, text) => testTextIssues(testFileOf(file), text, file.serving),
+    saveTests(file, text) {
+      writeAtomically(testFileOf({ name: file.path }), text);
+      return testTextIssues(testFileOf(file), text, file.serving);
+    },
+    tried: (file) => lastTried.get(file.name) ?? {},
+    keepTried: (file, bodies) => lastTried.set(file.name, { ...lastTried.get(file.name), ...bodies }),
+    create(name) {
+      const refused = newMappingRefusal(options.mappingsDir, name);
+      if (refused) return refused;
+      // Each mapping is served under /<name>: a second one of a name would not be reached.
+      const taken = files.find((file) => file.serving?.name === name);
+      if (taken) return { problem: `a mapping named ${name} is served already, from ${taken.name}: choose another name`, reason: 'exists' };
+      const written = writeNewMapping(options.mappingsDir, name);
+      if (isRefusal(written)) return written;
+      const file = opened(written.mappingFile);
+      files.push(file);
+      if (file.serving) refresh();
+      return file;
     },
     async close() {
       if (engine) await engine.close();

@@ -11,6 +11,7 @@ import { RETRYABLE_STATUS } from '../http/with-retry';
 import { isSecretName } from '../mapping/mask';
 import type { RecordedAnswer } from './answers';
 import { testSchemaLine, type TestCase } from './test-file';
+import { writeAtomically } from './write-atomically';
 
 /**
  * A request that ran against the ERP, written as a mapping test case (the format of `adapter-engine
@@ -139,5 +140,5 @@ export function withCase(existing: string | undefined, testCase: TestCase, testF
 /** Appends the case to the test file (created when missing). */
 export function appendCase(testFile: string, testCase: TestCase, mappingFile: string): void {
   const existing = fs.existsSync(testFile) ? fs.readFileSync(testFile, 'utf8') : undefined;
-  fs.writeFileSync(testFile, withCase(existing, testCase, testFile, mappingFile));
+  writeAtomically(testFile, withCase(existing, testCase, testFile, mappingFile));
 }

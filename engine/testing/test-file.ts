@@ -4,7 +4,7 @@ import { SCHEMAS_DIR, schemaReference } from '../paths';
 import type { YamlSource } from '../mapping/yaml-source';
 import type { DeliveryVerdict } from '../trace/steps';
 import { ANSWERS_SCHEMA, type RecordedAnswers } from './answers';
-import { compileShape, readCheckedYaml } from '../mapping/yaml-file';
+import { checkYamlText, compileShape, readCheckedYaml } from '../mapping/yaml-file';
 
 /**
  * Mapping tests: a YAML file next to the mapping (`example.test.yaml` beside `example.yaml`), each case
@@ -151,6 +151,12 @@ export function testSchemaLine(testFile: string): string {
 
 export function isTestFileName(name: string): boolean {
   return /\.test\.ya?ml$/.test(name);
+}
+
+/** A test file's text as readTestFile checks it: its shape (the test files' JSON Schema), each problem at its place. */
+export function checkTestFileText(name: string, text: string): { source?: YamlSource; file?: TestFile; issues: MappingIssue[] } {
+  const { source, issues } = checkYamlText(name, text, validateTestFile);
+  return source ? { source, file: source.value as TestFile, issues } : { issues };
 }
 
 export function readTestFile(filePath: string): { source?: YamlSource; file?: TestFile; mappingPath?: string; issues: MappingIssue[] } {

@@ -13,7 +13,7 @@ import { noMasking } from '../mapping/mask';
 import { partialMatch, type Mismatch } from './partial-match';
 import { resolveOperation } from './resolve-operation';
 import { runCase, runPushCase, type CaseRun, type TraceStep } from './run-case';
-import { readTestFile, type ExpectedRequest, type ExpectedRequests, type OperationCase, type PushCase, type TestCase } from './test-file';
+import { checkTestFileText, readTestFile, type ExpectedRequest, type ExpectedRequests, type OperationCase, type PushCase, type TestCase } from './test-file';
 import { displayName, issueAt } from '../mapping/yaml-file';
 
 interface CaseResult {
@@ -247,6 +247,17 @@ export function casesThatCannotRun(testFile: string, mapping: Mapping): MappingI
   if (!read.source || !read.file) return [];
   const { source } = read;
   return read.file.cases.flatMap((testCase, index) => caseIssues(source, ['cases', index], testCase, mapping, displayName(mapping.file)).map((issue) => ({ ...issue, message: `the case "${testCase.name}" cannot run: ${issue.message}` })));
+}
+
+/**
+ * A test file's text as `test` checks it before it runs a case: its shape (the test files' schema),
+ * then, on the mapping, what keeps each case from running; each problem at its line.
+ */
+export function testTextIssues(name: string, text: string, mapping: Mapping | undefined): MappingIssue[] {
+  const checked = checkTestFileText(name, text);
+  if (!checked.source || !checked.file || !mapping) return checked.issues;
+  const { source } = checked;
+  return checked.file.cases.flatMap((testCase, index) => caseIssues(source, ['cases', index], testCase, mapping, displayName(mapping.file)));
 }
 
 /** A push case names a push of the mapping, expects a status (not a result), and answers only its calls. */

@@ -30,24 +30,50 @@ function isUtf8(label: string): boolean {
   return /^utf-?8$/i.test(label);
 }
 
-function decodeUtf8(bytes: Uint8Array): string {
+const NOT_UTF8 = 'the answer is not valid UTF-8 text (it declares no other encoding)';
+
+/** Bytes decoded a piece at a time: a large answer's text comes in parts a sliced parse can take in turns. */
+const DECODE_BYTES = 64 * 1024;
+
+function* utf8Parts(bytes: Uint8Array): Generator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    throw new XmlError('encoding', 'the answer is not valid UTF-8 text (it declares no other encoding)');
+    for (let offset = 0; offset < bytes.length; offset += DECODE_BYTES) yield decoder.decode(bytes.subarray(offset, offset + DECODE_BYTES), { stream: true });
+    yield decoder.decode();
+  } catch (error) {
+    if (error instanceof TypeError) throw new XmlError('encoding', NOT_UTF8);
+    throw error;
   }
 }
 
-export function decodeXml(bytes: Uint8Array, charset?: string): string {
+function* iconvParts(bytes: Uint8Array, encoding: string): Generator<string> {
+  const decoder = iconv.getDecoder(encoding, { stripBOM: false });
+  for (let offset = 0; offset < bytes.length; offset += DECODE_BYTES) {
+    const piece = bytes.subarray(offset, offset + DECODE_BYTES);
+    yield decoder.write(Buffer.from(piece.buffer, piece.byteOffset, piece.length));
+  }
+  yield decoder.end() ?? '';
+}
+
+/**
+ * The document's text in parts of about 64 KB of bytes, decoded as they are asked for (a multi-byte
+ * character across two parts is kept whole). An undecodable byte is an XmlError when its part is reached.
+ */
+export function decodeXmlParts(bytes: Uint8Array, charset?: string): Iterable<string> {
   const bom = BOMS.find(({ bytes: mark }) => mark.every((byte, index) => bytes[index] === byte));
   if (bom) {
     const rest = bytes.subarray(bom.bytes.length);
-    if (bom.encoding === 'utf-8') return decodeUtf8(rest);
+    if (bom.encoding === 'utf-8') return utf8Parts(rest);
     if (rest.length % 2 !== 0) throw new XmlError('encoding', 'the answer is not UTF-16 text: it has an odd number of bytes (cut off?)');
-    return iconv.decode(Buffer.from(rest.buffer, rest.byteOffset, rest.length), bom.encoding, { stripBOM: false });
+    return iconvParts(rest, bom.encoding);
   }
   const encoding = charset?.trim() || declaredEncoding(bytes) || 'utf-8';
-  if (isUtf8(encoding)) return decodeUtf8(bytes);
+  if (isUtf8(encoding)) return utf8Parts(bytes);
   if (!iconv.encodingExists(encoding)) throw new XmlError('encoding', `the answer's encoding "${encoding}" is not one this engine can read`);
-  return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), encoding);
+  return iconvParts(bytes, encoding);
+}
+
+/** The whole text at once (decodeXmlParts joined). */
+export function decodeXml(bytes: Uint8Array, charset?: string): string {
+  return Array.from(decodeXmlParts(bytes, charset)).join('');
 }

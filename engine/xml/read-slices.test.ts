@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TimeSlices } from '../time-slices';
 import { XmlError } from './errors';
+import iconv from 'iconv-lite';
+import { decodeXml, decodeXmlParts } from './decode';
 import { parseXml, parseXmlInSlices } from './read';
 
 /**
@@ -35,6 +37,27 @@ describe('parseXmlInSlices', () => {
     const xml = bytes(siblings(20_000));
     const options = { lists: ['i'], prefixedKeys: false };
     expect(plain((await parseXmlInSlices(xml, new TimeSlices(), options)).body)).toEqual(plain(parseXml(xml, options).body));
+  });
+
+  it('decodes in parts that keep a character across two parts whole, and gives the text it parsed', async () => {
+    const text = siblings(20_000);
+    const utf8 = bytes(text);
+    const parts = Array.from(decodeXmlParts(utf8));
+    expect(parts.length).toBeGreaterThan(10);
+    expect(parts.join('')).toBe(text);
+    expect((await parseXmlInSlices(utf8, new TimeSlices(), { lists: ['i'] })).text).toBe(text);
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(text.replace('encoding="utf-8"', ''), 'utf-16le')]);
+    expect(decodeXml(utf16)).toBe(text.replace('encoding="utf-8"', ''));
+    const latin = `<?xml version="1.0" encoding="windows-1252"?><r>${'<i>café</i>'.repeat(20_000)}</r>`;
+    expect(decodeXml(iconv.encode(latin, 'windows-1252'))).toBe(latin);
+  });
+
+  it('refuses a byte that is not UTF-8 however far into the answer it is', async () => {
+    const good = bytes(siblings(10_000));
+    const broken = Buffer.concat([good.subarray(0, good.length - 4), Buffer.from([0xc3, 0x28]), good.subarray(good.length - 4)]);
+    const error = await failureOf(parseXmlInSlices(broken, new TimeSlices()));
+    expect(error.kind).toBe('encoding');
+    expect(() => parseXml(broken)).toThrow(error.message);
   });
 
   it('fails where parseXml fails, at the same place', async () => {

@@ -1,5 +1,5 @@
 import type { SaxesTagNS } from 'saxes';
-import { decodeXml } from './decode';
+import { decodeXml, decodeXmlParts } from './decode';
 import { XmlError } from './errors';
 import { checkNamespaces, SOAP_URIS, XML_URI, XMLNS_URI, XSI_URI, type Namespaces } from './names';
 import { DEFAULT_XML_LIMITS, readSax, readSaxInSlices, type Fail, type SaxEvents, type Slices, type XmlLimits } from './sax';
@@ -285,10 +285,18 @@ export function parseXml(bytes: Uint8Array, options: XmlReadOptions = {}): XmlDo
 
 /**
  * parseXml in time slices (sax.ts's readSaxInSlices), for answers on a request's path: a large one
- * lets the event loop turn as it parses instead of stalling every other request. The same view and errors.
+ * lets the event loop turn as it parses instead of stalling every other request. The same view and errors,
+ * and the decoded text (decoded once, a part at a time, as the parse takes it).
  */
-export async function parseXmlInSlices(bytes: Uint8Array, slices: Slices, options: XmlReadOptions = {}): Promise<XmlDocument> {
+export async function parseXmlInSlices(bytes: Uint8Array, slices: Slices, options: XmlReadOptions = {}): Promise<XmlDocument & { readonly text: string }> {
   const view = viewBuilder(options);
-  await readSaxInSlices(decodeXml(bytes, options.charset), view.reader, slices, effectiveLimits(options.limits));
-  return view.finish();
+  const parts: string[] = [];
+  const kept = function* (all: Iterable<string>): Generator<string> {
+    for (const part of all) {
+      parts.push(part);
+      yield part;
+    }
+  };
+  await readSaxInSlices(kept(decodeXmlParts(bytes, options.charset)), view.reader, slices, effectiveLimits(options.limits));
+  return { ...view.finish(), text: parts.join('') };
 }

@@ -153,15 +153,18 @@ export interface Slices {
 }
 
 /**
- * readSax for a large answer (an 8 MB ReadMultiple parses for half a second): the text is written in
- * chunks, and the event loop turns whenever a slice's time is up, so other requests are answered while
+ * readSax for a large answer (an 8 MB ReadMultiple parses for half a second): the text, given in parts, is
+ * written in chunks, and the event loop turns whenever a slice's time is up, so other requests are answered while
  * it parses. The same events, limits and errors as readSax.
  */
-export async function readSaxInSlices(text: string, reader: (fail: Fail) => SaxEvents, slices: Slices, limits: XmlLimits = DEFAULT_XML_LIMITS): Promise<string | undefined> {
+export async function readSaxInSlices(parts: Iterable<string>, reader: (fail: Fail) => SaxEvents, slices: Slices, limits: XmlLimits = DEFAULT_XML_LIMITS): Promise<string | undefined> {
   const session = saxSession(reader, limits);
-  for (let offset = 0; offset < text.length; offset += CHUNK_CHARACTERS) {
-    session.write(text.slice(offset, offset + CHUNK_CHARACTERS));
-    if (slices.due()) await slices.turn();
+  // The parts are decoded as they are taken (decode.ts): decoding an 8 MB answer at once was a pause of its own.
+  for (const text of parts) {
+    for (let offset = 0; offset < text.length; offset += CHUNK_CHARACTERS) {
+      session.write(text.slice(offset, offset + CHUNK_CHARACTERS));
+      if (slices.due()) await slices.turn();
+    }
   }
   return session.end();
 }

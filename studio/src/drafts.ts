@@ -20,11 +20,20 @@ export interface Drafts {
   unsaved(): string[];
   /** Called after every change; returns the stop. */
   watch(listener: () => void): () => void;
+  /** Where the cursor of the file's editor was last (an offset in its text). */
+  cursor(file: string): number | undefined;
+  setCursor(file: string, at: number): void;
+  /** Text to type at the file's cursor when its editor opens next (a field path clicked in a trace). */
+  insertLater(file: string, text: string): void;
+  /** The text waiting for the file's editor, taken (once). */
+  takeInsertion(file: string): string | undefined;
 }
 
 export function createDrafts(): Drafts {
   const drafts = new Map<string, Draft>();
   const listeners = new Set<() => void>();
+  const cursors = new Map<string, number>();
+  const insertions = new Map<string, string>();
   const changed = (file: string) => {
     const draft = drafts.get(file);
     return draft !== undefined && draft.text !== draft.saved;
@@ -41,6 +50,14 @@ export function createDrafts(): Drafts {
     watch(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    cursor: (file) => cursors.get(file),
+    setCursor: (file, at) => void cursors.set(file, at),
+    insertLater: (file, text) => void insertions.set(file, text),
+    takeInsertion(file) {
+      const text = insertions.get(file);
+      insertions.delete(file);
+      return text;
     },
   };
 }

@@ -39,7 +39,7 @@ function completeSetting(context: CompletionContext) {
 
 const BODY_PATH = /calls\.(\w+)\.body\.((?:\w+\.)*)(\w*)$/;
 
-/** `calls.<name>.body.` completed with the fields the ERP sent in the answers the test file recorded. */
+/** `calls.<name>.body.` completed with the fields the ERP sent in the answers the test file recorded and in the last Try. */
 function completeAnswerField(fields: () => Readonly<Record<string, readonly string[]>>) {
   return (context: CompletionContext) => {
     const found = context.matchBefore(BODY_PATH);
@@ -48,7 +48,7 @@ function completeAnswerField(fields: () => Readonly<Record<string, readonly stri
     const [, call, prefix, word] = parts;
     const next = new Set((fields()[call] ?? []).filter((path) => path.startsWith(prefix) && path.length > prefix.length).map((path) => path.slice(prefix.length).split('.')[0]));
     if (next.size === 0) return null;
-    return { from: context.pos - word.length, options: [...next].map((label) => ({ label, type: 'property', detail: `in ${call}'s recorded answers` })) };
+    return { from: context.pos - word.length, options: [...next].map((label) => ({ label, type: 'property', detail: `in ${call}'s answers (recorded, or the last Try)` })) };
   };
 }
 
@@ -95,7 +95,11 @@ interface EditorHelp {
   readonly answerFields: () => Readonly<Record<string, readonly string[]>>;
 }
 
-function createEditor(parent: HTMLElement, text: string, file: string, onIssues: (issues: Issue[]) => void, drafts: Drafts, help: EditorHelp): EditorView {
+/**
+ * An editor of `file`: a mapping (completion of its settings and of the ERP's fields, hover help) or
+ * its test file (`tests`: the test files' checks). Both are checked by the engine as they are typed.
+ */
+function createEditor(parent: HTMLElement, text: string, file: string, tests: boolean, onIssues: (issues: Issue[]) => void, drafts: Drafts, help: EditorHelp): EditorView {
   // The engine checks the text as it is typed: the same messages as validate, at their line.
   const engineLint = linter(async (view) => {
     const text = view.state.doc.toString();
@@ -110,11 +114,13 @@ function createEditor(parent: HTMLElement, text: string, file: string, onIssues:
     parent,
     state: EditorState.create({
       doc: text,
-      extensions: [lineNumbers(), highlightActiveLine(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap, ...searchKeymap]), search({ top: true }), highlightSelectionMatches(), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint, autocompletion({ override: [completeAnswerField(help.answerFields), completeSetting] }), hoverDocs(help.functions),
-        // Every edit is kept in the drafts at once: another page, or another file, and back finds it.
+      extensions: [lineNumbers(), highlightActiveLine(), history(), keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap, ...searchKeymap]), search({ top: true }), highlightSelectionMatches(), yaml(), syntaxHighlighting(defaultHighlightStyle), lintGutter(), engineLint,
+        ...(tests ? [] : [autocompletion({ override: [completeAnswerField(help.answerFields), completeSetting] }), hoverDocs(help.functions)]),
+        // Every edit is kept in the drafts at once: another page, or another file, and back finds it; the cursor too.
         EditorView.updateListener.of((update) => {
           if (update.docChanged) drafts.edit(file, update.state.doc.toString(), drafts.get(file)?.saved ?? text);
-        }), EditorView.contentAttributes.of({ 'aria-label': 'Mapping YAML' }), EditorView.cspNonce.of(styleNonce)],
+          if (update.docChanged || update.selectionSet) drafts.setCursor(file, update.state.selection.main.head);
+        }), EditorView.contentAttributes.of({ 'aria-label': tests ? 'Test file YAML' : 'Mapping YAML' }), EditorView.cspNonce.of(styleNonce)],
     }),
   });
 }
@@ -124,6 +130,14 @@ function goTo(view: EditorView, issue: Pick<Issue, 'line' | 'col'>): void {
   const line = view.state.doc.line(Math.min(Math.max(issue.line, 1), view.state.doc.lines));
   const pos = Math.min(line.from + Math.max(issue.col - 1, 0), line.to);
   view.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
+  view.focus();
+}
+
+/** A text waiting for this file's editor (a field clicked in a trace), typed where its cursor was last. */
+function insertAtCursor(view: EditorView, at: number | undefined, insertion: string | undefined): void {
+  if (insertion === undefined) return;
+  const pos = Math.min(at ?? 0, view.state.doc.length);
+  view.dispatch({ changes: { from: pos, insert: insertion }, selection: { anchor: pos + insertion.length }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
   view.focus();
 }
 
@@ -144,6 +158,8 @@ export function EditorPage() {
   // A link to a place (#/editor/<file>:<line>:<col>, from a trace or a test) opens that file there.
   const [place, setPlace] = useState<Place | undefined>(placeOf(location.hash));
   const [file, setFile] = useState(place?.file ?? '');
+  // The mapping, or the test file beside it.
+  const [tests, setTests] = useState(false);
   const [notice, setNotice] = useState<{ text: string; error?: boolean }>();
   const [issues, setIssues] = useState<Issue[]>([]);
   useEffect(() => {
@@ -162,6 +178,9 @@ export function EditorPage() {
     functions.current = new Map(answer.functions.map((help) => [help.name, help]));
   }), []);
   const chosen = file || mappings[0]?.file || '';
+  const testFile = mappings.find((mapping) => mapping.file === chosen)?.testFile ?? '';
+  // The file in the editor: the mapping, or its test file.
+  const target = tests && testFile ? testFile : chosen;
   const answerFields = useRef<Readonly<Record<string, readonly string[]>>>({});
   useEffect(() => {
     if (chosen) void api<{ calls: Record<string, string[]> }>('GET', `/answer-fields?file=${encodeURIComponent(chosen)}`).then((answer) => { answerFields.current = answer.calls; });
@@ -169,22 +188,24 @@ export function EditorPage() {
   // The file the editor shows now: a place is gone to once its file is in the editor.
   const [loaded, setLoaded] = useState('');
   useEffect(() => {
-    if (place && view.current && loaded === place.file) goTo(view.current, place);
+    if (place?.line !== undefined && view.current && loaded === place.file) goTo(view.current, place as Issue);
   }, [place, loaded]);
   useEffect(() => {
-    if (!chosen || !host.current) return;
+    if (!target || !host.current) return;
     let gone = false;
     const open = (text: string) => {
       if (gone || !host.current) return;
       view.current?.destroy();
-      view.current = createEditor(host.current, text, chosen, setIssues, drafts, { functions: () => functions.current, answerFields: () => answerFields.current });
-      setLoaded(chosen);
+      setIssues([]);
+      view.current = createEditor(host.current, text, target, target !== chosen, setIssues, drafts, { functions: () => functions.current, answerFields: () => answerFields.current });
+      insertAtCursor(view.current, drafts.cursor(target), drafts.takeInsertion(target));
+      setLoaded(target);
     };
     // Unsaved work of this file comes back as it was left; otherwise the file as it is now.
-    const draft = drafts.get(chosen);
-    if (draft && drafts.changed(chosen)) open(draft.text);
-    else void api<{ text: string }>('GET', `/source?file=${encodeURIComponent(chosen)}`).then((answer) => {
-      drafts.edit(chosen, answer.text, answer.text);
+    const draft = drafts.get(target);
+    if (draft && drafts.changed(target)) open(draft.text);
+    else void api<{ text: string }>('GET', `/source?file=${encodeURIComponent(target)}`).then((answer) => {
+      drafts.edit(target, answer.text, answer.text);
       open(answer.text);
     });
     return () => {
@@ -192,14 +213,16 @@ export function EditorPage() {
       view.current?.destroy();
       view.current = undefined;
     };
-  }, [chosen]);
+  }, [target]);
   const save = async () => {
     try {
       const text = view.current?.state.doc.toString() ?? '';
-      const answer = await api<{ loads: boolean; issues: Issue[] }>('PUT', '/source', { file: chosen, text });
-      drafts.edit(chosen, drafts.get(chosen)?.text ?? text, text);
+      const answer = await api<{ loads: boolean; issues: Issue[] }>('PUT', '/source', { file: target, text });
+      drafts.edit(target, drafts.get(target)?.text ?? text, text);
       const errors = answer.issues.filter((issue) => issue.severity === 'error');
-      setNotice(answer.loads ? { text: `saved ${chosen}; it loads and serves now` } : { text: `saved ${chosen}, but it does not load (${errors.length} error${errors.length === 1 ? '' : 's'}): the last good mapping keeps serving. ${errors[0]?.message ?? ''}`, error: true });
+      const problems = `${errors.length} error${errors.length === 1 ? '' : 's'}`;
+      if (target !== chosen) setNotice(answer.loads ? { text: `saved ${target}; Tests runs it` } : { text: `saved ${target}, but ${problems} keep cases from running. ${errors[0]?.text ?? ''}`, error: true });
+      else setNotice(answer.loads ? { text: `saved ${chosen}; it loads and serves now` } : { text: `saved ${chosen}, but it does not load (${problems}): the last good mapping keeps serving. ${errors[0]?.message ?? ''}`, error: true });
     } catch (error) {
       setNotice({ text: errorText(error), error: true });
     }
@@ -207,9 +230,16 @@ export function EditorPage() {
   return (
     <>
       <div class="toolbar">
-        <FilePicker mappings={mappings} value={chosen} onChange={setFile} />
-        <button type="button" disabled={!chosen} onClick={() => void save()}>Save</button>
-        {drafts.changed(chosen) && <span class="unsaved">unsaved changes: Try, Tests and the server use the saved text</span>}
+        <FilePicker mappings={mappings} value={chosen} onChange={(next) => { setFile(next); setTests(false); }} />
+        <label>
+          Edit{' '}
+          <select aria-label="Edit" value={tests ? 'tests' : 'mapping'} onChange={(event) => setTests((event.target as HTMLSelectElement).value === 'tests')}>
+            <option value="mapping">the mapping: {chosen}</option>
+            {testFile && <option value="tests">its tests: {testFile}{drafts.changed(testFile) ? ' (unsaved changes)' : ''}</option>}
+          </select>
+        </label>
+        <button type="button" disabled={!target} onClick={() => void save()}>Save</button>
+        {drafts.changed(target) && <span class="unsaved">unsaved changes: Try, Tests and the server use the saved text</span>}
       </div>
       <Notice text={notice?.text} error={notice?.error} />
       <div class="editor" ref={host} />

@@ -1,5 +1,36 @@
-import { useMappings } from './common';
-import type { MappingView } from './api';
+import { useState } from 'preact/hooks';
+import { api, canEdit, type MappingView } from './api';
+import { errorText, Notice, useMappings } from './common';
+
+/**
+ * A new mapping, as `adapter-engine init <name>` starts one: every contract route forwarding to the same
+ * path on the ERP, and its test file; written beside the studio's mappings (never over a file), served
+ * at once, and opened in the Editor.
+ */
+function NewMapping() {
+  const [name, setName] = useState('');
+  const [notice, setNotice] = useState<string>();
+  const start = async (event: Event) => {
+    event.preventDefault();
+    try {
+      const made = await api<{ file: string }>('POST', '/mappings', { name });
+      location.hash = `#/editor/${encodeURI(made.file)}`;
+    } catch (error) {
+      setNotice(errorText(error));
+    }
+  };
+  return (
+    <form class="toolbar" aria-label="New mapping" onSubmit={(event) => void start(event)}>
+      <label>
+        New mapping{' '}
+        <input value={name} placeholder="acme" title="letters, digits, - and _: it becomes the file name" onInput={(event) => setName((event.target as HTMLInputElement).value)} />
+      </label>
+      <button type="submit" disabled={name === ''}>Start it</button>
+      <small>writes &lt;name&gt;.yaml and &lt;name&gt;.test.yaml as <code>adapter-engine init</code> does: every route forwarded to the same path on the ERP</small>
+      <Notice text={notice} error />
+    </form>
+  );
+}
 
 function Mapping(props: { mapping: MappingView }) {
   const { mapping } = props;
@@ -52,5 +83,10 @@ function Mapping(props: { mapping: MappingView }) {
 
 export function MappingsPage() {
   const [mappings] = useMappings();
-  return <>{mappings.map((mapping) => <Mapping key={mapping.file} mapping={mapping} />)}</>;
+  return (
+    <>
+      {canEdit && <NewMapping />}
+      {mappings.map((mapping) => <Mapping key={mapping.file} mapping={mapping} />)}
+    </>
+  );
 }

@@ -6,14 +6,15 @@ const PLACE = /([\w./-]+\.ya?ml):(\d+)(?::(\d+))?/g;
 
 export interface Place {
   file: string;
-  line: number;
+  /** Absent: the file, with the cursor where it was (`#/editor/<file>`). */
+  line?: number;
   col: number;
 }
 
 /** The place an address asks the Editor to open, if any. */
 export function placeOf(hash: string): Place | undefined {
-  const found = /^#\/editor\/(.+\.ya?ml):(\d+)(?::(\d+))?$/.exec(decodeURI(hash));
-  return found ? { file: found[1], line: Number(found[2]), col: Number(found[3] ?? 1) } : undefined;
+  const found = /^#\/editor\/(.+\.ya?ml)(?::(\d+)(?::(\d+))?)?$/.exec(decodeURI(hash));
+  return found ? { file: found[1], line: found[2] === undefined ? undefined : Number(found[2]), col: Number(found[3] ?? 1) } : undefined;
 }
 
 export function SourceLinks(props: { text: string; files: readonly string[] }) {

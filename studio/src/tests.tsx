@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type Issue } from './api';
 import { errorText, FilePicker, Json, useMappings } from './common';
+import { useDrafts } from './drafts';
 import { SourceLinks } from './source-links';
 
 interface Mismatch {
@@ -23,12 +24,14 @@ function place(issue: Issue): string {
 
 export function TestsPage() {
   const [mappings] = useMappings();
+  const drafts = useDrafts();
   const [file, setFile] = useState('');
   const [result, setResult] = useState<FileResult>();
   // A run the studio refused (the mapping does not load as saved, no test file): a failure, with its problems.
   const [refused, setRefused] = useState<{ text: string; issues: Issue[] }>();
   const chosen = file || mappings[0]?.file || '';
   const files = mappings.map((mapping) => mapping.file);
+  const testFile = mappings.find((mapping) => mapping.file === chosen)?.testFile ?? '';
   const run = async () => {
     setRefused(undefined);
     setResult(undefined);
@@ -48,6 +51,7 @@ export function TestsPage() {
       <div class="toolbar">
         <FilePicker mappings={mappings} value={chosen} onChange={setFile} />
         <button type="button" disabled={!chosen} onClick={() => void run()}>Run tests</button>
+        {[chosen, testFile].filter((edited) => edited && drafts.changed(edited)).map((edited) => <p key={edited} class="notice">{edited} has unsaved changes in the Editor: this runs the saved text</p>)}
       </div>
       {refused && (
         <>

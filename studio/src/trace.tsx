@@ -40,8 +40,60 @@ function detail(step: Step): unknown {
   }
 }
 
-/** `files`: the mapping files, whose `file:line` in a step is a link to the Editor at that line. */
-export function Trace(props: { steps: readonly Step[]; files: readonly string[]; envelope?: Envelope; resultName?: string; failure?: { kind: string; message: string } }) {
+/** A list shows this many items; the fields of the others are those of the first ones, as a rule. */
+const SHOWN_ITEMS = 20;
+
+/**
+ * An answer's body with each field a button that hands its path (`calls.<name>.body.stock.onHand`) to
+ * `onField`; a list's items are read under the list's own path, as JSONata reads a path over a list.
+ */
+function FieldTree(props: { value: unknown; path: string; onField: (path: string) => void }) {
+  const { value, path, onField } = props;
+  if (Array.isArray(value)) {
+    return (
+      <ol class="fields" start={0}>
+        {value.slice(0, SHOWN_ITEMS).map((item, index) => <li key={index}><FieldTree value={item} path={path} onField={onField} /></li>)}
+        {value.length > SHOWN_ITEMS && <li>… {value.length - SHOWN_ITEMS} more</li>}
+      </ol>
+    );
+  }
+  if (typeof value !== 'object' || value === null) return <code>{JSON.stringify(value)}</code>;
+  return (
+    <ul class="fields">
+      {Object.entries(value).map(([key, child]) => {
+        const here = `${path}.${key}`;
+        return (
+          <li key={key}>
+            <button type="button" class="link field" title={`insert ${here} at the editor's cursor`} onClick={() => onField(here)}>{key}</button>: <FieldTree value={child} path={here} onField={onField} />
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** A call's answer: its headers, and its body with each field a button that inserts the field's path in the Editor. */
+function AnswerView(props: { step: Step; onField: (path: string) => void }) {
+  const s = props.step as Record<string, unknown>;
+  const call = String(s.call).replace(/\[\d+\]$/, '');
+  return (
+    <div class="answer" aria-label={`Answer of ${call}`}>
+      <Json value={{ headers: s.headers, ...(s.bodyError ? { bodyError: s.bodyError } : {}) }} />
+      {typeof s.body === 'object' && s.body !== null ? (
+        <>
+          <p class="hint">body: click a field to insert <code>calls.{call}.body.…</code> at the Editor's cursor</p>
+          <FieldTree value={s.body} path={`calls.${call}.body`} onField={props.onField} />
+        </>
+      ) : <Json value={s.body} />}
+    </div>
+  );
+}
+
+/**
+ * `files`: the mapping files, whose `file:line` in a step is a link to the Editor at that line;
+ * `onField`: given, an answer's fields are buttons that insert their path (Try a route).
+ */
+export function Trace(props: { steps: readonly Step[]; files: readonly string[]; envelope?: Envelope; resultName?: string; failure?: { kind: string; message: string }; onField?: (path: string) => void }) {
   return (
     <section class="trace" aria-label="Trace">
       <h3>Trace</h3>
@@ -65,7 +117,7 @@ export function Trace(props: { steps: readonly Step[]; files: readonly string[];
               {more === undefined ? <span><SourceLinks text={title(step)} files={props.files} /></span> : (
                 <details>
                   <summary><SourceLinks text={title(step)} files={props.files} /></summary>
-                  <Json value={more} />
+                  {props.onField && step.step === 'response' && !step.xml ? <AnswerView step={step} onField={props.onField} /> : <Json value={more} />}
                 </details>
               )}
             </li>

@@ -98,6 +98,11 @@ export function TryPage() {
       setNotice({ text: errorText(error), error: true });
     }
   };
+  // A field of an answer, clicked: its path is typed at the cursor of the mapping's editor, which opens.
+  const insertField = (path: string) => {
+    drafts.insertLater(chosen, path);
+    location.hash = `#/editor/${encodeURI(chosen)}`;
+  };
   const saveAsTest = async () => {
     if (!ran?.requestId) return;
     try {
@@ -134,7 +139,7 @@ export function TryPage() {
       {ran && (
         <>
           <p class="ran">{ran.operation} ({ran.route}), answers from {ran.source}</p>
-          <Trace files={mappings.map((mapping) => mapping.file)} steps={ran.steps} envelope={ran.envelope} resultName={ran.resultName} failure={ran.failure} />
+          <Trace files={mappings.map((mapping) => mapping.file)} steps={ran.steps} envelope={ran.envelope} resultName={ran.resultName} failure={ran.failure} onField={insertField} />
         </>
       )}
     </>

@@ -60,7 +60,7 @@ describe('adapter-engine init', () => {
     const existing = writeFile(path.join(dir, 'mappings'), 'acme.test.yaml', 'cases: []\n');
     const result = await runCli(['init', 'acme'], { cwd: dir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('mappings/acme.test.yaml exists already; init never overwrites a file');
+    expect(result.stderr).toContain('mappings/acme.test.yaml exists already; a new mapping never overwrites a file');
     expect(fs.existsSync(path.join(dir, 'mappings', 'acme.yaml'))).toBe(false);
     expect(fs.readFileSync(existing, 'utf8')).toBe('cases: []\n');
     expect(result.stdout + result.stderr).not.toMatch(STACK_LINE);

@@ -120,6 +120,11 @@ describe('adapter-engine outbox --admin', () => {
     // The store itself, as before: the same answers without the admin listener.
     const direct = await runCli(['outbox', 'list', '--state-dir', stateDir, '--status', 'delivered,dropped', '--json']);
     expect((JSON.parse(direct.stdout) as Listed[]).map((e) => [e.orderingKey, e.status])).toEqual([['SO-1', 'delivered'], ['SO-BAD', 'dropped']]);
+    // What happened lately first: SO-BAD was dropped after SO-1 was delivered.
+    const latest = await runCli(['outbox', 'list', '--admin', admin, '--status', 'delivered,dropped', '--order', 'settled', '--json']);
+    expect(latest.code, latest.stderr).toBe(0);
+    expect((JSON.parse(latest.stdout) as Listed[]).map((e) => [e.orderingKey, e.status])).toEqual([['SO-BAD', 'dropped'], ['SO-1', 'delivered']]);
+    expect((await runCli(['outbox', 'list', '--admin', admin, '--order', 'newest'])).stderr).toContain('--order takes accepted or settled; got newest');
   }, 90_000);
 
   it('with --workers, the primary answers /outbox from the store the workers share', async () => {

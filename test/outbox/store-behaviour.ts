@@ -329,6 +329,29 @@ export function describeStoreBehaviour(name: string, open: () => Promise<OutboxS
       expect((await store.list({ status: ['dead'] }))[0]).toMatchObject({ id: b.id, last: { error: 'refused' } });
     });
 
+    it('lists the latest settled first on order: settled, with when and what the ERP answered', async () => {
+      const [a, b, c, d, e] = await enqueueAll([
+        newEvent({ acceptedAt: T0, orderingKey: 'k1' }),
+        newEvent({ acceptedAt: T0 + 10, orderingKey: 'k2' }),
+        newEvent({ acceptedAt: T0 + 20, orderingKey: 'k3' }),
+        newEvent({ acceptedAt: T0 + 30, orderingKey: 'k4' }),
+        newEvent({ acceptedAt: T0 + 40, orderingKey: 'k5' }),
+      ]);
+      await claim(T0 + 100);
+      // Settled in another order than accepted: c first, then a, then b; d refused; e still pending.
+      await store.delivered(c.id, 'w1', T0 + 101, { error: '', call: 'placement', status: 201, body: '{"id":3}' });
+      await store.delivered(a.id, 'w1', T0 + 103, { error: '', call: 'placement', status: 200, body: '{"id":1}' });
+      await store.refused(d.id, 'w1', T0 + 104, { error: 'refused', status: 422, body: 'no' });
+      await store.delivered(b.id, 'w1', T0 + 105);
+      expect(ids(await store.list({ status: ['delivered'], order: 'settled' }))).toEqual(ids([b, a, c]));
+      expect(ids(await store.list({ status: ['delivered'], order: 'accepted' }))).toEqual(ids([a, b, c]));
+      expect(ids(await store.list({ order: 'settled' }))).toEqual(ids([b, d, a, c, e]));
+      expect(ids(await store.list({ status: ['delivered', 'refused'], order: 'settled', limit: 2 }))).toEqual(ids([b, d]));
+      const [latest] = await store.list({ status: ['delivered'], order: 'settled', limit: 1, mapping: 'm1' });
+      expect(latest).toMatchObject({ id: b.id, status: 'delivered', attempts: 1, settledAt: T0 + 105 });
+      expect((await store.list({ status: ['delivered'], order: 'settled' }))[1]).toMatchObject({ id: a.id, settledAt: T0 + 103, last: { call: 'placement', status: 200, body: '{"id":1}' } });
+    });
+
     it('list returns at most 100 events by default', async () => {
       await enqueueAll(Array.from({ length: 105 }, (_, i) => newEvent({ orderingKey: `k${i}` })));
       const listed = await store.list({});

@@ -196,6 +196,10 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
       await page.getByRole('button', { name: 'Refresh' }).click();
       return page.locator('main').textContent();
     }).toContain('nothing waits: every event was delivered');
+    // Delivered events too, the latest first: when, and what the ERP answered.
+    await page.getByLabel('Status').selectOption('delivered');
+    await poll(() => page.getByRole('table', { name: 'Events' }).locator('tbody tr', { hasText: 'ConfirmPutWallPlacement' }).textContent()).toMatch(/delivered2.*201 placement/);
+    await shoot('outbox-delivered');
   });
 
   it('runs an operation on the answers recorded in the test file, sending nothing', async () => {
@@ -206,6 +210,32 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
     expect(run.source).toMatch(/^recorded answers of ".+" \(mappings\/example\.test\.yaml:\d+\)$/);
     expect(run.steps.filter((step) => step.step === 'response').map((step) => step.source)).toEqual(['recorded']);
     expect(run.resultName).toBe('Succeed');
+  });
+
+  it('edits the test file beside the mapping, and puts a field of the ERP\'s answer to a Try into the mapping with a click', async () => {
+    await go('Editor');
+    await page.getByLabel('Edit', { exact: true }).selectOption('tests');
+    await poll(() => page.locator('.cm-content').getAttribute('aria-label')).toBe('Test file YAML');
+    await poll(() => page.locator('.cm-content').textContent()).toContain('cases:');
+    await shoot('test-file');
+    await page.getByLabel('Edit', { exact: true }).selectOption('mapping');
+    await poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
+    await go('Try a route');
+    await page.getByLabel('Operation').selectOption('GetWorkOrderByCode');
+    await page.getByLabel('Code', { exact: true }).fill('SO-1001');
+    await page.getByRole('button', { name: 'Run' }).click();
+    const trace = page.getByRole('region', { name: 'Trace' });
+    await trace.locator('summary', { hasText: /^← order: 200/ }).click();
+    const field = trace.getByLabel('Answer of order').getByRole('button').first();
+    const path = (await field.getAttribute('title'))?.replace(/^insert (\S+) at the editor's cursor$/, '$1');
+    expect(path).toMatch(/^calls\.order\.body\.\w+$/);
+    await field.scrollIntoViewIfNeeded();
+    await shoot('try-fields');
+    await field.click();
+    await poll(() => page.locator('main').getAttribute('aria-label')).toBe('Editor');
+    await poll(() => page.locator('.cm-content').textContent()).toContain(path);
+    await setEditorText(original);
+    await poll(() => page.locator('.toolbar .unsaved').count()).toBe(0);
   });
 
   it('every page is reached from the keyboard, and every control on it has a name a screen reader says', async () => {
