@@ -378,7 +378,7 @@ export function cappedEntry(entry: JournalEntry): JournalEntry {
 }
 
 /** The drift marks an entry keeps (about 100 characters each); the rest are counted (driftNotKept). */
-export const DRIFT_MARKS_KEPT = 20;
+const DRIFT_MARKS_KEPT = 20;
 
 /** What stands for a body whose text the entry already holds at `place`. */
 function sameAs(place: Place): Truncated {
