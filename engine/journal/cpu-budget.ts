@@ -14,12 +14,13 @@ export interface CpuBudget {
 }
 
 /**
- * The default share of one CPU: a server busy on a CPU of its own spends at most 2% of it on keeping
- * successes, a few percent of a request when its load generator and ERP share the machine (the bench);
- * issue 41 allows 10%, the rest is the trace each request records. 2% of a CPU keeps about 200 small
- * requests a second in full, or 7 lists of 500 orders.
+ * The default share of one CPU: 1%. What a kept request costs besides the work measured here (the GC
+ * of its text, about a quarter more), the burst after each pause and the trace every request records
+ * (a few µs) come on top; together they stay under issue 41's 10% of a request on a server that shares
+ * its two cores with its load (the bench). 1% of a CPU keeps about 100 small requests a second in
+ * full, or 3 lists of 500 orders.
  */
-export const DEFAULT_JOURNAL_CPU_SHARE = 0.02;
+export const DEFAULT_JOURNAL_CPU_SHARE = 0.01;
 
 /** CPU time (ms) a quiet journal may spend at once: a burst of large requests after a pause (about 15 lists of 500 orders) is kept whole. */
 const BURST_MS = 50;
