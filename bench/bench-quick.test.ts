@@ -100,6 +100,11 @@ describe('npm run bench -- --quick', () => {
     }
   });
 
+  it('measures each integrator mapping of the corpus: its compiled share and its time against its twin', () => {
+    const ids = report.rows.map((row) => row.id);
+    for (const name of ['odoo', 'nav', 'rest']) for (const id of [`integrator.${name}.compiledShare`, `integrator.${name}.transformRatio`]) expect(ids).toContain(id);
+  });
+
   it('compares with the earlier result and names what changed', () => {
     expect(result.stdout).toContain(`compared with ${previousFile}`);
     expect(result.stdout).toMatch(/worse : 4 start-up, 1 mapping file to first answer engine 1\.00 ms → /);

@@ -5,6 +5,7 @@ import { PROJECT_ROOT } from '../engine/paths';
 import type { CaseContext, CaseResult } from './cases/context';
 import { exportValuesCase } from './cases/export-values';
 import { fileIntakeCase } from './cases/file-intake';
+import { integratorMappingsCase } from './cases/integrator-mappings';
 import { latencyCase } from './cases/latency';
 import { manyMappingsCase } from './cases/many-mappings';
 import { outboxCase } from './cases/outbox';
@@ -21,7 +22,7 @@ import { busyWarnings, compareReports, describeMachine, formatTable, type BenchR
  * The engine against the hand-written baseline, case by case, in one run; see docs/performance.md.
  */
 
-const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5,6,7,8,9,10] [--profile DIR]';
+const USAGE = 'usage: npm run bench -- [--quick] [--json FILE] [--compare FILE] [--only 1,2,3,4,5,6,7,8,9,10,11] [--profile DIR]';
 
 const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   1: throughputCase,
@@ -34,6 +35,7 @@ const CASES: Record<string, (context: CaseContext) => Promise<CaseResult>> = {
   8: manyMappingsCase,
   9: replicasCase,
   10: shadowCase,
+  11: integratorMappingsCase,
 };
 
 async function main(): Promise<number> {

@@ -57,6 +57,23 @@ function sequenceOf(focus: Focus, value: unknown): unknown[] {
   return sequence;
 }
 
+/**
+ * JSONata's comparison of two order-by keys (evaluateSortExpression): a missing key sorts last whatever
+ * the direction; keys must be texts or numbers (else T2008) of one kind (else T2007). -1 keeps a before b.
+ * The interpreter's order-by and the compiled one (fast-path/paths.ts) both compare with it.
+ */
+export function compareSortKeys(aa: unknown, bb: unknown, descending: boolean): -1 | 0 | 1 | 'T2007' | 'T2008' {
+  const atype = typeof aa;
+  const btype = typeof bb;
+  if (atype === 'undefined') return btype === 'undefined' ? 0 : 1;
+  if (btype === 'undefined') return -1;
+  if (!(atype === 'string' || atype === 'number') || !(btype === 'string' || btype === 'number')) return 'T2008';
+  if (atype !== btype) return 'T2007';
+  if (aa === bb) return 0;
+  const order = (aa as number | string) < (bb as number | string) ? -1 : 1;
+  return descending ? (-order as -1 | 1) : order;
+}
+
 async function orderBy(this: Focus & { readonly environment?: Environment }, list: unknown, directions: string, position: number): Promise<unknown> {
   if (list === undefined) return undefined;
   const environment = this.environment as Environment;
@@ -72,23 +89,10 @@ async function orderBy(this: Focus & { readonly environment?: Environment }, lis
     for (let index = 0; comp === 0 && index < terms.length; index++) {
       const aa = await key(terms[index], a);
       const bb = await key(terms[index], b);
-      const atype = typeof aa;
-      const btype = typeof bb;
-      if (atype === 'undefined') {
-        comp = btype === 'undefined' ? 0 : 1;
-        continue;
-      }
-      if (btype === 'undefined') {
-        comp = -1;
-        continue;
-      }
-      if (!(atype === 'string' || atype === 'number') || !(btype === 'string' || btype === 'number')) {
-        throw { code: 'T2008', stack: new Error().stack, position, value: !(atype === 'string' || atype === 'number') ? aa : bb };
-      }
-      if (atype !== btype) throw { code: 'T2007', stack: new Error().stack, position, value: aa, value2: bb };
-      if (aa === bb) continue;
-      comp = (aa as number | string) < (bb as number | string) ? -1 : 1;
-      if (directions[index] === 'd') comp = -comp;
+      const compared = compareSortKeys(aa, bb, directions[index] === 'd');
+      if (compared === 'T2008') throw { code: 'T2008', stack: new Error().stack, position, value: typeof aa === 'string' || typeof aa === 'number' ? bb : aa };
+      if (compared === 'T2007') throw { code: 'T2007', stack: new Error().stack, position, value: aa, value2: bb };
+      comp = compared;
     }
     return comp === 1;
   };

@@ -1,6 +1,7 @@
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { compileExpression, UnsupportedRegexError } from './compile';
+import { requiredStart } from './regex';
 
 /** The same expression on JavaScript's RegExp (JSONata's default), for comparison. */
 async function withJavaScriptRegex(source: string, input: unknown): Promise<unknown> {
@@ -22,8 +23,16 @@ describe('regular expressions run on RE2 (linear time)', () => {
     "$match(s, /(?<year>\\d{4})-(?<month>\\d{2})/)",
     "$match(s, /^line/m)",
     "$match(s, /b+/)",
+    // A leading literal run every match must start with (LinearRegex skips RE2 for a text without it).
+    "$match(s, /SO-(\\d+)/)",
+    "$match(s, /SO-?\\d+/)",
+    "$contains(s, /ab+c/)",
+    "$match(s, /de|ab/)",
+    "$match(s, /DEF/i)",
+    "$replace(s, /c@/, '#')",
+    "$split(s, /, /)",
   ];
-  const TEXTS = ['delivered 30.11.2026 and 01.12.2026', 'SO-12345', 'a@b c@d', 'x, y;z ,  w', 'ABC def', 'ba', 'line1\nline2', '😀😀abbb', ''];
+  const TEXTS = ['delivered 30.11.2026 and 01.12.2026', 'SO-12345', 'SO12 and SO-7', 'a@b c@d', 'x, y;z ,  w', 'ABC def', 'ba', 'abbbc abc', 'line1\nline2', '😀😀abbb', ''];
 
   it('gives what JavaScript regular expressions give for the patterns mappings use', async () => {
     for (const source of SAME) {
@@ -34,6 +43,16 @@ describe('regular expressions run on RE2 (linear time)', () => {
         expect(actual, `${source} on ${JSON.stringify(s)}`).toEqual(expected);
       }
     }
+  });
+
+  it('names the text every match starts with only where it is required', () => {
+    expect(requiredStart(/LOT-([A-Z]\d{4})/g)).toBe('LOT-');
+    expect(requiredStart(/SO-?\d+/g)).toBe('SO');
+    expect(requiredStart(/abc+d/g)).toBe('ab');
+    expect(requiredStart(/de|ab/g)).toBeUndefined();
+    expect(requiredStart(/DEF/gi)).toBeUndefined();
+    expect(requiredStart(/^SO/g)).toBeUndefined();
+    expect(requiredStart(/\d{4}/g)).toBeUndefined();
   });
 
   it('a pattern that backtracks exponentially in JavaScript answers at once', async () => {

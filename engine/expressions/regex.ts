@@ -70,22 +70,39 @@ function compile(pattern: RegExp): RE2JS | UnsupportedRegexReason {
 /** What JSONata reads of `exec`'s answer: the match, its groups, where it starts. */
 type ExecAnswer = string[] & { index: number; input: string };
 
+/**
+ * Text every match must contain, starting at the match: the pattern's leading run of plain characters
+ * (`LOT-` of `/LOT-([A-Z]\d{4})/`), without its last one when a quantifier follows it. None when the
+ * pattern has an alternative anywhere (`/LOT|SER/` needs neither), ignores case, or the run is short.
+ */
+export function requiredStart(pattern: RegExp): string | undefined {
+  if (pattern.flags.includes('i') || pattern.source.includes('|')) return undefined;
+  const run = /^[A-Za-z0-9 _\-:@#,;=<>"'%&~]+/.exec(pattern.source)?.[0] ?? '';
+  const next = pattern.source[run.length];
+  const text = next === '?' || next === '*' || next === '+' || next === '{' ? run.slice(0, -1) : run;
+  return text.length >= 2 ? text : undefined;
+}
+
 export class LinearRegex {
   lastIndex = 0;
   private readonly program: RE2JS;
+  /** A text without it has no match: RE2's matcher is not started (most texts a mapping tests have none). */
+  private readonly start: string | undefined;
 
   constructor(pattern: RegExp | string) {
     // JSONata always passes the RegExp of the literal; a string would come from a caller outside JSONata.
-    const program = compile(typeof pattern === 'string' ? new RegExp(pattern, 'g') : pattern);
+    const regex = typeof pattern === 'string' ? new RegExp(pattern, 'g') : pattern;
+    const program = compile(regex);
     // Only reachable through $eval (text known at request time): the expression's own literals were checked at load.
     if (program instanceof UnsupportedRegexReason) throw new Error(program.message);
     this.program = program;
+    this.start = requiredStart(regex);
   }
 
   /** RegExp.prototype.exec with the `g` flag: from lastIndex, which moves to the end of the match. */
   exec(text: string): ExecAnswer | null {
     const from = this.lastIndex;
-    if (from > text.length) {
+    if (from > text.length || (this.start !== undefined && text.indexOf(this.start, from) < 0)) {
       this.lastIndex = 0;
       return null;
     }

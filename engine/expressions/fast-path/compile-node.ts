@@ -1,4 +1,5 @@
 import { builtinFunction, lookupVariable, readVariable } from './builtins';
+import { filterJoinOf, filterJoinShape, filterJoined } from './joins';
 import { compileGeneral, needsGeneral } from './language';
 import { binary, boolize } from './operators';
 import {
@@ -149,6 +150,9 @@ function compileCall(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
     // A built-in or helper: found, and checked for an async implementation, at the first call.
     const site = new CallSiteSignature();
     let builtin: JsonataFunction | undefined;
+    // `$filter(list, function($v) { $v.key = $o.id })`: through an index, as `list[key = $o.id]` (joins.ts).
+    const shape = filterJoinShape(node, lambdaNames);
+    const join = shape && filterJoinOf(shape, (child) => compileNode(child, lambdaNames));
     return (input, frame, run) => {
       if (builtin === undefined) {
         const found = builtinFunction(name);
@@ -156,7 +160,13 @@ function compileCall(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
         builtin = found;
       }
       const values = new Array<unknown>(args.length);
-      for (let index = 0; index < args.length; index++) values[index] = functionArgument(run, args[index](input, frame, run));
+      for (let index = 0; index < args.length; index++) {
+        values[index] = functionArgument(run, args[index](input, frame, run));
+        if (index === 0 && shape && join) {
+          const joined = filterJoined(join, shape, values[0], frame, run, createSequence(run));
+          if (joined) return finish(joined, false);
+        }
+      }
       return finish(applyBuiltin(run, builtin, values, input, site), false);
     };
   }

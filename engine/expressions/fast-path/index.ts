@@ -1,13 +1,14 @@
 import { generateEvaluator } from './codegen';
 import { compileNode } from './compile-node';
-import { ASYNC_FALLBACK, FALLBACK, Frame, createSequence, fastFunctionsReady, guardedPushFor, isFunctionValue, isSequence, type Run } from './runtime';
+import { ASYNC_FALLBACK, FALLBACK, Frame, createSequence, fastFunctionsReady, guardedPushFor, isAsyncImplementation, isFunctionValue, isSequence, type Run } from './runtime';
 import { checkSubset, treeDepth, type AstNode } from './subset';
 
 /**
  * A synchronous evaluator for expressions in the subset the mappings use (see subset.ts), built from the
  * same tree the interpreter evaluates. It answers `undefined` whenever the interpreter must run instead:
- * before the built-ins are fetched, for a binding that would hide a function, and for anything that
- * would be an error (the interpreter's rerun then gives its own error, message and code included).
+ * before the built-ins are fetched, for a binding that would hide a function (or is a function value other
+ * than the engine's own JavaScript), and for anything that would be an error (the interpreter's rerun then
+ * gives its own error, message and code included).
  */
 export interface FastPath {
   evaluate(input: unknown, bindings: Record<string, unknown>): { value: unknown } | undefined;
@@ -84,7 +85,14 @@ export function buildFastPath(
     const top = new Frame(base);
     for (const name of Object.keys(bindings)) {
       const value = bindings[name];
-      if (hidden(name) || isFunctionValue(value)) return undefined;
+      if (hidden(name)) return undefined;
+      if (isFunctionValue(value)) {
+        // A JavaScript function the engine binds (`$secret`) is called as the interpreter calls it (apply's
+        // plain-function branch, which hands a promise to the interpreter); a JSONata function value made
+        // elsewhere, or an async function, is the interpreter's.
+        if (typeof value !== 'function' || (value as { _jsonata_function?: unknown })._jsonata_function === true || isAsyncImplementation(value)) return undefined;
+        run.functionsMade = true;
+      }
       top.vars[name] = value;
     }
     top.vars.$ = input;

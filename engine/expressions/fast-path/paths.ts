@@ -1,3 +1,4 @@
+import { compareSortKeys } from '../order-by';
 import { mergeSort } from './higher-order';
 import { joinOf, joinedItems, type Join } from './joins';
 import { FALLBACK, Frame, append, checkClock, createSequence, isSequence, toBoolean, type Run, type Sequence } from './runtime';
@@ -121,23 +122,9 @@ export function evaluateSort(sort: SortTerms, input: unknown[], frame: Frame, ru
     let comp = 0;
     for (let index = 0; comp === 0 && index < sort.terms.length; index++) {
       const term = sort.terms[index];
-      const aa = keyOf(a, term.key);
-      const bb = keyOf(b, term.key);
-      const atype = typeof aa;
-      const btype = typeof bb;
-      if (atype === 'undefined') {
-        comp = btype === 'undefined' ? 0 : 1;
-        continue;
-      }
-      if (btype === 'undefined') {
-        comp = -1;
-        continue;
-      }
-      if (!(atype === 'string' || atype === 'number') || !(btype === 'string' || btype === 'number')) throw FALLBACK; // T2008
-      if (atype !== btype) throw FALLBACK; // T2007
-      if (aa === bb) continue;
-      comp = (aa as number) < (bb as number) ? -1 : 1;
-      if (term.descending) comp = -comp;
+      const compared = compareSortKeys(keyOf(a, term.key), keyOf(b, term.key), term.descending);
+      if (typeof compared === 'string') throw FALLBACK; // T2007, T2008: the interpreter raises them
+      comp = compared;
     }
     return comp === 1;
   };

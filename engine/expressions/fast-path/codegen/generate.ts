@@ -1,6 +1,7 @@
+import { filterJoinShape } from '../joins';
 import { needsGeneral } from '../language';
 import { CALL_DEPTH } from '../runtime';
-import { treeDepth, type AstNode } from '../subset';
+import { isEvalCall, treeDepth, type AstNode } from '../subset';
 import { fieldRead, numberLiteral, plainLiteral, textLiteral } from './literals';
 import { arrayFunction, blockFunction, objectFunction, pathFunction } from './structures';
 import type { Unit, Writer } from './unit';
@@ -12,6 +13,8 @@ import type { Unit, Writer } from './unit';
  * (compile-node.ts) does for the node, with the same helpers.
  */
 function expression(node: AstNode, unit: Unit, input = 'input'): string {
+  if (isWrittenApply(node)) return applyExpression(node, unit, input);
+  if (isWrittenLambda(node)) return lambdaExpression(node, unit, input);
   // What this generator does not write itself yet runs as the node's closure (compile-node.ts, language.ts).
   if (needsGeneral(node)) return `${unit.closure(node, closureWhy(node))}(${input}, frame, run)`;
   const nodeFunction = functionOf(node, unit);
@@ -45,6 +48,7 @@ const WRITER: Writer = { expression, functionFor };
 
 /** The nodes written as functions of their own; undefined for those written as expressions. */
 function functionOf(node: AstNode, unit: Unit): string | undefined {
+  if (isWrittenApply(node) || isWrittenLambda(node)) return undefined;
   if (needsGeneral(node)) return unit.closure(node, closureWhy(node));
   switch (node.type) {
     case 'path': return pathFunction(node, unit, WRITER);
@@ -80,6 +84,45 @@ function tailCallFunction(node: AstNode, unit: Unit): string {
   });
 }
 
+/**
+ * `lhs ~> $f(args)` with `$f` a name: the call with the left side as its first argument, as language.ts's
+ * applyValue (callValue) makes it. The left side is handed over as it is (not wrapped as a function
+ * argument), the others as functionArgument wraps them; the function is read as a variable (a built-in
+ * when nothing binds the name). Any other `~>` (a function value on the right, a call of a path) stays a
+ * closure. Written so, the left side (a whole list's transform, often) is generated code, not closures.
+ */
+function isWrittenApply(node: AstNode): boolean {
+  if (node.type !== 'apply' || node.predicate !== undefined || node.group !== undefined || node.keepArray !== undefined) return false;
+  const rhs = node.rhs as AstNode;
+  return rhs.type === 'function' && (rhs.procedure as AstNode).type === 'variable' && !isEvalCall(rhs) && rhs.predicate === undefined && rhs.group === undefined && rhs.keepArray === undefined;
+}
+
+function applyExpression(node: AstNode, unit: Unit, input: string): string {
+  const call = node.rhs as AstNode;
+  const left = expression(node.lhs as AstNode, unit, input);
+  const procedure = `readVariable(run, frame, ${textLiteral((call.procedure as AstNode).value as string)})`;
+  // The arguments are written inside the function below, whose parameter is `input`.
+  const args = (call.arguments as AstNode[]).map((arg) => `functionArgument(run, ${expression(arg, unit)})`);
+  // The order of evaluateApplyExpression and evaluateFunction: the left side, the function, its arguments.
+  const name = unit.name('x');
+  unit.lines.push(`function ${name}(left, procedure, input, frame, run) { return finish(apply(run, procedure, [left, ${args.join(', ')}], input), false); }`);
+  return `${name}(${left}, ${procedure}, ${input}, frame, run)`;
+}
+
+/** `function($a, $b) { ... }` as a value (an argument of $map, $reduce, $sort...): not a tail call's thunk. */
+function isWrittenLambda(node: AstNode): boolean {
+  return node.type === 'lambda' && node.thunk !== true && node.predicate === undefined && node.group === undefined && node.keepArray === undefined;
+}
+
+/** The lambda as language.ts's lambdaValue makes it, its body generated as a bound function's is (bindExpression). */
+function lambdaExpression(node: AstNode, unit: Unit, input: string): string {
+  const params = (node.arguments as AstNode[]).map((param) => textLiteral(param.value as string));
+  const signature = node.signature === undefined ? 'undefined' : unit.constant(node.signature);
+  const body = functionFor(node.body as AstNode, unit);
+  const cost = treeDepth(node.body as AstNode) + CALL_DEPTH;
+  return `((run.functionsMade = true), new FastLambda([${params.join(', ')}], ${signature}, ${body}, ${input}, frame, ${cost}))`;
+}
+
 function binaryExpression(node: AstNode, unit: Unit, input: string): string {
   const op = node.value as string;
   const lhs = expression(node.lhs as AstNode, unit, input);
@@ -103,6 +146,8 @@ function bindExpression(node: AstNode, unit: Unit, input: string): string {
 }
 
 function callExpression(node: AstNode, unit: Unit, input: string): string {
+  // `$filter(list, function($v) { $v.key = $o.id })` is a join: the closure answers it through an index (joins.ts).
+  if (filterJoinShape(node, unit.lambdaNames)) return `${unit.closure(node, 'a $filter join')}(${input}, frame, run)`;
   const name = (node.procedure as AstNode).value as string;
   // A function value passed on is wrapped as the interpreter wraps it (runtime.ts's functionArgument).
   const args = `[${(node.arguments as AstNode[]).map((arg) => `functionArgument(run, ${expression(arg, unit, input)})`).join(', ')}]`;
