@@ -56,13 +56,15 @@ function standIn(code: number, serial: number): { value: unknown; distinct: bool
     case 4: return { value: undefined, distinct: false };
     case 5: return { value: null, distinct: false };
     case 6: return { value: [], distinct: true };
+    // A function argument ($map's, $sort's, $reduce's): JSONata's getSymbol gives 'f' for any JavaScript function.
+    case 7: return { value: () => serial, distinct: true };
     default: return { value: {}, distinct: true };
   }
 }
 
 function learn(signature: Signature, codes: readonly number[], contextCode: number): Plan {
-  // Functions never reach arguments in the fast path's subset; two booleans would be two equal stand-ins.
-  if (codes.includes(7) || contextCode === 7) return 'validate';
+  // A function as the context is left to validate; two booleans would be two equal stand-ins.
+  if (contextCode === 7) return 'validate';
   if ([...codes, contextCode].filter((code) => code === 3).length > 1) return 'validate';
   const args = codes.map((code, index) => standIn(code, index));
   const context = standIn(contextCode, codes.length);
