@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { Option, type Command } from 'commander';
 import { ROUTES } from '../contract/routes';
+import { DEFAULT_JOURNAL_CPU_SHARE } from '../journal/cpu-budget';
 import { DEFAULT_JOURNAL_SIZE } from '../journal/journal';
 import { EXIT_CODES } from '../errors';
 import { createLogger, LOG_LEVELS } from '../log';
@@ -34,6 +35,7 @@ interface ServeOptions {
   workers: string;
   stateDir?: string;
   journalSize?: string;
+  journalMaxCpuShare?: string;
   shadowMaxCpuShare?: string;
   exampleErp?: boolean;
   env?: Record<string, string>;
@@ -107,6 +109,9 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
   const journalSizeText = options.journalSize ?? process.env.JOURNAL_SIZE ?? String(DEFAULT_JOURNAL_SIZE);
   const journalSize = Number(journalSizeText);
   if (!Number.isInteger(journalSize) || journalSize < 0 || journalSize > 1_000_000) usageError(`--journal-size must be a whole number from 0 to 1000000, got "${journalSizeText}"`);
+  const journalShareText = options.journalMaxCpuShare ?? process.env.JOURNAL_MAX_CPU_SHARE ?? String(DEFAULT_JOURNAL_CPU_SHARE);
+  const journalMaxCpuShare = Number(journalShareText);
+  if (!(journalMaxCpuShare >= 0 && journalMaxCpuShare <= 1)) usageError(`--journal-max-cpu-share must be a number from 0 to 1, got "${journalShareText}"`);
   const shadowShareText = options.shadowMaxCpuShare ?? process.env.SHADOW_MAX_CPU_SHARE ?? String(DEFAULT_SHADOW_CPU_SHARE);
   const shadowMaxCpuShare = Number(shadowShareText);
   if (!(shadowMaxCpuShare >= 0 && shadowMaxCpuShare <= 1)) usageError(`--shadow-max-cpu-share must be a number from 0 to 1, got "${shadowShareText}"`);
@@ -155,7 +160,7 @@ async function serve(paths: string[], options: ServeOptions): Promise<number> {
     if (workers > 1 && !worker) announce('info', { workers }, `starting ${workers} worker processes, each serving the port`);
     const stateDir = stateDirOf(options.stateDir);
     const outbox = { stateDir, databaseUrl: process.env.DATABASE_URL || undefined, explicit: stateDir !== DEFAULT_STATE_DIR || Boolean(process.env.DATABASE_URL) };
-    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, shadowMaxCpuShare, log, secrets, announce, listening: (bound) => {
+    const settings: ServeSettings = { source, initial, prefixed, port, host: options.host, tls, admin, watch: options.watch === true, shutdownTimeoutMs, outbox, journalSize, journalMaxCpuShare, shadowMaxCpuShare, log, secrets, announce, listening: (bound) => {
       engineUrl = boundUrl(bound, tls !== undefined);
       const pushesTo = `${engineUrl}${prefixed ? '/<mapping>/push' : '/push'}`;
       if (erp.url) announce('info', { url: erp.url, pushesTo }, `example ERP listening on ${erp.url} (it pushes to ${pushesTo}${prefixed ? ', to the mapping that has the push endpoint' : ''})`);
@@ -211,6 +216,7 @@ export function registerServe(program: Command, run: (work: Promise<number>) => 
     .option('--shutdown-timeout <ms>', 'on SIGTERM/SIGINT, longest wait for requests in flight, in milliseconds', '25000')
     .option('--state-dir <dir>', 'where outbox events are kept (SQLite) when DATABASE_URL is not set (default: env ADAPTER_STATE_DIR, else .adapter-state)')
     .option('--journal-size <n>', `requests the journal keeps per mapping (admin /requests, adapter-engine requests); 0 keeps none. Kept in memory, and in the state store when the server has one (default: env JOURNAL_SIZE, else ${DEFAULT_JOURNAL_SIZE})`)
+    .option('--journal-max-cpu-share <share>', `share of a CPU the journal may spend keeping successful requests in full, 0 to 1: past it, under load, successes are not kept (failures always are); 1 keeps every request (default: env JOURNAL_MAX_CPU_SHARE, else ${DEFAULT_JOURNAL_CPU_SHARE})`)
     .option('--shadow-max-cpu-share <share>', `shadow candidates (mapping files in shadow/ beside the served ones) run in a thread of their own, between live requests, while the live requests' thread uses less than this share of a CPU, 0 to 1 (default: env SHADOW_MAX_CPU_SHARE, else ${DEFAULT_SHADOW_CPU_SHARE})`)
     .option('--no-codegen', 'run expressions on the closure fast path instead of compiling each to a JavaScript function (same answers; see docs/expressions-compiled.md)')
     .option('--pid-file <file>', 'write the process id to this file (for kill -HUP "$(cat <file>)" to reload); removed when serve ends')

@@ -25,6 +25,8 @@ export function createKeeper(journal: Journal, mask: Masker): Keep {
       rulesMatched: steps.flatMap((step) => (step.step === 'rule' && step.matched ? [{ call: step.call, when: step.when, result: step.result, at: step.at }] : [])),
       durationMs: Math.round(durationMs * 10) / 10,
     };
+    // A success past the journal's CPU budget is not kept; its entry still carries the request's trace
+    // to what runs after the answer (a shadow candidate replays the ERP's answers from it).
     journal.add(entry, mask);
     return entry;
   };

@@ -69,7 +69,10 @@ export interface EngineAnswer {
   readonly delivery?: { readonly verdict: Verdict['kind']; readonly message?: string };
   /** Every step of a contract request or a push, unmasked (mask with maskSteps before showing); with `trace` or a journal. */
   readonly steps?: readonly TraceStep[];
-  /** The journal's entry of this request (unmasked); undefined when the journal keeps none. */
+  /**
+   * The journal's entry of this request (unmasked); undefined when the journal keeps none. A success
+   * past the journal's CPU budget has one that the journal did not keep (journal.ts).
+   */
   readonly entry?: JournalEntry;
   readonly durationMs: number;
 }

@@ -51,6 +51,8 @@ export interface JournalEntry {
    * every recording had that is missing, a value of another type, a list that became an object.
    */
   readonly drift?: readonly { readonly call: string; readonly kind: string; readonly path: string; readonly expected: string; readonly got: string }[];
+  /** Drift marks of the request past the first DRIFT_MARKS_KEPT, counted: a list of 500 orders can depart at each. */
+  readonly driftNotKept?: number;
   /** A shadow candidate's run (journal entries under the mapping `<name>~shadow`): the live request it ran on and how its answer differs. */
   readonly shadow?: ShadowRun;
   /**
@@ -253,7 +255,37 @@ function deepStart(value: unknown, limit: number): string {
  */
 export const ENTRY_BODIES_LIMIT_BYTES = 2 * BODY_LIMIT_BYTES;
 
-/** The value itself when it fits `limit`; the first `limit` characters of its JSON with a marker otherwise; and what it holds. */
+/**
+ * A cut start as the entry's text holds it: a JSON string, whose quotes and backslashes are written
+ * escaped (a sixth more for a page of orders). Shortened until that written form fits `limit`, so the
+ * limit holds for what is kept, not for the text before it was written.
+ */
+function startWithin(start: string, limit: number): { start: string; length: number } {
+  let end = start.length;
+  let written = JSON.stringify(start).length - 2;
+  while (written > limit) {
+    // Characters come off the end, each with the width it is written in (a quote two, a control six):
+    // the longest beginning that fits, not one shortened by a guess.
+    while (written > limit && end > 0) {
+      end -= 1;
+      written -= writtenWidth(start.charCodeAt(end));
+    }
+    // A surrogate pair cut in two is written as an escape: measured again, and shortened again if need be.
+    written = JSON.stringify(start.slice(0, end)).length - 2;
+  }
+  return { start: start.slice(0, end), length: written };
+}
+
+/** How many characters JSON.stringify writes for this UTF-16 unit inside a string (a pair's halves one each). */
+function writtenWidth(code: number): number {
+  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) return 2;
+  return code < 0x20 ? 6 : 1;
+}
+
+/**
+ * The value itself when it fits `limit`; the start of its JSON with a marker otherwise (its written
+ * form within `limit`); and how many characters that keeps.
+ */
 function cutTo(value: unknown, limit: number): { kept: unknown; length: number } {
   if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return { kept: value, length: 0 };
   if (limit === 0) {
@@ -263,11 +295,11 @@ function cutTo(value: unknown, limit: number): { kept: unknown; length: number }
   const size = measure(value, limit);
   if (!size.longerThanBudget) return { kept: value, length: size.length };
   if (size.deep) {
-    const truncated = `nested more than ${MAX_BODY_DEPTH} levels deep; the first ${limit} characters of its JSON are kept`;
-    return { kept: { truncated, start: deepStart(value, limit) } satisfies Truncated, length: limit };
+    const { start, length } = startWithin(deepStart(value, limit), limit);
+    return { kept: { truncated: `nested more than ${MAX_BODY_DEPTH} levels deep; the first ${start.length} characters of its JSON are kept`, start } satisfies Truncated, length };
   }
-  const start = jsonStart(value, limit, size); // the value is longer than the limit (measured above)
-  return { kept: { truncated: `more than ${limit} characters of JSON; the first ${limit} are kept`, start } satisfies Truncated, length: limit };
+  const { start, length } = startWithin(jsonStart(value, limit, size), limit); // the value is longer than the limit (measured above)
+  return { kept: { truncated: `more than ${limit} characters of JSON; the first ${start.length} are kept`, start } satisfies Truncated, length };
 }
 
 /** The value itself when small; the first BODY_LIMIT_BYTES of its JSON with a marker otherwise. */
@@ -291,34 +323,64 @@ export function cappedExpressions(steps: readonly TraceStep[]): TraceStep[] {
   });
 }
 
+/** A cut start shorter than this is not kept (the entry's budget nearly spent). */
+const SHORTEST_START = 1024;
+
+/** Where a body sits in an entry, as a reader finds it: `envelope.data`, `steps[3].body`. */
+type Place = string;
+
 /**
  * The entry with every body (request, calls, output, envelope data) cut to BODY_LIMIT_BYTES, and all
- * of them together to ENTRY_BODIES_LIMIT_BYTES: the platform's request first, then what it was
- * answered, then the calls in the order they ran.
+ * of them together to ENTRY_BODIES_LIMIT_BYTES as written in the entry's text: the platform's request
+ * first, then what it was answered, then the calls in the order they ran. Each text is kept once: a
+ * body met again (the same value, or a cut start of the same text) is a marker naming the place that
+ * holds it. The envelope's data and the output step's are one value, written once (journal.ts) when
+ * kept whole.
  */
 export function cappedEntry(entry: JournalEntry): JournalEntry {
-  // The envelope's data is the output step's data: cut once, it stays one object, which the journal
-  // then writes once (serialised in journal.ts).
-  const cut = new Map<unknown, unknown>();
+  const seen = new Map<unknown, { kept: unknown; place: Place }>();
+  const starts = new Map<string, Place>();
   let left = ENTRY_BODIES_LIMIT_BYTES;
-  const cutOnce = (value: unknown): unknown => {
-    if (!cut.has(value)) {
-      const { kept, length } = cutTo(value, Math.min(BODY_LIMIT_BYTES, left));
-      left -= length;
-      cut.set(value, kept);
+  const cutOnce = (value: unknown, place: Place): unknown => {
+    const before = seen.get(value);
+    // Kept whole, the answer's data is written once for both places; a cut start is never written twice.
+    if (before && (isTruncated(before.kept) || (before.place === 'envelope.data' && place.endsWith('.data')))) {
+      return isTruncated(before.kept) ? sameAs(before.place) : before.kept;
     }
-    return cut.get(value);
+    let { kept, length } = cutTo(value, Math.min(BODY_LIMIT_BYTES, left));
+    // The last few characters of the budget would keep a start too short to read: the body is named as not kept.
+    if (isTruncated(kept) && left < SHORTEST_START) ({ kept, length } = cutTo(value, 0));
+    if (isTruncated(kept) && kept.start !== '') {
+      // Another body's start that holds this one (two calls answered the same text): named, not kept again.
+      const start = kept.start;
+      const holder = [...starts].find(([earlier]) => earlier.startsWith(start));
+      if (holder) return { truncated: `begins as ${holder[1]} does: its first ${start.length} characters are kept there`, start: '' } satisfies Truncated;
+      starts.set(start, place);
+    }
+    left -= length;
+    if (!before && typeof value === 'object' && value !== null) seen.set(value, { kept, place });
+    return kept;
   };
-  const request = { ...entry.request, body: cutOnce(entry.request.body) };
+  const request = { ...entry.request, body: cutOnce(entry.request.body, 'request.body') };
   const { envelope } = entry;
-  const answered = envelope && 'data' in envelope ? { ...envelope, data: cutOnce(envelope.data) } : envelope;
-  const steps = cappedExpressions(entry.steps).map((step) => {
+  const answered = envelope && 'data' in envelope ? { ...envelope, data: cutOnce(envelope.data, 'envelope.data') } : envelope;
+  const steps = cappedExpressions(entry.steps).map((step, index) => {
+    const at = `steps[${index}]`;
     switch (step.step) {
-      case 'request': return step.body === undefined ? step : { ...step, body: cutOnce(step.body) };
-      case 'response': return { ...step, body: cutOnce(step.body) };
-      case 'output': return { ...step, data: cutOnce(step.data) };
+      case 'request': return step.body === undefined ? step : { ...step, body: cutOnce(step.body, `${at}.body`) };
+      case 'response': return { ...step, body: cutOnce(step.body, `${at}.body`) };
+      case 'output': return { ...step, data: cutOnce(step.data, `${at}.data`) };
       default: return step;
     }
   });
-  return { ...entry, request, steps, envelope: answered };
+  const drift = entry.drift && entry.drift.length > DRIFT_MARKS_KEPT ? { drift: entry.drift.slice(0, DRIFT_MARKS_KEPT), driftNotKept: entry.drift.length - DRIFT_MARKS_KEPT } : {};
+  return { ...entry, request, steps, envelope: answered, ...drift };
+}
+
+/** The drift marks an entry keeps (about 100 characters each); the rest are counted (driftNotKept). */
+const DRIFT_MARKS_KEPT = 20;
+
+/** What stands for a body whose text the entry already holds at `place`. */
+function sameAs(place: Place): Truncated {
+  return { truncated: `the same text as ${place}, kept there once`, start: '' };
 }

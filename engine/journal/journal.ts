@@ -1,6 +1,7 @@
 import type { Logger } from '../log';
 import type { Masker } from '../mapping/mask';
 import { listLimit, matchesFilter, type JournalFilter, type JournalRecord, type JournalStore, type JournalSummary } from './store';
+import { cpuBudget, DEFAULT_JOURNAL_CPU_SHARE } from './cpu-budget';
 import { cappedEntry, type JournalEntry } from './journal-entry';
 import { maskStepNames } from '../trace/steps';
 
@@ -11,23 +12,41 @@ import { maskStepNames } from '../trace/steps';
  * cost more than the text (bench/README.md#request-journal). Bodies are cut only when the text is large.
  * Entries are masked when read; what goes to the store is masked before it leaves the process. Writes
  * to the store are batched and run after the answer, never on a request's path; a failing store is
- * logged and the memory journal goes on.
+ * logged and the memory journal goes on; an entry the store holds is read from there, so memory holds
+ * only what waits for it (or what it could not take).
+ *
+ * Every failure is kept. A success is kept while the journal's CPU budget (cpu-budget.ts: `--journal-max-cpu-share`
+ * of the time) has room: under a load that would make the journal cost more, the successes past it are
+ * not kept, and the journal's cost stays within that share of the requests'.
  */
 export interface Journal {
   /** Requests kept per mapping; 0 keeps none. */
   readonly size: number;
-  /** `mask`: the secret values to mask whenever the entry leaves (the engine's, which grow as it learns tokens). */
-  add(entry: JournalEntry, mask: Masker): void;
+  /**
+   * `mask`: the secret values to mask whenever the entry leaves (the engine's, which grow as it learns
+   * tokens). False when the entry is not kept: the journal keeps none, or a success came while its CPU
+   * budget was spent.
+   */
+  add(entry: JournalEntry, mask: Masker): boolean;
   /** Newest first. From the store when there is one (it also holds other processes' requests). */
   list(filter: JournalFilter): Promise<JournalSummary[]>;
   /** The entry, masked. */
   get(id: string): Promise<JournalEntry | undefined>;
   /** Writes what waits for the store. */
   flush(): Promise<void>;
+  /** What the journal holds in memory, and the successes its CPU budget left out (the admin's /metrics). */
+  stats(): JournalStats;
   close(): Promise<void>;
 }
 
 export const DEFAULT_JOURNAL_SIZE = 1000;
+
+export interface JournalStats {
+  /** Characters of entry text held in memory: entries not (yet) in the state store. */
+  readonly heldChars: number;
+  /** Successful requests not kept since the start: they came while the CPU budget was spent. */
+  readonly notKept: number;
+}
 
 /**
  * An entry as kept: its JSON text (credentials named as such masked; the mapping's secret values are
@@ -45,8 +64,8 @@ interface Kept {
   readonly durationMs: number;
   /** Milliseconds since the epoch. */
   readonly at: number;
-  readonly request: string;
-  readonly text: string;
+  /** The texts, until the state store holds them (then read from there). */
+  texts: { readonly request: string; readonly text: string } | undefined;
   readonly mask: Masker;
 }
 
@@ -111,23 +130,40 @@ function withQuery(path: string, query: JournalEntry['request']['query']): strin
 }
 
 
-export function createJournal(options: { readonly size: number; readonly store?: JournalStore; readonly log?: Logger }): Journal {
+export interface JournalOptions {
+  readonly size: number;
+  readonly store?: JournalStore;
+  readonly log?: Logger;
+  /** Share of the time the journal may spend keeping successes (cpu-budget.ts); 1 keeps every one. */
+  readonly maxCpuShare?: number;
+}
+
+export function createJournal(options: JournalOptions): Journal {
   const { size, store, log } = options;
+  const budget = cpuBudget(options.maxCpuShare ?? DEFAULT_JOURNAL_CPU_SHARE);
   const rings = new Map<string, Ring<Kept>>();
   const byId = new Map<string, Kept>();
   let pending: Kept[] = [];
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
+  let heldChars = 0;
+  let notKept = 0;
+  const release = (kept: Kept) => {
+    if (kept.texts) heldChars -= kept.texts.request.length + kept.texts.text.length;
+    kept.texts = undefined;
+  };
 
-  const read = (kept: Kept): JournalEntry => restored(kept.mask.json(kept.text));
-  const summary = (kept: Kept): JournalSummary => {
-    const request = JSON.parse(kept.mask.json(kept.request)) as JournalEntry['request'];
+  const summary = (kept: Kept, texts: NonNullable<Kept['texts']>): JournalSummary => {
+    const request = JSON.parse(kept.mask.json(texts.request)) as JournalEntry['request'];
     return {
       id: kept.id, requestId: kept.requestId, at: kept.at, mapping: kept.mapping, operation: kept.operation, method: kept.method,
       path: withQuery(request.path, request.query), result: kept.result, success: kept.success, durationMs: kept.durationMs,
     };
   };
-  const recordOf = (kept: Kept): JournalRecord => ({ ...summary(kept), requestText: kept.mask.json(kept.request), entry: kept.mask.json(kept.text) });
+  const recordOf = (kept: Kept, texts: NonNullable<Kept['texts']>): JournalRecord => {
+    const requestText = kept.mask.json(texts.request);
+    return { ...summary(kept, texts), requestText, entry: kept.mask.json(texts.text) };
+  };
   const write = (): Promise<void> => {
     if (timer) clearTimeout(timer);
     timer = undefined;
@@ -136,7 +172,10 @@ export function createJournal(options: { readonly size: number; readonly store?:
     if (!store || batch.length === 0) return writing;
     writing = writing.then(async () => {
       try {
-        await store.append(batch.map(recordOf), size);
+        // The masking and the store's (synchronous) insert are the journal's work too: counted in its budget.
+        await budget.spend(() => store.append(batch.flatMap((kept) => (kept.texts ? [recordOf(kept, kept.texts)] : [])), size));
+        // Held by the store now: memory keeps the entry's place in the ring, not its text.
+        for (const kept of batch) release(kept);
       } catch (error) {
         log?.warn({ err: error, store: store.location, entries: batch.length }, 'the request journal could not write to the state store; these requests are kept in memory only');
       }
@@ -147,52 +186,66 @@ export function createJournal(options: { readonly size: number; readonly store?:
   return {
     size,
     add(entry, mask) {
-      if (size === 0) return;
+      if (size === 0) return false;
+      // Failures, and a shadow candidate's differing runs (few by their own rule), are always kept.
+      if (entry.success && entry.shadow === undefined && !budget.allows()) {
+        notKept += 1;
+        return false;
+      }
       let ring = rings.get(entry.mapping);
       if (!ring) rings.set(entry.mapping, (ring = new Ring<Kept>(size)));
       let json: { request: string; text: string };
       try {
         // Each body is measured no further than the limit before anything is serialised: an upload or
         // a large ERP answer costs what 64 KB of it costs, not its size.
-        json = serialised(cappedEntry({ ...entry, steps: maskStepNames(entry.steps) }));
+        json = budget.spend(() => serialised(cappedEntry({ ...entry, steps: maskStepNames(entry.steps) })));
       } catch (error) {
         // Whatever an ERP answered or a mapping made, keeping it must not fail the request.
         log?.warn({ err: error, requestId: entry.requestId }, 'the request could not be kept in the journal');
-        return;
+        return false;
       }
       const kept: Kept = {
         id: entry.id, requestId: entry.requestId, mapping: entry.mapping, operation: entry.operation, method: entry.request.method, result: entry.result,
-        success: entry.success, durationMs: entry.durationMs, at: Date.parse(entry.at), request: json.request, text: json.text, mask,
+        success: entry.success, durationMs: entry.durationMs, at: Date.parse(entry.at), texts: json, mask,
       };
+      heldChars += json.request.length + json.text.length;
       const evicted = ring.push(kept);
-      if (evicted) byId.delete(evicted.id);
+      if (evicted) {
+        byId.delete(evicted.id);
+        release(evicted);
+      }
       byId.set(entry.id, kept);
       if (store) {
         pending.push(kept);
         timer ??= setTimeout(() => void write(), STORE_FLUSH_MS).unref();
       }
+      return true;
     },
     async list(filter) {
       if (store) {
         await write();
         return store.list(filter);
       }
-      const rows: Kept[] = [];
+      const rows: { kept: Kept; texts: NonNullable<Kept['texts']> }[] = [];
       for (const [name, ring] of rings) {
         if (filter.mapping !== undefined && name !== filter.mapping) continue;
-        for (const kept of ring.newestFirst()) if (matchesFilter(kept, filter, () => kept.mask.json(kept.request))) rows.push(kept);
+        for (const kept of ring.newestFirst()) {
+          const { texts } = kept;
+          if (texts && matchesFilter(kept, filter, () => kept.mask.json(texts.request))) rows.push({ kept, texts });
+        }
       }
-      return rows.sort((a, b) => b.at - a.at).slice(0, listLimit(filter)).map(summary);
+      return rows.sort((a, b) => b.kept.at - a.kept.at).slice(0, listLimit(filter)).map((row) => summary(row.kept, row.texts));
     },
     async get(id) {
       const kept = byId.get(id);
-      if (kept) return read(kept);
+      if (kept?.texts) return restored(kept.mask.json(kept.texts.text));
       if (!store) return undefined;
       await write();
       const record = await store.get(id);
       return record && restored(record.entry);
     },
     flush: write,
+    stats: () => ({ heldChars, notKept }),
     async close() {
       await write();
       await store?.close();

@@ -124,6 +124,7 @@ export function startInstance(settings: InstanceSettings): Instance {
   });
   const engine = createEngine({ mappings: settings.initial.mappings, log, meter: metrics, prefixed: settings.prefixed, outbox, journal: settings.journal, secrets: settings.secrets, drift, tracing: settings.tracing });
   metrics.countExpressions(() => engine.expressionStats());
+  metrics.watchJournal(() => engine.journal.stats());
   if (outbox) metrics.watchOutbox(() => outbox.stats());
   for (const state of settings.initial.states) if (state.mapping) metrics.loaded(state.mapping.name);
   const handler = createHttpApp(engine, { sent: (answer) => shadow.answered(answer) }).callback();

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { JournalStats } from '../journal/journal';
 import type { ExpressionTotals } from '../metrics/expression-stats';
 import type { Meter } from '../metrics/meter';
 import { EVENT_KINDS, type KindStats, type OutboxStats } from '../outbox/store';
@@ -24,6 +25,8 @@ export interface EngineMetrics extends Meter {
   removed(mapping: string): void;
   /** Where the expression totals come from (the engine, once it exists). */
   countExpressions(source: () => ExpressionTotals): void;
+  /** The request journal whose memory and left-out successes are reported at each scrape. */
+  watchJournal(stats: () => JournalStats): void;
   /** The outbox whose pending and dead events are reported at each scrape. */
   watchOutbox(stats: () => Promise<OutboxStats>): void;
   text(): Promise<string>;
@@ -84,6 +87,21 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     },
   });
 
+  let journalStats: () => JournalStats = () => ({ heldChars: 0, notKept: 0 });
+  new Gauge({
+    name: 'adapter_journal_held_characters', help: 'Characters of request journal entries held in memory: the entries the state store does not hold yet (all of them without a store); at most --journal-size × about 130 KB per mapping.', registers,
+    collect() {
+      this.set(journalStats().heldChars);
+    },
+  });
+  new Counter({
+    name: 'adapter_journal_not_kept_total', help: 'Successful requests the journal did not keep: they came while it had spent its CPU budget (--journal-max-cpu-share). Failures are always kept.', registers,
+    collect() {
+      this.reset();
+      this.inc(journalStats().notKept);
+    },
+  });
+
   return {
     registry,
     request({ mapping, operation, result, seconds }) {
@@ -123,6 +141,9 @@ export function createMetrics(options: { readonly processMetrics?: boolean } = {
     },
     countExpressions(source) {
       expressionSource = source;
+    },
+    watchJournal(stats) {
+      journalStats = stats;
     },
     watchOutbox(stats) {
       outboxStats = stats;

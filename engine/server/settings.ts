@@ -23,6 +23,8 @@ export interface ServeSettings {
   readonly outbox: StateLocation & { readonly explicit: boolean };
   /** Requests the journal keeps per mapping (0: none); in the state store too when the server has one. */
   readonly journalSize: number;
+  /** Share of the time the journal may spend keeping successes in full, 0..1 (journal/cpu-budget.ts). */
+  readonly journalMaxCpuShare: number;
   /** Shadow candidates' runs wait while the live requests' thread uses more than this share of a CPU (0..1). */
   readonly shadowMaxCpuShare?: number;
   readonly log: Logger;

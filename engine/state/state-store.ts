@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createJournal, type Journal } from '../journal/journal';
 import { openPostgresJournal } from '../journal/postgres-journal';
 import { openSqliteJournal } from '../journal/sqlite-journal';
+import type { JournalStore } from '../journal/store';
 import type { Logger } from '../log';
 import { openPostgresStore } from '../outbox/postgres-store';
 import { openSqliteStore } from '../outbox/sqlite-store';
@@ -27,6 +28,8 @@ export interface StateSettings {
   readonly initial: { readonly mappings: Parameters<typeof usesOutbox>[0] };
   /** Requests the journal keeps per mapping; 0 keeps none (and opens no journal store). */
   readonly journalSize: number;
+  /** Share of the time the journal may spend keeping successes in full (journal/cpu-budget.ts). */
+  readonly journalMaxCpuShare?: number;
 }
 
 export function usesOutbox(mappings: readonly { readonly operations: ReadonlyMap<string, { readonly mode: string; readonly outbox?: unknown }>; readonly pushes: ReadonlyMap<string, unknown> }[]): boolean {
@@ -65,14 +68,15 @@ export async function openServedOutbox(settings: Pick<StateSettings, 'outbox' | 
 export async function openState(settings: StateSettings, log: Logger): Promise<{ readonly outbox?: OutboxStore; readonly journal: Journal; readonly drift: DriftSightings }> {
   const { databaseUrl, stateDir } = settings.outbox;
   // Without a store, the drift seen is still kept in the state directory, for `adapter-engine test`.
-  if (!opensStore(settings)) return { journal: createJournal({ size: settings.journalSize, log }), drift: driftFile(stateDir) };
+  const journalOf = (store?: JournalStore) => createJournal({ size: settings.journalSize, store, log, maxCpuShare: settings.journalMaxCpuShare });
+  if (!opensStore(settings)) return { journal: journalOf(), drift: driftFile(stateDir) };
   const database: PostgresDatabase | undefined = databaseUrl ? await openPostgres(databaseUrl, log) : undefined;
   const outbox = database ? await openPostgresStore(database) : openSqliteStore(path.resolve(stateDir));
   let drift: DriftSightings | undefined;
   try {
     drift = database ? await openPostgresDriftSightings(database) : driftFile(stateDir);
     const store = settings.journalSize === 0 ? undefined : database ? await openPostgresJournal(database) : openSqliteJournal(path.resolve(stateDir));
-    return { outbox, journal: createJournal({ size: settings.journalSize, store, log }), drift };
+    return { outbox, journal: journalOf(store), drift };
   } catch (error) {
     await drift?.close();
     await outbox.close();

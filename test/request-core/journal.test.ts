@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../engine/core/engine';
 import { createJournal } from '../../engine/journal/journal';
 import { BODY_LIMIT_BYTES, capped, ENTRY_BODIES_LIMIT_BYTES, isTruncated } from '../../engine/journal/journal-entry';
+import { openSqliteJournal } from '../../engine/journal/sqlite-journal';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { head, mappingFromText } from '../support/engine';
 import { json, startMisbehavingErp, status, type MisbehavingErp } from '../support/misbehaving-erp';
 
@@ -25,6 +29,7 @@ beforeAll(async () => {
   erp.on('GET /orders/4711', () => json({ no: '4711', note: `issued with ${SECRET}` }, { 'x-session': 'abc' }));
   erp.on('GET /orders/4712', () => status(404));
   erp.on('GET /orders/big', () => json({ no: 'big', blob: 'x'.repeat(BODY_LIMIT_BYTES + 10) }));
+  erp.on('GET /lines/big', () => json({ no: 'big', blob: 'x'.repeat(BODY_LIMIT_BYTES + 10) }));
 });
 afterAll(() => erp.close());
 
@@ -98,24 +103,36 @@ describe('request journal', () => {
   });
 
   it('cuts a body at the limit with the start of its JSON, and keeps a small one as it is', () => {
+    // The start is the longest beginning of the body's JSON whose written form (a JSON string, quotes
+    // and backslashes escaped) fits the limit: the limit holds for what the entry's text holds.
+    const startOf = (value: unknown) => {
+      const cut = capped(value);
+      expect(isTruncated(cut)).toBe(true);
+      const { start } = cut as { start: string };
+      const text = JSON.stringify(value);
+      expect(text.startsWith(start)).toBe(true);
+      expect(JSON.stringify(start).length - 2).toBeLessThanOrEqual(BODY_LIMIT_BYTES);
+      // One character more would not fit.
+      expect(JSON.stringify(text.slice(0, start.length + 1)).length - 2).toBeGreaterThan(BODY_LIMIT_BYTES);
+      return start;
+    };
     const upload = { name: 'orders.csv', content: 'QUJD'.repeat(5_000_000), lines: [1, 2] };
-    const cut = capped(upload);
-    expect(isTruncated(cut) && cut.start).toBe(JSON.stringify(upload).slice(0, BODY_LIMIT_BYTES));
+    expect(startOf(upload).length).toBe(BODY_LIMIT_BYTES - 7); // the seven quotes before its content are written \"
     const many = Array.from({ length: 20_000 }, (_, i) => ({ no: `SO-${i}`, qty: i, open: i % 2 === 0, note: null }));
-    expect(isTruncated(capped(many)) && (capped(many) as { start: string }).start).toBe(JSON.stringify(many).slice(0, BODY_LIMIT_BYTES));
+    startOf(many);
     const small = { lines: [1, 'two', null, { a: true }] };
     expect(capped(small)).toBe(small);
     // An ERP page (between the limit and four times it) is cut from JSON.stringify's text; a value JSON
     // cannot hold (undefined) keeps the writing of the rest, where it is null, not left out.
     const page = many.slice(0, 2000);
     expect(JSON.stringify(page).length).toBeGreaterThan(BODY_LIMIT_BYTES);
-    expect(isTruncated(capped(page)) && (capped(page) as { start: string }).start).toBe(JSON.stringify(page).slice(0, BODY_LIMIT_BYTES));
+    const pageStart = startOf(page);
     const withUndefined = page.map((order) => ({ ...order, note: undefined }));
-    expect(isTruncated(capped(withUndefined)) && (capped(withUndefined) as { start: string }).start).toBe(JSON.stringify(page).slice(0, BODY_LIMIT_BYTES));
+    expect(isTruncated(capped(withUndefined)) && (capped(withUndefined) as { start: string }).start).toBe(pageStart);
     // The first elements that fit are written in one call, the rest one by one from the first that JSON
     // cannot hold (here the 101st): where one way of writing ends and the other begins does not show.
     const seam = [...page.slice(0, 100), { ...page[100], note: undefined }, ...page.slice(101)];
-    expect(isTruncated(capped(seam)) && (capped(seam) as { start: string }).start).toBe(JSON.stringify(page).slice(0, BODY_LIMIT_BYTES));
+    expect(isTruncated(capped(seam)) && (capped(seam) as { start: string }).start).toBe(pageStart);
   });
 
   it('cuts any shape of body exactly where its JSON text would be cut', () => {
@@ -137,7 +154,9 @@ describe('request journal', () => {
       // Lengths are measured roughly (a number counts 6 characters): a body a little over is kept whole.
       if (!isTruncated(kept)) continue;
       cut += 1;
-      expect(kept.start).toBe(text.slice(0, BODY_LIMIT_BYTES));
+      expect(text.startsWith(kept.start)).toBe(true);
+      expect(JSON.stringify(kept.start).length - 2).toBeLessThanOrEqual(BODY_LIMIT_BYTES);
+      expect(JSON.stringify(text.slice(0, kept.start.length + 1)).length - 2).toBeGreaterThan(BODY_LIMIT_BYTES);
     }
     expect(cut).toBeGreaterThan(10);
   });
@@ -187,14 +206,87 @@ describe('request journal', () => {
       const entry = (await engine.journal.get(answer.entry!.id))!;
       const bodies = entry.steps.flatMap((step) => (step.step === 'response' ? [step.body] : []));
       expect(bodies).toHaveLength(6);
-      // The answer (its data is the output's) is kept first, cut at the per-body limit.
-      expect(isTruncated(entry.envelope?.data) && (entry.envelope.data as { start: string }).start.length).toBe(BODY_LIMIT_BYTES);
+      // The answer is kept first, cut at the per-body limit as written (its quotes escaped); the output
+      // step's data is the same text, named, not written again.
+      const written = (value: unknown) => (isTruncated(value) ? JSON.stringify(value.start).length - 2 : 0);
+      expect(isTruncated(entry.envelope?.data)).toBe(true);
+      expect(written(entry.envelope?.data)).toBeLessThanOrEqual(BODY_LIMIT_BYTES);
+      expect(written(entry.envelope?.data)).toBeGreaterThan(BODY_LIMIT_BYTES - 100);
+      const output = entry.steps.find((step) => step.step === 'output');
+      expect(output?.step === 'output' && output.data).toEqual({ truncated: 'the same text as envelope.data, kept there once', start: '' });
       // The first page gets the rest of the budget; the pages after it are named as not kept.
-      expect(isTruncated(bodies[0]) && (bodies[0] as { start: string }).start.length).toBe(ENTRY_BODIES_LIMIT_BYTES - BODY_LIMIT_BYTES);
+      expect(written(bodies[0])).toBe(Math.min(BODY_LIMIT_BYTES, ENTRY_BODIES_LIMIT_BYTES - written(entry.envelope?.data)));
       for (const later of bodies.slice(1)) expect(later).toEqual({ truncated: expect.stringContaining(`hold the ${ENTRY_BODIES_LIMIT_BYTES} characters of JSON the journal keeps per request`), start: '' });
-      // As kept, the envelope's data is the output step's (journal.ts writes it once). A cut start is
-      // JSON text inside JSON: its quotes are escaped, which adds about a sixth here. 544 KB before.
-      expect(JSON.stringify({ ...entry, envelope: undefined }).length).toBeLessThan(ENTRY_BODIES_LIMIT_BYTES * 1.25);
+      // Read back, the bodies together are within the limit (544 KB before the limit, 293 KB of a
+      // 508-order list before each text was kept once and measured as written).
+      expect(JSON.stringify(entry).length).toBeLessThan(ENTRY_BODIES_LIMIT_BYTES + 8 * 1024);
+    } finally {
+      await engine.close();
+    }
+  });
+  it('keeps one copy of a text two calls were answered: the second names the first', async () => {
+    const twice = `  GetWorkOrderByCode:
+    calls:
+      - name: order
+        method: GET
+        path: /orders/{input.Code}
+      - name: lines
+        method: GET
+        path: /lines/{input.Code}
+    output: '{ "number": calls.order.body.no, "dueDate": "2026-12-01T00:00:00Z", "requests": [] }'
+`;
+    const engine = createEngine({ mappings: [mappingFromText(head(erp.url) + twice)], journal: createJournal({ size: 5 }) });
+    try {
+      const answer = await get(engine, 'big');
+      expect(answer.envelope?.isResultSuccess).toBe(true);
+      const entry = (await engine.journal.get(answer.entry!.id))!;
+      const responses = entry.steps.flatMap((step, index) => (step.step === 'response' ? [{ index, body: step.body }] : []));
+      expect(responses).toHaveLength(2);
+      // Two answers parsed apart, one text: kept at the first call, named at the second.
+      expect(isTruncated(responses[0].body) && responses[0].body.start.length).toBeGreaterThan(BODY_LIMIT_BYTES - 100);
+      expect(responses[1].body).toEqual({ truncated: expect.stringMatching(new RegExp(`^begins as steps\\[${responses[0].index}\\]\\.body does: its first \\d+ characters are kept there$`)), start: '' });
+      expect(JSON.stringify(entry).length).toBeLessThan(BODY_LIMIT_BYTES + 8 * 1024);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('holds at most its size of entries in memory per mapping, and none once the state store has them', async () => {
+    const size = 3;
+    const engine = createEngine({ mappings: [mappingFromText(head(erp.url) + operations)], journal: createJournal({ size, maxCpuShare: 1 }) });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'journal-held-'));
+    const stored = createJournal({ size, store: openSqliteJournal(dir), maxCpuShare: 1 });
+    const withStore = createEngine({ mappings: [mappingFromText(head(erp.url) + operations)], journal: stored });
+    try {
+      for (let i = 0; i < 10; i += 1) {
+        await get(engine, 'big');
+        await get(withStore, 'big');
+      }
+      // Each entry holds a cut start of about 64 KB: three of them, not ten.
+      const held = engine.journal.stats().heldChars;
+      expect(held).toBeGreaterThan(size * BODY_LIMIT_BYTES * 0.9);
+      expect(held).toBeLessThanOrEqual(size * (ENTRY_BODIES_LIMIT_BYTES + 8 * 1024));
+      await stored.flush();
+      expect(stored.stats().heldChars).toBe(0);
+      // Read from the store now, as whole as from memory.
+      const [newest] = await stored.list({});
+      const entry = await stored.get(newest.id);
+      expect(entry?.steps.some((step) => step.step === 'response' && isTruncated(step.body))).toBe(true);
+    } finally {
+      await engine.close();
+      await withStore.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps no success past a CPU budget of 0, and every failure', async () => {
+    const journal = createJournal({ size: 5, maxCpuShare: 0 });
+    const engine = createEngine({ mappings: [mappingFromText(head(erp.url) + operations)], journal });
+    try {
+      await get(engine, '4711');
+      await get(engine, '4712');
+      expect((await journal.list({})).map((summary) => summary.result)).toEqual(['WorkOrderDoesNotExist']);
+      expect(journal.stats().notKept).toBe(1);
     } finally {
       await engine.close();
     }
