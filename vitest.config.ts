@@ -1,12 +1,34 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that start real processes (serve, the CLI, PostgreSQL, a browser) or measure the event loop and
+ * the heap: each runs in a process of its own (forks, isolated), so no heap, handler or module state of
+ * another file weighs on what it measures.
+ */
+const OWN_PROCESS = ['test/cli/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/studio/**/*.test.ts', 'test/hostile-expressions/**/*.test.ts', 'engine/expressions/**/*.test.ts', 'bench/bench-quick.test.ts'];
+const ALL = ['engine/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts', 'bench/**/*.test.ts'];
+const TIMEOUTS = { testTimeout: 20000, hookTimeout: 20000 };
+
 export default defineConfig({
   test: {
-    include: ['engine/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts', 'bench/**/*.test.ts'],
-    testTimeout: 20000,
-    hookTimeout: 20000,
     // The CLI tests run the built binary: build-once rebuilds dist/ when a bare `vitest run` finds it stale.
-    // temp-root gives the run one temporary directory (TMPDIR), removed when it ends.
+    // temp-root gives the run one temporary directory (TMPDIR), removed when it ends. Once for the run: the projects below do not extend it.
     globalSetup: ['test/cli/build-once.ts', 'test/temp-root.ts'],
+    // Two files at a time: the machine CI and the team use has 2 cores (vitest's default is one fewer
+    // than the cores), and the process suites spend much of their time waiting on their processes.
+    maxWorkers: 2,
+    minWorkers: 1,
+    // Isolation is a pool's setting in vitest, not a project's: the files that share modules run in the
+    // threads pool, the others in the forks pool.
+    poolOptions: { threads: { isolate: false }, forks: { isolate: true } },
+    projects: [
+      // The files that test the engine in-process (a few start PostgreSQL or a helper process) and measure
+      // no pause share their worker's modules (isolate: false):
+      // importing the engine again for each of them cost more than their tests (79 of them: 64 s alone,
+      // 18 s shared). They keep no state between files (no module-level state in the engine; servers
+      // closed after each test). First, in a group of their own: two workers at a time in all.
+      { test: { name: 'shared-modules', include: ALL, exclude: OWN_PROCESS, pool: 'threads', sequence: { groupOrder: 0 }, ...TIMEOUTS } },
+      { test: { name: 'own-process', include: OWN_PROCESS, pool: 'forks', sequence: { groupOrder: 1 }, ...TIMEOUTS } },
+    ],
   },
 });

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,8 +42,8 @@ describe('npm run bench -- --quick', () => {
   let report: BenchReport;
 
   beforeAll(async () => {
-    // The harness runs compiled code in child processes; build so the test measures this source tree.
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: ROOT });
+    // The harness runs compiled code in child processes: test/cli/build-once.ts (the run's global setup)
+    // has built dist/ from this source tree, bench/ included, when it was stale.
     const previous = {
       format: 'adapter-engine-bench/1', startedAt: '2026-01-01T00:00:00.000Z', quick: true,
       machine: { cpus: 2, cpuModel: 'test', node: process.version, platform: 'test', totalMemoryMb: 1, loadAverageAtStart: [0, 0, 0] },

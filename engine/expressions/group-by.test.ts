@@ -71,7 +71,7 @@ describe('grouping matches JSONata', () => {
 describe('grouping under the time limit', () => {
   const timed = (source: string, limits: ExpressionLimits) => timedEvaluation(source, limits);
 
-  /** As guarded-builtins.test.ts: a loaded machine's collection of a large heap, not the grouping, may pause this long. */
+  /** As guarded-builtins.test.ts: the collection of a large heap, not the grouping, may pause this long (this thread's CPU time). */
   const PAUSE_WITHIN_MS = 1000;
 
   it('300,000 groups finish with JSONata\'s answer, letting the event loop in', async () => {

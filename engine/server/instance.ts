@@ -20,6 +20,7 @@ import type { OutboxStore } from '../outbox/store';
 import type { LoadReport, MappingSource } from './mapping-source';
 import type { EngineMetrics } from './metrics';
 import { readiness, type Readiness } from './readiness';
+import { releaseMemoryWhenIdle } from './idle-memory';
 import type { Tracing } from '../trace/spans';
 
 /**
@@ -135,6 +136,7 @@ export function startInstance(settings: InstanceSettings): Instance {
   // The candidates run between the live requests the tracker counts (no request is answered before this returns).
   const shadow = createShadowRunner({ journal: engine.journal, meter: metrics, log, maxCpuShare: settings.shadowMaxCpuShare ?? DEFAULT_SHADOW_CPU_SHARE, thread: source.compiledWith, live: tracker });
   watchChanges(source, engine.mappings, engine.mappings, drift, shadow, log);
+  const idleMemory = releaseMemoryWhenIdle(server, log);
   return {
     engine,
     shadow,
@@ -164,6 +166,7 @@ export function startInstance(settings: InstanceSettings): Instance {
     readiness: () => readiness(engine, source.states(), settings.host, outbox),
     openapi: () => servedOpenApi(engine, engineVersion()),
     async stop(timeoutMs) {
+      idleMemory.stop();
       const result = await drain(server, tracker, { timeoutMs });
       // Candidate runs under way finish before the journal they write to closes; then their thread stops.
       await shadow.close();

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { describeWithPostgres } from '../support/postgres';
 import { eventually, runCli, startServe, stoppedAfterEach, tempDir, writeFile, type Serving } from './cli-process';
 
@@ -13,6 +13,8 @@ import { eventually, runCli, startServe, stoppedAfterEach, tempDir, writeFile, t
  */
 
 const { running, cleanups } = stoppedAfterEach(afterEach);
+/** The stand-in ERP and the `serve` the cases of one store share, stopped when the file ends. */
+const shared = stoppedAfterEach(afterAll);
 
 const MAPPING = `version: 1
 name: tryfirst
@@ -36,8 +38,8 @@ operations:
 type Behaviour = 'take' | 'refuse' | 'busy' | 'hold';
 interface Placement { readonly docNo: string; readonly qty: number; readonly key: string }
 
-/** The stand-in ERP: `behave(docNo, qty)` decides each answer; held answers wait for `release()`. */
-async function standInErp(behave: (docNo: string, qty: number) => Behaviour) {
+/** The stand-in ERP: `behave(docNo, qty)` decides each answer; held answers wait for `release()`. Closed after the test, or with `until: shared.cleanups` when the file ends. */
+async function standInErp(behave: (docNo: string, qty: number) => Behaviour, until = cleanups) {
   const received: Placement[] = [];
   const held: (() => void)[] = [];
   const server = http.createServer((req, res) => {
@@ -57,7 +59,7 @@ async function standInErp(behave: (docNo: string, qty: number) => Behaviour) {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
+  until.push(() => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`,
     received,
@@ -87,23 +89,36 @@ async function events(where: Where, key: string): Promise<Listed[]> {
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The cases, run against either store. */
+/**
+ * The cases, run against either store. They share one stand-in ERP and one `serve` (started by the
+ * first case): each case places its own work order, whose number decides how the ERP answers it.
+ */
 function tryFirstCases(store: () => Where) {
   const mappingFile = () => writeFile(tempDir(), 'tryfirst.yaml', MAPPING);
-  const serve = async (erpUrl: string): Promise<Serving> => {
+  const serve = async (erpUrl: string, until: Serving[] = running): Promise<Serving> => {
     const where = store();
     const serving = 'stateDir' in where
       ? await startServe(['--state-dir', where.stateDir, mappingFile()], { ERP_URL: erpUrl })
       : await startServe([mappingFile()], { ERP_URL: erpUrl, DATABASE_URL: where.databaseUrl });
-    running.push(serving);
+    until.push(serving);
     return serving;
+  };
+  const behaviours = new Map<string, (qty: number) => Behaviour>();
+  let started: Promise<{ erp: Awaited<ReturnType<typeof standInErp>>; serving: Serving }> | undefined;
+  /** The shared ERP and serve, with how the ERP answers this case's work order (`take` unless said). */
+  const sharedFor = (docNo: string, behave: (qty: number) => Behaviour = () => 'take') => {
+    behaviours.set(docNo, behave);
+    started ??= (async () => {
+      const erp = await standInErp((number, qty) => behaviours.get(number)?.(qty) ?? 'take', shared.cleanups);
+      return { erp, serving: await serve(erp.url, shared.running) };
+    })();
+    return started;
   };
   const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
   it('the ERP takes it in time: the platform hears success, the event is delivered once', async () => {
-    const erp = await standInErp(() => 'take');
-    const serving = await serve(erp.url);
     const docNo = unique('OK');
+    const { erp, serving } = await sharedFor(docNo);
     expect(await place(serving, docNo, 1)).toMatchObject({ isResultSuccess: true, result: 1 });
     // Delivered before the answer: the event stands delivered as soon as the platform has heard.
     expect((await events(store(), docNo)).map((e) => [e.status, e.attempts])).toEqual([['delivered', 1]]);
@@ -112,9 +127,8 @@ function tryFirstCases(store: () => Where) {
   }, 60_000);
 
   it('the ERP refuses it in time: the platform hears the refusal, the event is settled refused, not dead', async () => {
-    const erp = await standInErp(() => 'refuse');
-    const serving = await serve(erp.url);
     const docNo = unique('NO');
+    const { erp, serving } = await sharedFor(docNo, () => 'refuse');
     const answer = await place(serving, docNo, 1);
     expect(answer.isResultSuccess).toBe(false);
     expect(answer.externalMessage).toBe(`work order ${docNo} is closed`);
@@ -128,27 +142,25 @@ function tryFirstCases(store: () => Where) {
   }, 60_000);
 
   it('a slow ERP: the platform hears success at tryFirstMs, the first try goes on and is the only delivery', async () => {
-    const firstOf = (docNo: string) => erp.received.filter((p) => p.docNo === docNo).length === 1;
-    const erp = await standInErp((docNo) => (firstOf(docNo) ? 'hold' : 'take'));
-    const serving = await serve(erp.url);
     const docNo = unique('SLOW');
+    const tries = () => erp.received.filter((p) => p.docNo === docNo).length;
+    const { erp, serving } = await sharedFor(docNo, () => (tries() === 1 ? 'hold' : 'take'));
     // The answer comes while the ERP still holds its answer: the verdict was not waited for.
     expect(await place(serving, docNo, 1)).toMatchObject({ isResultSuccess: true });
     expect(erp.heldCount()).toBe(1);
     expect((await events(store(), docNo)).map((e) => e.status)).toEqual(['pending']);
     await wait(1200); // the deliverer polls meanwhile: the leased event is not sent a second time
-    expect(erp.received.filter((p) => p.docNo === docNo)).toHaveLength(1);
+    expect(tries()).toBe(1);
     erp.release();
-    for (let tries = 0; tries < 100 && (await events(store(), docNo))[0].status !== 'delivered'; tries += 1) await wait(100);
+    for (let attempt = 0; attempt < 100 && (await events(store(), docNo))[0].status !== 'delivered'; attempt += 1) await wait(100);
     expect((await events(store(), docNo)).map((e) => [e.status, e.attempts])).toEqual([['delivered', 1]]);
-    expect(erp.received.filter((p) => p.docNo === docNo)).toHaveLength(1);
+    expect(tries()).toBe(1);
   }, 60_000);
 
   it('an ERP that cannot take it now (503): the platform hears success, delivery retries in the background', async () => {
     let busy = true;
-    const erp = await standInErp(() => (busy ? 'busy' : 'take'));
-    const serving = await serve(erp.url);
     const docNo = unique('BUSY');
+    const { serving } = await sharedFor(docNo, () => (busy ? 'busy' : 'take'));
     expect(await place(serving, docNo, 1)).toMatchObject({ isResultSuccess: true });
     const [event] = await events(store(), docNo);
     expect(event).toMatchObject({ status: 'pending', attempts: 1 });
@@ -171,10 +183,9 @@ function tryFirstCases(store: () => Where) {
   }, 60_000);
 
   it('an event whose key has an earlier event pending is not tried first: order holds, and its refusal is a dead letter', async () => {
-    const firstOf = (docNo: string) => erp.received.filter((p) => p.docNo === docNo).length === 1;
-    const erp = await standInErp((docNo, qty) => (qty === 2 ? 'refuse' : firstOf(docNo) ? 'hold' : 'take'));
-    const serving = await serve(erp.url);
     const docNo = unique('KEY');
+    const first = () => erp.received.filter((p) => p.docNo === docNo).length === 1;
+    const { erp, serving } = await sharedFor(docNo, (qty) => (qty === 2 ? 'refuse' : first() ? 'hold' : 'take'));
     expect(await place(serving, docNo, 1)).toMatchObject({ isResultSuccess: true }); // held past tryFirstMs
     // The ERP would refuse the second, but it is not tried while the first is pending: the platform hears success.
     expect(await place(serving, docNo, 2)).toMatchObject({ isResultSuccess: true });
@@ -188,11 +199,11 @@ function tryFirstCases(store: () => Where) {
 }
 
 describe('outbox.tryFirstMs on SQLite', () => {
-  let stateDir = tempDir();
-  afterEach(() => { stateDir = tempDir(); });
-  tryFirstCases(() => ({ stateDir }));
+  const sharedState = tempDir();
+  tryFirstCases(() => ({ stateDir: sharedState }));
 
   it('kill -9 during the first try loses nothing: the event was stored first and is delivered after the restart', async () => {
+    const stateDir = tempDir();
     let holding = true;
     const erp = await standInErp(() => (holding ? 'hold' : 'take'));
     const file = writeFile(tempDir(), 'tryfirst.yaml', MAPPING);

@@ -9,7 +9,8 @@ import { formatIssue } from '../../engine/errors';
 import { HELPER_FUNCTIONS } from '../../engine/expressions/functions';
 import { checkMappingText } from '../../engine/mapping/load';
 import { GENERATED, withGenerated } from '../../engine/scripts/write-docs';
-import { anchorsOf, blocksOf, commandOf, docFiles, linksOf, ROOT } from './markdown';
+import { doctestsOf, runBlocksOf } from './doctest';
+import { anchorsOf, blocksOf, docFiles, linksOf, ROOT } from './markdown';
 
 /**
  * The documentation is checked like code: generated parts equal what the declarations give, every YAML
@@ -104,27 +105,17 @@ describe('documentation', () => {
     }
   }, 60_000);
 
-  it('every command example that can run here runs and succeeds', async () => {
-    // A block shown to exit 1 (diff finding differences) is followed by its own guide's test.
+  it('every command example that can run here is run, by the doctests', () => {
+    // test/docs/doctests.test.ts runs every shell block of README.md and docs/ (exit status, and output where shown);
+    // running the same commands here again cost a quarter of a minute of every test run. A command anywhere else
+    // (CHANGELOG.md, bench/README.md) fails here until the doctests run its file too.
     const blocks = docFiles().flatMap(blocksOf).filter((block) => block.lang === 'sh' && !/^# (needs a running engine|long-running|exits 1)/.test(block.text) && !/^# not checked here: /m.test(block.text));
-    const commands = blocks.flatMap((block) => block.text.split('\n').map((line, index) => ({ line: line.trim(), at: `${block.file}:${block.line + 1 + index}` })))
-      .filter(({ line }) => /^([A-Z_]+=\S+\s+)*npx adapter-engine /.test(line))
-      .filter(({ line }, index, all) => all.findIndex((other) => other.line === line) === index);
+    const commands = blocks.flatMap((block) => block.text.split('\n').filter((line) => /^([A-Z_]+=\S+\s+)*npx adapter-engine /.test(line.trim())).map((line) => ({ block, line })));
     expect(commands.length).toBeGreaterThan(5);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-commands-'));
-    for (const folder of ['mappings', 'examples']) fs.cpSync(path.join(ROOT, folder), path.join(dir, folder), { recursive: true });
-    for (const { line, at } of commands) {
-      const command = commandOf(line);
-      const env: Record<string, string> = { ...ENV, ...command.env };
-      const args = command.args; // after `npx adapter-engine`
-      const processEnv: NodeJS.ProcessEnv = { ...process.env, ...env, NO_COLOR: '1', LOG_LEVEL: 'silent' };
-      // --example-erp starts the bundled ERP for the run; ERP_URL would point the mapping elsewhere.
-      if (args.includes('--example-erp')) delete processEnv.ERP_URL;
-      // Awaited, not execFileSync: a minute of examples on a busy machine must not keep the worker from answering vitest.
-      const failure = await execFileAsync(process.execPath, [BINARY, ...args], { cwd: dir, env: processEnv, encoding: 'utf8', timeout: 30_000 }).then(() => undefined, (error: Error) => error.message);
-      expect(failure, at).toBeUndefined();
-    }
-  }, 180_000);
+    const doctested = new Set(docFiles().filter((file) => file === 'README.md' || file.startsWith('docs/'))
+      .flatMap((file) => [...runBlocksOf(file), ...doctestsOf(file)]).filter((block) => block.skip === undefined).map((block) => `${block.file}:${block.line}`));
+    for (const { block, line } of commands) expect(doctested.has(`${block.file}:${block.line}`), `${block.file}:${block.line} ${line}`).toBe(true);
+  });
 
   it('the README tour\'s broken mapping gives exactly the output the README shows', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -170,9 +161,11 @@ describe('documentation', () => {
     const help = async (args: string[]) => (await execFileAsync(process.execPath, [BINARY, ...args, '--help'], { encoding: 'utf8' })).stdout;
     const commands = [...(await help([])).matchAll(/^ {2}([a-z-]+)(?: \[options\]| <|\s)/gm)].map((match) => match[1]).filter((name) => name !== 'help');
     expect(commands).toEqual(expect.arrayContaining(['serve', 'validate', 'dry-run', 'test', 'routes']));
-    for (const command of commands) {
+    // A Node process per command (twelve with diff and shadow), all at once: each mostly waits for its start.
+    const helps = await Promise.all(commands.map((command) => help([command])));
+    for (const [index, command] of commands.entries()) {
       expect(guide, command).toContain(command);
-      for (const [option] of (await help([command])).matchAll(/--[a-z][a-z-]+/g)) if (option !== '--help') expect(guide, `${command} ${option}`).toContain(option);
+      for (const [option] of helps[index].matchAll(/--[a-z][a-z-]+/g)) if (option !== '--help') expect(guide, `${command} ${option}`).toContain(option);
     }
-  }, 60_000); // a Node process per command (twelve with diff and shadow), slow on a busy machine
+  }, 60_000);
 });
