@@ -84,6 +84,28 @@ describe('generated code', () => {
     expect(exact(await compileExpression('-0').evaluate({}))).toBe('-0');
   });
 
+  it('hands literals, operators and constructors to a call as they are, and a function value wrapped, as the interpreter does', async () => {
+    const sources = [
+      '$uppercase("a" & b)', '$substring(b, 1 + 1, -1)', '$count([a, $string])', '$count([$string][0])', '$map([1, 2], function($v) { $v * 2 })',
+      '$map(a, [$string][0])', '$keys({ "k": $string })', '$string({ "k": $string })', '$boolean(a = 1 and b)', '$count([1..3])', '$sum([1, 2].($ * 2))',
+      '( $f := function($x) { $x & "!" }; $map(a, $f) )', '$append([1], true)', '$exists(null)', '$map(a, $exists(b) ? $string : $uppercase)',
+    ];
+    const inputs = [{ a: [1, 'x'], b: 'text' }, { a: 1, b: null }, {}];
+    for (const source of sources) {
+      const compiled = compileExpression(source);
+      expect(compiled.explain().runs, source).toBe('compiled');
+      for (const input of inputs) {
+        const expected = await answer(compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { fastPath: false }), input);
+        expect(await answer(compiled, input), `${source} on ${JSON.stringify(input)}`).toEqual(expected);
+      }
+    }
+    // A literal or an operator's result is never a function value: the call takes it without the check.
+    const code = compileExpression('$substring(b & "x", 1 + 1)').explain().code ?? '';
+    expect(code).toContain('applyBuiltin');
+    expect(code).not.toContain('functionArgument(run');
+    expect(compileExpression('$substring(b, 1)').explain().code).toContain('functionArgument(run');
+  });
+
   it('says why an expression is not compiled', () => {
     expect(compileExpression('$map(a, $eval)').explain()).toMatchObject({ runs: 'interpreter', why: expect.stringContaining("outside the fast path's subset") });
     expect(compileExpression('a[b = 1]').explain()).toMatchObject({ runs: 'compiled', delegated: ['a path with filters, order-by, tuple bindings (@, #) or grouping'] });

@@ -57,6 +57,10 @@ const EDGE_CASES = [
   // One call site over arguments of changing types (signature-plan.ts): context, optional and list parameters.
   '$substring(a, b)', '$substring(a, b, c)', 'a.$substring(b)', '$lookup(a, b)', '$max(a)', '$join(a)', '$string(a, b)',
   '$isoDateTime(a, b)', '$round(a, b)', '$enumValue(a, b)', '$exists(a) ? $count(b) : $append(b, c)',
+  // Function arguments, planned like the others (a function's letter is 'f'), beside values that are not functions.
+  '$map(a, function($v) { $v.b })', '$map(a, $string)', '$map(a, b)', '$filter(a, function($v, $i) { $i > 0 })', '$sift(a, function($v) { $v })',
+  '$reduce(a, function($x, $y) { $x & $y }, b)', '$reduce(a, function($x, $y) { $x & $y })', '$sort(a, function($x, $y) { $x > $y })',
+  '$sort(a.b, function($x, $y) { $x.c > $y.c })', '$sum(a)', '$average(a.b)', '$min(a.b.c)', '$join(a.b, b)', '$join([a, b], ",")', '$merge([a, b])', '$merge(a.b)', '( $f := function($v) { $v & "" }; $map(a, a ? $f : $string) )', '$single(a, function($v) { $v = b })',
   // Paths whose steps give arrays, sequences and list constructors at different places.
   'a.b.$string()', 'a.[b]', '[a].b', 'a.[b].c', '( $x := a.b; $x.c )', '( $x := a.b; $x )', '( $x := a; $x.b.c )', 'a.b.{ "c": c }.c',
   '[a.b, c]', '[[a], a.b]',

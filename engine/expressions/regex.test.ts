@@ -1,7 +1,7 @@
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { compileExpression, UnsupportedRegexError } from './compile';
-import { requiredStart } from './regex';
+import { LinearRegex, requiredStart } from './regex';
 
 /** The same expression on JavaScript's RegExp (JSONata's default), for comparison. */
 async function withJavaScriptRegex(source: string, input: unknown): Promise<unknown> {
@@ -53,6 +53,22 @@ describe('regular expressions run on RE2 (linear time)', () => {
     expect(requiredStart(/DEF/gi)).toBeUndefined();
     expect(requiredStart(/^SO/g)).toBeUndefined();
     expect(requiredStart(/\d{4}/g)).toBeUndefined();
+  });
+
+  it('keeps one program per pattern and flags: the same source with other flags matches as its flags say', async () => {
+    const texts = ['ABC', 'abc', 'x\nabc'];
+    const sources = ['$match(s, /abc/).match', '$match(s, /abc/i).match', '$match(s, /^abc/).match', '$match(s, /^abc/m).match', '$contains(s, /ABC/)', '$contains(s, /ABC/i)'];
+    // Each source compiled twice and evaluated in turns: a program reused across flags would answer wrongly.
+    for (let round = 0; round < 2; round++) {
+      for (const source of sources) {
+        const compiled = compileExpression(source);
+        for (const s of texts) expect(await compiled.evaluate({ s }), `${source} on ${JSON.stringify(s)}`).toEqual(await withJavaScriptRegex(source, { s }));
+      }
+    }
+    // A pattern made from a text at request time ($eval) matches the same as the literal.
+    expect(new LinearRegex('b+').exec('abbc')?.[0]).toBe('bb');
+    const sticky = new LinearRegex(/b/g);
+    expect([sticky.exec('abab')?.index, sticky.exec('abab')?.index, sticky.exec('abab')]).toEqual([1, 3, null]);
   });
 
   it('a pattern that backtracks exponentially in JavaScript answers at once', async () => {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 
 /**
@@ -8,7 +9,7 @@ import { RE2JS } from 're2js';
  * JSONata hands its `RegexEngine` option the RegExp it parsed from the literal (`/.../i` with the flag
  * `g` added) and uses the object only through `lastIndex` and `exec`, so LinearRegex offers just those.
  * Patterns are compiled once: at load, where a pattern RE2 cannot run is refused with its position (see
- * findUnsupportedRegex), and the compiled program is kept for the RegExp the expression's tree holds, so
+ * findUnsupportedRegex), and the compiled program is kept by flags and source (READY_PATTERNS), so
  * evaluations only match.
  */
 
@@ -17,7 +18,19 @@ class UnsupportedRegexReason {
   constructor(readonly message: string) {}
 }
 
-const compiled = new WeakMap<RegExp, RE2JS>();
+/** A pattern made ready to match: RE2's program and the text every match starts with (requiredStart). */
+interface ReadyPattern {
+  readonly program: RE2JS;
+  readonly start: string | undefined;
+}
+
+/**
+ * Ready patterns by flags and source. JSONata makes a new RegExp-engine object from the literal on every
+ * evaluation of it (and `$eval` or a text pattern a new RegExp), so the program is looked up by what it is
+ * made from, not by the object: compiling it again cost more than the match on every call. Bounded: `$eval`
+ * can bring patterns known only at request time.
+ */
+const READY_PATTERNS = new LRUCache<string, ReadyPattern>({ max: 1024 });
 
 /** The JavaScript constructs RE2 has no linear-time way to run, found in the pattern text. */
 function javascriptOnly(source: string): string | undefined {
@@ -47,8 +60,9 @@ function javascriptOnly(source: string): string | undefined {
   return undefined;
 }
 
-function compile(pattern: RegExp): RE2JS | UnsupportedRegexReason {
-  const known = compiled.get(pattern);
+function compile(pattern: RegExp): ReadyPattern | UnsupportedRegexReason {
+  const key = `${pattern.flags}/${pattern.source}`;
+  const known = READY_PATTERNS.get(key);
   if (known) return known;
   const construct = javascriptOnly(pattern.source);
   if (construct) {
@@ -63,8 +77,9 @@ function compile(pattern: RegExp): RE2JS | UnsupportedRegexReason {
     const detail = (error as Error).message.replace(/^error parsing regexp: /, '');
     return new UnsupportedRegexReason(`the regular expression /${pattern.source}/ cannot run in linear time (RE2): ${detail}`);
   }
-  compiled.set(pattern, program);
-  return program;
+  const ready = { program, start: requiredStart(pattern) };
+  READY_PATTERNS.set(key, ready);
+  return ready;
 }
 
 /** What JSONata reads of `exec`'s answer: the match, its groups, where it starts. */
@@ -92,11 +107,11 @@ export class LinearRegex {
   constructor(pattern: RegExp | string) {
     // JSONata always passes the RegExp of the literal; a string would come from a caller outside JSONata.
     const regex = typeof pattern === 'string' ? new RegExp(pattern, 'g') : pattern;
-    const program = compile(regex);
+    const ready = compile(regex);
     // Only reachable through $eval (text known at request time): the expression's own literals were checked at load.
-    if (program instanceof UnsupportedRegexReason) throw new Error(program.message);
-    this.program = program;
-    this.start = requiredStart(regex);
+    if (ready instanceof UnsupportedRegexReason) throw new Error(ready.message);
+    this.program = ready.program;
+    this.start = ready.start;
   }
 
   /** RegExp.prototype.exec with the `g` flag: from lastIndex, which moves to the end of the match. */

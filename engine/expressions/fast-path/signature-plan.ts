@@ -12,7 +12,9 @@ export interface Signature {
  * gives depends only on the letters (and the context's letter), unless a parameter checks the items of a
  * list (`a<s>`), so a call site asks JSONata's own `validate` once per combination of letters, with
  * stand-in values, and remembers where each argument went: a plan. The calls after that follow the plan.
- * An answer the plan cannot describe, a failed check or a list-item check: `validate` runs every time.
+ * A parameter that checks a list's items (`a<n>`) is checked item by item against its letter as JSONata
+ * does, and on a mismatch `validate` runs and gives JSONata's error. An answer the plan cannot describe, a
+ * failed check, a signature more involved than letters with one item letter: `validate` runs every time.
  */
 
 type Source =
@@ -56,13 +58,15 @@ function standIn(code: number, serial: number): { value: unknown; distinct: bool
     case 4: return { value: undefined, distinct: false };
     case 5: return { value: null, distinct: false };
     case 6: return { value: [], distinct: true };
+    // A function argument ($map's, $sort's, $reduce's): JSONata's getSymbol gives 'f' for any JavaScript function.
+    case 7: return { value: () => serial, distinct: true };
     default: return { value: {}, distinct: true };
   }
 }
 
 function learn(signature: Signature, codes: readonly number[], contextCode: number): Plan {
-  // Functions never reach arguments in the fast path's subset; two booleans would be two equal stand-ins.
-  if (codes.includes(7) || contextCode === 7) return 'validate';
+  // A function as the context is left to validate; two booleans would be two equal stand-ins.
+  if (contextCode === 7) return 'validate';
   if ([...codes, contextCode].filter((code) => code === 3).length > 1) return 'validate';
   const args = codes.map((code, index) => standIn(code, index));
   const context = standIn(contextCode, codes.length);
@@ -102,6 +106,36 @@ function checksListItems(signature: Signature): boolean {
   return parameters(signature)?.includes('<') ?? true;
 }
 
+/** The letters of JSONata's getSymbol a list's items can be checked against, as letter() numbers them. */
+const ITEM_LETTERS: Readonly<Record<string, number>> = { s: 1, n: 2, b: 3, l: 5, a: 6, f: 7, o: 8 };
+
+/**
+ * Per parameter, the letter its list's items must have (`a<n>` of $sum, `a<s>` of $join, `a<o>` of
+ * $merge), undefined for a parameter without; undefined altogether when a parameter is more than a letter
+ * with one item letter (a choice `(sf)`, a repeat `+`, a function's signature `f<s:o>`), which then
+ * runs JSONata's validate every time. One validated argument per parameter, as validate gives them.
+ */
+function itemLetters(signature: Signature): readonly (number | undefined)[] | undefined {
+  const text = parameters(signature);
+  if (text === undefined) return undefined;
+  const letters: (number | undefined)[] = [];
+  for (let at = 0; at < text.length; at++) {
+    const symbol = text[at];
+    if (symbol === '?' || symbol === '-') continue;
+    if (!'bnslaofxj'.includes(symbol)) return undefined;
+    if (text[at + 1] !== '<') {
+      letters.push(undefined);
+      continue;
+    }
+    const close = text.indexOf('>', at + 2);
+    const item = close < 0 ? undefined : ITEM_LETTERS[text.slice(at + 2, close)];
+    if (item === undefined) return undefined;
+    letters.push(item);
+    at = close;
+  }
+  return letters;
+}
+
 /** The context's letter of a call: without a `-` parameter the context is never put in, and is not looked at. */
 const UNUSED_CONTEXT = 4;
 
@@ -110,6 +144,8 @@ export class CallSiteSignature {
   private signature: Signature | undefined;
   private plans = new Map<number, Plan>();
   private learning = true;
+  /** For a signature that checks list items (itemLetters): the plan holds only when the items pass. */
+  private items: readonly (number | undefined)[] | undefined;
   private usesContext = true;
   /** The last combination's key and plan: a call site mostly sees one, and then skips the map. */
   private lastKey = -1;
@@ -120,7 +156,8 @@ export class CallSiteSignature {
       // A call site calls one named function; this only runs once, on the first call.
       this.signature = signature;
       this.plans = new Map();
-      this.learning = !checksListItems(signature);
+      this.items = checksListItems(signature) ? itemLetters(signature) : undefined;
+      this.learning = !checksListItems(signature) || this.items !== undefined;
       this.usesContext = parameters(signature)?.includes('-') ?? true;
       this.lastKey = -1;
     }
@@ -137,6 +174,8 @@ export class CallSiteSignature {
     this.lastKey = key;
     this.lastPlan = plan;
     if (plan === 'validate') return signature.validate(args, context);
+    // A list whose items the signature checks, with an item of another letter: validate gives JSONata's error.
+    if (this.items !== undefined && !itemsPass(this.items, plan, args)) return signature.validate(args, context);
     if (plan === 'same') return args;
     const validated = new Array<unknown>(plan.length);
     for (let index = 0; index < plan.length; index++) {
@@ -146,4 +185,19 @@ export class CallSiteSignature {
     }
     return validated;
   }
+}
+
+/** JSONata's check of a list argument's items (T0412), for the arguments a plan hands on unwrapped. */
+function itemsPass(items: readonly (number | undefined)[], plan: readonly Source[] | 'same', args: readonly unknown[]): boolean {
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    if (item === undefined) continue;
+    const source: Source | undefined = plan === 'same' ? { from: 'arg', index, wrap: false } : plan[index];
+    if (source === undefined || source.from === 'context') return false;
+    if (source.from !== 'arg' || source.wrap) continue;
+    const value = args[source.index];
+    if (!Array.isArray(value)) continue;
+    for (let at = 0; at < value.length; at++) if (letter(value[at]) !== item) return false;
+  }
+  return true;
 }

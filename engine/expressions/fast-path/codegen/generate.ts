@@ -102,7 +102,7 @@ function applyExpression(node: AstNode, unit: Unit, input: string): string {
   const left = expression(node.lhs as AstNode, unit, input);
   const procedure = `readVariable(run, frame, ${textLiteral((call.procedure as AstNode).value as string)})`;
   // The arguments are written inside the function below, whose parameter is `input`.
-  const args = (call.arguments as AstNode[]).map((arg) => `functionArgument(run, ${expression(arg, unit)})`);
+  const args = (call.arguments as AstNode[]).map((arg) => argumentValue(arg, unit, 'input'));
   // The order of evaluateApplyExpression and evaluateFunction: the left side, the function, its arguments.
   const name = unit.name('x');
   unit.lines.push(`function ${name}(left, procedure, input, frame, run) { return finish(apply(run, procedure, [left, ${args.join(', ')}], input), false); }`);
@@ -150,7 +150,7 @@ function callExpression(node: AstNode, unit: Unit, input: string): string {
   if (filterJoinShape(node, unit.lambdaNames)) return `${unit.closure(node, 'a $filter join')}(${input}, frame, run)`;
   const name = (node.procedure as AstNode).value as string;
   // A function value passed on is wrapped as the interpreter wraps it (runtime.ts's functionArgument).
-  const args = `[${(node.arguments as AstNode[]).map((arg) => `functionArgument(run, ${expression(arg, unit, input)})`).join(', ')}]`;
+  const args = `[${(node.arguments as AstNode[]).map((arg) => argumentValue(arg, unit, input)).join(', ')}]`;
   if (unit.lambdaNames.has(name)) {
     return `finish(apply(run, needProcedure(lookupVariable(run, frame, ${textLiteral(name)})), ${args}, ${input}, undefined), false)`;
   }
@@ -159,6 +159,26 @@ function callExpression(node: AstNode, unit: Unit, input: string): string {
   const site = unit.name('s');
   unit.lines.push(`let ${builtin}; const ${site} = new CallSiteSignature();`);
   return `finish(applyBuiltin(run, ${builtin} === undefined ? (${builtin} = resolveBuiltin(${textLiteral(name)})) : ${builtin}, ${args}, ${input}, ${site}), false)`;
+}
+
+/**
+ * An argument of a call, wrapped by functionArgument when it may be a function value. A literal, an
+ * operator's result (`&`, `=`, `+`, `and`, `..`), a negation and a list or object constructor are never
+ * one (a list or object holding a function is not wrapped either), so their calls skip the check; with a
+ * filter, grouping or sort attached the node may give an item, which is checked as any other argument.
+ */
+function argumentValue(arg: AstNode, unit: Unit, input: string): string {
+  const value = expression(arg, unit, input);
+  return neverAFunction(arg) ? value : `functionArgument(run, ${value})`;
+}
+
+function neverAFunction(node: AstNode): boolean {
+  if (node.predicate !== undefined || node.group !== undefined || node.stages !== undefined || node.keepArray !== undefined) return false;
+  switch (node.type) {
+    case 'string': case 'number': case 'value': case 'binary': return true;
+    case 'unary': return node.value === '-' || node.value === '[' || node.value === '{';
+    default: return false;
+  }
 }
 
 /** What `dry-run --explain` says of a node the generator leaves to its closure. */

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { withoutEmptyValues } from './empty-values';
+
+describe('withoutEmptyValues', () => {
+  it('drops the fields holding an empty value at any depth, keeps list items, leaves the answer as it was', () => {
+    const answer = Object.freeze({
+      name: 'SO-1', note: false, partner: Object.freeze([7, 'Acme']),
+      lines: Object.freeze([Object.freeze({ qty: 0, lot: false, date: '0001-01-01', tags: Object.freeze([false, 'x', null]) }), false, null]),
+      nothing: null, flag: true,
+    });
+    expect(withoutEmptyValues(answer, [false, '0001-01-01'])).toEqual({
+      name: 'SO-1', partner: [7, 'Acme'], lines: [{ qty: 0, tags: [false, 'x', null] }, false, null], nothing: null, flag: true,
+    });
+    expect(withoutEmptyValues(answer, [null, 0])).toEqual({
+      name: 'SO-1', note: false, partner: [7, 'Acme'], lines: [{ lot: false, date: '0001-01-01', tags: [false, 'x', null] }, false, null], flag: true,
+    });
+  });
+
+  it('answers a value that is not an object, or no empty values, as it is', () => {
+    const answer = { a: false };
+    expect(withoutEmptyValues(answer, [])).toBe(answer);
+    expect(withoutEmptyValues(false, [false])).toBe(false);
+    expect(withoutEmptyValues(['0001-01-01'], ['0001-01-01'])).toEqual(['0001-01-01']);
+  });
+
+  it('reads a null-prototype object (the XML view) like any other', () => {
+    const view = Object.assign(Object.create(null) as Record<string, unknown>, { Date: '0001-01-01', No: 'SO-1' });
+    expect(withoutEmptyValues({ view }, ['0001-01-01'])).toEqual({ view: { No: 'SO-1' } });
+  });
+});
