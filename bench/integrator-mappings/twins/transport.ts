@@ -51,7 +51,7 @@ export class Refused extends Error {
   }
 }
 
-export function refusedEnvelope(refusal: Refused, result: number, data?: null): string {
+function refusedEnvelope(refusal: Refused, result: number, data?: null): string {
   return envelope(false, result, data, refusal.message, [{ path: `calls.${refusal.call}`, message: `the external system refused: ${refusal.message}` }]);
 }
 
