@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Dialog, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingErp, tempDir, writeFile } from '../cli/cli-process';
 import { OUTBOX_PLACEMENT } from '../support/outbox-operation';
+import { endOf, goTo, openStudioPage, poll, setEditorText, type StudioPage } from './studio-page';
 import { sessionToken, startStudio, type Studio } from './studio-process';
 
 /**
@@ -54,38 +55,14 @@ const PLACEMENT = { workOrderNumber: 'SO-7', itemNumber: 'A-1', completedAmount:
 
 let studio: Studio;
 let erp: Awaited<ReturnType<typeof startRecordingErp>>;
-let browser: Browser;
+let shown: StudioPage;
 let page: Page;
 let dir: string;
 let token: string;
-const pageErrors: string[] = [];
-const dialogs: { type: string; message: string }[] = [];
-let answerDialogs: (dialog: Dialog) => Promise<void> = (dialog) => dialog.accept();
-
-function poll<T>(read: () => Promise<T> | T) {
-  return expect.poll(read, { timeout: 15_000, interval: 100 });
-}
 
 async function call(method: 'GET' | 'POST', route: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const answer = await fetch(`${studio.origin}/studio/api${route}`, { method, headers: { 'content-type': 'application/json', origin: studio.origin, 'x-studio-token': token }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: answer.status, json: await answer.json() as Record<string, unknown> };
-}
-
-async function go(title: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title }).click();
-  await poll(() => page.locator('main').getAttribute('aria-label')).toBe(title);
-}
-
-async function setEditorText(text: string): Promise<void> {
-  await page.locator('.cm-content').click();
-  await page.keyboard.press('Control+a');
-  await page.keyboard.insertText(text);
-}
-
-/** Puts the cursor at the end of the line with this text. */
-async function endOf(line: string): Promise<void> {
-  await page.locator('.cm-line', { hasText: new RegExp(`^${line}$`) }).click();
-  await page.keyboard.press('End');
 }
 
 beforeAll(async () => {
@@ -95,17 +72,12 @@ beforeAll(async () => {
   writeFile(dir, 'shop.test.yaml', TESTS);
   studio = await startStudio(['shop.yaml'], dir, { ERP_URL: erp.url });
   token = await sessionToken(studio);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('dialog', (dialog) => {
-    dialogs.push({ type: dialog.type(), message: dialog.message() });
-    void answerDialogs(dialog);
-  });
+  shown = await openStudioPage();
+  page = shown.page;
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await shown?.browser.close();
   await studio?.stop();
   await erp?.close();
 }, 60_000);
@@ -139,7 +111,7 @@ describe('the studio as a place to write a mapping', { timeout: 90_000 }, () => 
   });
 
   it('starts a new mapping as init does, refuses a name that exists, and opens it in the editor', async () => {
-    await go('Mappings');
+    await goTo(page, 'Mappings');
     const form = page.getByRole('form', { name: 'New mapping' });
     await form.getByLabel('New mapping').fill('acme');
     await form.getByRole('button', { name: 'Start it' }).click();
@@ -158,7 +130,7 @@ describe('the studio as a place to write a mapping', { timeout: 90_000 }, () => 
     expect(again).toEqual({ status: 409, json: { error: 'acme.yaml exists already; a new mapping never overwrites a file' } });
     expect((await call('POST', '/mappings', { name: 'shop' })).status).toBe(409);
     expect((await call('POST', '/mappings', { name: '../x' })).json.error).toBe('"../x" cannot name a mapping: use letters, digits, - and _ (it becomes the file name), e.g. acme');
-    await go('Mappings');
+    await goTo(page, 'Mappings');
     await form.getByLabel('New mapping').fill('acme');
     await form.getByRole('button', { name: 'Start it' }).click();
     await poll(() => form.getByRole('alert').textContent()).toBe('acme.yaml exists already; a new mapping never overwrites a file');
@@ -166,20 +138,20 @@ describe('the studio as a place to write a mapping', { timeout: 90_000 }, () => 
   });
 
   it('edits the test file beside the mapping: its checks as you type, unsaved edits kept, other cases kept byte for byte', async () => {
-    await go('Editor');
+    await goTo(page, 'Editor');
     await page.getByLabel('Mapping file').selectOption('shop.yaml');
     await page.getByLabel('Edit', { exact: true }).selectOption('tests');
     await poll(() => page.locator('.cm-content').textContent()).toContain('# Tests of shop.yaml.');
     expect(await page.locator('.cm-content').getAttribute('aria-label')).toBe('Test file YAML');
     // The test files' schema, and the cases against the mapping, in validate's words at line:col.
     const problems = page.getByRole('list', { name: 'Problems' });
-    await endOf(' {4}input: \\{ number: K-2 \\}');
+    await endOf(page, ' {4}input: \\{ number: K-2 \\}');
     await page.keyboard.press('Enter');
     await page.keyboard.type('inputs: 1');
     await poll(() => problems.textContent()).toMatch(/^shop\.test\.yaml:14:\d+ {2}.*inputs/);
     for (let undo = 0; undo < 5 && (await page.locator('.cm-content').textContent())?.includes('inputs'); undo += 1) await page.keyboard.press('Control+z');
     await poll(() => problems.locator('li').count()).toBe(0);
-    await endOf(' {6}result: Succeed');
+    await endOf(page, ' {6}result: Succeed');
     await page.keyboard.type('ed');
     await poll(() => problems.locator('.where').allTextContents()).toEqual(['shop.test.yaml:19:15']);
     expect(await problems.locator('.what').textContent()).toMatch(/^"Succeeded" is not a result of GET \/Items\/\{number\}; use one of: OperationFailed, Succeed, /);
@@ -187,20 +159,20 @@ describe('the studio as a place to write a mapping', { timeout: 90_000 }, () => 
     await page.keyboard.press('Backspace');
     await poll(() => problems.locator('li').count()).toBe(0);
     // An edit of one case is kept across pages and marked, and a reload asks first.
-    await endOf(' {2}- name: K-1 item');
+    await endOf(page, ' {2}- name: K-1 item');
     await page.keyboard.type(' (bolt)');
     await poll(() => page.locator('.toolbar .unsaved').count()).toBe(1);
     expect(await page.getByLabel('Edit', { exact: true }).locator('option').nth(1).textContent()).toBe('its tests: shop.test.yaml (unsaved changes)');
-    await go('Tests');
+    await goTo(page, 'Tests');
     await poll(() => page.locator('.toolbar .notice').textContent()).toBe('shop.test.yaml has unsaved changes in the Editor: this runs the saved text');
-    await go('Editor');
+    await goTo(page, 'Editor');
     await page.getByLabel('Edit', { exact: true }).selectOption('tests');
     await poll(() => page.locator('.cm-content').textContent()).toContain('- name: K-1 item (bolt)');
-    answerDialogs = (dialog) => dialog.dismiss();
-    const asked = dialogs.length;
+    shown.answerDialogs = (dialog) => dialog.dismiss();
+    const asked = shown.dialogs.length;
     await expect(page.goto('about:blank')).rejects.toThrow(/ERR_ABORTED/);
-    expect(dialogs.slice(asked).map((dialog) => dialog.type)).toEqual(['beforeunload']);
-    answerDialogs = (dialog) => dialog.accept();
+    expect(shown.dialogs.slice(asked).map((dialog) => dialog.type)).toEqual(['beforeunload']);
+    shown.answerDialogs = (dialog) => dialog.accept();
     // Saved: the file is the text as typed; the other case and every comment and space stay as they were.
     await page.getByRole('button', { name: 'Save' }).click();
     await poll(() => page.getByRole('status').textContent()).toBe('saved shop.test.yaml; Tests runs it');
@@ -211,13 +183,13 @@ describe('the studio as a place to write a mapping', { timeout: 90_000 }, () => 
   it('offers the fields of the ERP\'s last answer to a Try, and inserts a clicked field\'s path at the editor\'s cursor', async () => {
     await page.getByLabel('Edit', { exact: true }).selectOption('mapping');
     await poll(() => page.locator('.cm-content').textContent()).toContain('name: shop');
-    await endOf(' {4}output: .*');
+    await endOf(page, ' {4}output: .*');
     await page.keyboard.press('Enter');
     await page.keyboard.type('# weight: ');
     const trace = page.getByRole('region', { name: 'Trace' });
     /** Tries GetItem against the ERP and clicks the field of its answer. */
     const clickField = async (field: string) => {
-      await go('Try a route');
+      await goTo(page, 'Try a route');
       await page.getByLabel('Operation').selectOption('GetItem');
       await page.getByLabel('Answers from').selectOption('erp');
       await page.getByLabel('number', { exact: true }).fill('K-1');
@@ -242,11 +214,11 @@ describe('the studio as a place to write a mapping', { timeout: 90_000 }, () => 
     await page.keyboard.press('Control+Space');
     await poll(() => page.locator('.cm-tooltip-autocomplete li .cm-completionLabel').allTextContents()).toEqual(['bins', 'onHand']);
     await page.keyboard.press('Escape');
-    await setEditorText(MAPPING);
+    await setEditorText(page, MAPPING);
     await poll(() => page.locator('.toolbar .unsaved').count()).toBe(0);
   });
 
   it('ran with no error in the page', () => {
-    expect(pageErrors).toEqual([]);
+    expect(shown.pageErrors).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../cli/cli-process';
+import { openStudioPage, poll, setEditorText, type StudioPage } from './studio-page';
 import { documentedStudioArgs, exampleCopy, sessionToken, startStudio, type Studio } from './studio-process';
 
 /**
@@ -14,17 +15,11 @@ const SHOTS = process.env.STUDIO_SHOTS ? path.resolve(ROOT, process.env.STUDIO_S
 const TYPO_FROM = 'result: WorkOrderDoesNotExist';
 const TYPO_TO = 'result: WorkOrderNotFound';
 
-/** The page answers at the machine's pace: a busy one (the whole suite on 2 cores) gets time. */
-function poll<T>(read: () => Promise<T> | T) {
-  return expect.poll(read, { timeout: 15_000, interval: 100 });
-}
-
 let studio: Studio;
-let browser: Browser;
+let shown: StudioPage;
 let page: Page;
 let dir: string;
 let original: string;
-const pageErrors: string[] = [];
 
 async function shoot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
@@ -32,13 +27,6 @@ async function shoot(name: string): Promise<void> {
 
 async function go(hash: string): Promise<void> {
   await page.getByRole('link', { name: hash }).click();
-}
-
-/** Replaces the editor's whole text, as a person pasting would (CodeMirror reads the DOM input). */
-async function setEditorText(text: string): Promise<void> {
-  await page.locator('.cm-content').click();
-  await page.keyboard.press('Control+a');
-  await page.keyboard.insertText(text);
 }
 
 async function saveAndSee(text: string | RegExp): Promise<void> {
@@ -50,18 +38,16 @@ beforeAll(async () => {
   dir = exampleCopy();
   original = fs.readFileSync(path.join(dir, 'mappings', 'example.yaml'), 'utf8');
   studio = await startStudio(documentedStudioArgs(), dir);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  shown = await openStudioPage();
+  page = shown.page;
   // A page blocked by its own Content-Security-Policy, or failing, reports it on the console.
-  page.on('console', (message) => { if (message.type() === 'error') pageErrors.push(message.text()); });
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('response', (response) => { if (response.status() >= 400) pageErrors.push(`${response.status()} ${response.request().method()} ${response.url()}`); });
-  page.on('dialog', (dialog) => void dialog.accept());
+  page.on('console', (message) => { if (message.type() === 'error') shown.pageErrors.push(message.text()); });
+  page.on('response', (response) => { if (response.status() >= 400) shown.pageErrors.push(`${response.status()} ${response.request().method()} ${response.url()}`); });
   fs.mkdirSync(SHOTS, { recursive: true });
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await shown?.browser.close();
   await studio?.stop();
 }, 60_000);
 
@@ -78,7 +64,7 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
     await go('Editor');
     await poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
     const typoLine = original.split('\n').findIndex((line) => line.includes(TYPO_FROM)) + 1;
-    await setEditorText(original.replace(TYPO_FROM, TYPO_TO));
+    await setEditorText(page, original.replace(TYPO_FROM, TYPO_TO));
     const problems = page.getByRole('list', { name: 'Problems' });
     await poll(() => problems.textContent()).toContain(`mappings/example.yaml:${typoLine}:17  "WorkOrderNotFound" is not a result of GET /WorkOrders/Code`);
     await problems.getByRole('button').first().click(); // moves the editor to the problem
@@ -104,7 +90,7 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
     await page.locator('.cm-line', { hasText: /^name: example$/ }).hover();
     await page.locator('.cm-line', { hasText: /^description: / }).getByText('description').hover();
     await poll(() => page.locator('.hover-doc').textContent()).toMatch(/^description: ./);
-    await setEditorText(original);
+    await setEditorText(page, original);
     await poll(() => page.locator('.cm-lintRange-error').count()).toBe(0);
     await poll(() => problems.textContent()).toBe('');
     await saveAndSee(/it loads and serves now/);
@@ -170,7 +156,7 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
     // The placement goes to a path the example ERP does not have: 404, a dead letter.
     await go('Editor');
     await poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
-    await setEditorText(original.replace('path: /putwall/placements', 'path: /putwall/placement'));
+    await setEditorText(page, original.replace('path: /putwall/placements', 'path: /putwall/placement'));
     await saveAndSee(/it loads and serves now/);
     await go('Try a route');
     await page.getByLabel('Operation').selectOption('ConfirmPutWallPlacement');
@@ -187,7 +173,7 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
     await shoot('outbox');
     await go('Editor');
     await poll(() => page.locator('.cm-content').textContent()).toContain('name: example');
-    await setEditorText(original);
+    await setEditorText(page, original);
     await saveAndSee(/it loads and serves now/);
     await go('Outbox');
     await page.getByRole('button', { name: /^Retry / }).click(); // confirmed in the dialog
@@ -234,7 +220,7 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
     await field.click();
     await poll(() => page.locator('main').getAttribute('aria-label')).toBe('Editor');
     await poll(() => page.locator('.cm-content').textContent()).toContain(path);
-    await setEditorText(original);
+    await setEditorText(page, original);
     await poll(() => page.locator('.toolbar .unsaved').count()).toBe(0);
   });
 
@@ -261,6 +247,6 @@ describe('the studio in a browser, on the example mapping', { timeout: 90_000 },
   });
 
   it('ran with no script or style blocked by its Content-Security-Policy and no error in the page', () => {
-    expect(pageErrors).toEqual([]);
+    expect(shown.pageErrors).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, writeFile } from '../cli/cli-process';
+import { endOf, openStudioPage, poll, setEditorText, type StudioPage } from './studio-page';
 import { startStudio, type Studio } from './studio-process';
 
 /**
@@ -21,25 +22,8 @@ operations:
 `;
 
 let studio: Studio;
-let browser: Browser;
+let shown: StudioPage;
 let page: Page;
-const pageErrors: string[] = [];
-
-function poll<T>(read: () => Promise<T> | T) {
-  return expect.poll(read, { timeout: 15_000, interval: 100 });
-}
-
-async function setEditorText(text: string): Promise<void> {
-  await page.locator('.cm-content').click();
-  await page.keyboard.press('Control+a');
-  await page.keyboard.insertText(text);
-}
-
-/** Puts the cursor at the end of the line with this text. */
-async function endOf(line: string): Promise<void> {
-  await page.locator('.cm-line', { hasText: new RegExp(`^${line}$`) }).click();
-  await page.keyboard.press('End');
-}
 
 async function completions(): Promise<string[]> {
   await page.locator('.cm-tooltip-autocomplete').waitFor();
@@ -58,16 +42,15 @@ beforeAll(async () => {
     expect: { result: Succeed }
 `);
   studio = await startStudio(['shop.yaml'], dir);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => { if (message.type() === 'error') pageErrors.push(message.text()); });
+  shown = await openStudioPage();
+  page = shown.page;
+  page.on('console', (message) => { if (message.type() === 'error') shown.pageErrors.push(message.text()); });
   await page.goto(`${studio.url}#/editor`);
   await page.locator('.cm-line', { hasText: /^name: shop$/ }).waitFor();
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await shown?.browser.close();
   await studio?.stop();
 }, 60_000);
 
@@ -83,11 +66,11 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
     await poll(() => page.locator('.cm-content').textContent()).toContain('path: /products/{input.number}');
     expect(await page.locator('.cm-content').textContent()).not.toContain('article');
     await page.keyboard.press('Escape');
-    await setEditorText(MAPPING);
+    await setEditorText(page, MAPPING);
   });
 
   it('completes the settings of where the cursor is: under system: the system\'s, not operation names', async () => {
-    await endOf('  baseUrl: http://127.0.0.1:9/api');
+    await endOf(page, '  baseUrl: http://127.0.0.1:9/api');
     await page.keyboard.press('Enter');
     await page.keyboard.type('ti');
     const underSystem = await completions();
@@ -96,7 +79,7 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
     expect(underSystem).not.toContain('calls');
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+z');
-    await endOf('    output: .*');
+    await endOf(page, '    output: .*');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Shift+Home');
     await page.keyboard.type('  GetW');
@@ -104,16 +87,16 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
     expect(operations).toContain('GetWorkOrders');
     expect(operations).not.toContain('timeoutMs');
     await page.keyboard.press('Escape');
-    await endOf('        method: GET');
+    await endOf(page, '        method: GET');
     await page.keyboard.press('Enter');
     await page.keyboard.type('ret');
     expect(await completions()).toContain('retry');
     await page.keyboard.press('Escape');
-    await setEditorText(MAPPING);
+    await setEditorText(page, MAPPING);
   });
 
   it('lists the problems aligned, each a link that puts the cursor on its line', async () => {
-    await setEditorText(MAPPING.replace('method: GET', 'method: FETCH').replace('  baseUrl:', '  timeoutMs: soon\n  baseUrl:'));
+    await setEditorText(page, MAPPING.replace('method: GET', 'method: FETCH').replace('  baseUrl:', '  timeoutMs: soon\n  baseUrl:'));
     const problems = page.getByRole('list', { name: 'Problems' });
     await poll(() => problems.locator('.where').allTextContents()).toEqual(['shop.yaml:4:14', 'shop.yaml:10:17']);
     const starts = await problems.locator('.what').evaluateAll((spans) => spans.map((span) => Math.round(span.getBoundingClientRect().left)));
@@ -127,12 +110,12 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
     expect(await page.locator('.cm-activeLine').textContent()).toBe('        method: FETCH');
     await first.click();
     expect(await page.locator('.cm-activeLine').textContent()).toBe('  timeoutMs: soon');
-    await setEditorText(MAPPING);
+    await setEditorText(page, MAPPING);
     await poll(() => problems.getByRole('button').count()).toBe(0);
   });
 
   it('explains a function of an expression on hover: JSONata\'s and the engine\'s helpers, as docs/mapping-format.md does', async () => {
-    await setEditorText(MAPPING.replace('path: /articles/{input.number}', 'path: /articles/{$uppercase(input.number)}').replace('"name": calls.article.body.name', '"name": $toJson(calls.article.body)'));
+    await setEditorText(page, MAPPING.replace('path: /articles/{input.number}', 'path: /articles/{$uppercase(input.number)}').replace('"name": calls.article.body.name', '"name": $toJson(calls.article.body)'));
     for (const [name, help] of [['$uppercase', '$uppercase(str): The text in upper case.'], ['$toJson', '$toJson: $toJson(value) → the value as a JSON string (for externalData fields). (an engine helper)']]) {
       await page.mouse.move(0, 0);
       await poll(() => page.locator('.hover-doc').count()).toBe(0);
@@ -153,7 +136,7 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
       await page.mouse.move(at.x, at.y);
       await poll(() => page.locator('.hover-doc').textContent()).toBe(help);
     }
-    await setEditorText(MAPPING);
+    await setEditorText(page, MAPPING);
   });
 
   it('opens the editor at the line a trace names (each file:line a link)', async () => {
@@ -194,17 +177,17 @@ describe('the studio\'s editor', { timeout: 60_000 }, () => {
     await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Editor' }).click();
     await page.locator('.cm-line', { hasText: /^name: shop$/ }).waitFor();
     const lines = MAPPING.trimEnd().split('\n');
-    await setEditorText([...lines.slice(0, -1), '    output: calls.article.body.'].join('\n'));
+    await setEditorText(page, [...lines.slice(0, -1), '    output: calls.article.body.'].join('\n'));
     await page.keyboard.press('Control+Space');
     expect(await completions()).toEqual(expect.arrayContaining(['no', 'name', 'stock']));
     await page.keyboard.type('stock.');
     await page.keyboard.press('Control+Space');
     await poll(() => page.locator('.cm-tooltip-autocomplete li .cm-completionLabel').allTextContents()).toEqual(['bins', 'onHand']);
     await page.keyboard.press('Escape');
-    await setEditorText(MAPPING);
+    await setEditorText(page, MAPPING);
   });
 
   it('ran with no error in the page', () => {
-    expect(pageErrors).toEqual([]);
+    expect(shown.pageErrors).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Dialog, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingErp, tempDir, writeFile } from '../cli/cli-process';
 import { OUTBOX_PLACEMENT } from '../support/outbox-operation';
+import { goTo, openStudioPage, poll, type StudioPage } from './studio-page';
 import { sessionToken, startStudio, type Studio } from './studio-process';
 
 /**
@@ -57,18 +58,10 @@ const PLACEMENT = { workOrderNumber: 'SO-1', itemNumber: 'A-1', completedAmount:
 
 let studio: Studio;
 let erp: Awaited<ReturnType<typeof startRecordingErp>>;
-let browser: Browser;
+let shown: StudioPage;
 let page: Page;
 let dir: string;
 let token: string;
-const pageErrors: string[] = [];
-/** The dialogs the page opened, answered by `answerDialogs`. */
-const dialogs: { type: string; message: string }[] = [];
-let answerDialogs: (dialog: Dialog) => Promise<void> = (dialog) => dialog.accept();
-
-function poll<T>(read: () => Promise<T> | T) {
-  return expect.poll(read, { timeout: 15_000, interval: 100 });
-}
 
 async function post(route: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const answer = await fetch(`${studio.origin}/studio/api${route}`, { method: route === '/source' ? 'PUT' : 'POST', headers: { 'content-type': 'application/json', origin: studio.origin, 'x-studio-token': token }, body: JSON.stringify(body) });
@@ -79,11 +72,6 @@ function saveSource(text: string) {
   return post('/source', { file: 'shop.yaml', text });
 }
 
-async function go(title: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: title }).click();
-  await poll(() => page.locator('main').getAttribute('aria-label')).toBe(title);
-}
-
 beforeAll(async () => {
   erp = await startRecordingErp({ no: 'K-1', name: 'Bolt' });
   dir = tempDir();
@@ -91,17 +79,12 @@ beforeAll(async () => {
   writeFile(dir, 'shop.test.yaml', TESTS);
   studio = await startStudio(['shop.yaml'], dir, { ERP_URL: erp.url });
   token = await sessionToken(studio);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('dialog', (dialog) => {
-    dialogs.push({ type: dialog.type(), message: dialog.message() });
-    void answerDialogs(dialog);
-  });
+  shown = await openStudioPage();
+  page = shown.page;
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await shown?.browser.close();
   await studio?.stop();
   await erp?.close();
 }, 60_000);
@@ -114,30 +97,30 @@ describe('the studio an integrator can trust', { timeout: 90_000 }, () => {
     await page.keyboard.press('End');
     await page.keyboard.type('-edited');
     await poll(() => page.locator('.toolbar .unsaved').textContent()).toContain('unsaved changes');
-    await go('Try a route');
+    await goTo(page, 'Try a route');
     // The file is marked changed where files are picked, and Try says it runs the saved text.
     expect(await page.getByLabel('Mapping file').locator('option').first().textContent()).toBe('shop.yaml (unsaved changes)');
     await poll(() => page.locator('main').textContent()).toContain('shop.yaml has unsaved changes in the Editor: this runs the saved text');
-    await go('Editor');
+    await goTo(page, 'Editor');
     await poll(() => page.locator('.cm-content').textContent()).toContain('name: shop-edited');
     expect(fs.readFileSync(path.join(dir, 'shop.yaml'), 'utf8')).toContain('name: shop\n');
     // Leaving asks first (beforeunload); staying keeps the work.
-    answerDialogs = (dialog) => dialog.dismiss();
+    shown.answerDialogs = (dialog) => dialog.dismiss();
     const url = page.url();
     await expect(page.goto('about:blank')).rejects.toThrow(/ERR_ABORTED/);
-    expect(dialogs.map((dialog) => dialog.type)).toEqual(['beforeunload']);
+    expect(shown.dialogs.map((dialog) => dialog.type)).toEqual(['beforeunload']);
     expect(page.url()).toBe(url);
     expect(await page.locator('.cm-content').textContent()).toContain('name: shop-edited');
-    answerDialogs = (dialog) => dialog.accept();
+    shown.answerDialogs = (dialog) => dialog.accept();
     // Put back as saved: nothing is unsaved, so a reload asks nothing.
     await page.locator('.cm-line', { hasText: /^name: shop-edited$/ }).click();
     await page.keyboard.press('End');
     for (let index = 0; index < '-edited'.length; index += 1) await page.keyboard.press('Backspace');
     await poll(() => page.locator('.toolbar .unsaved').count()).toBe(0);
-    const asked = dialogs.length;
+    const asked = shown.dialogs.length;
     await page.reload();
     await poll(() => page.locator('.cm-content').textContent()).toContain('name: shop');
-    expect(dialogs.length).toBe(asked);
+    expect(shown.dialogs.length).toBe(asked);
   });
 
   it('2: refuses to try or record a file whose saved text does not load, and says so at the button', async () => {
@@ -170,7 +153,7 @@ describe('the studio an integrator can trust', { timeout: 90_000 }, () => {
     expect(tests.status).toBe(409);
     expect(tests.json.error).toContain('shop.yaml does not load as saved (1 problem), so it cannot be tested');
     expect(tests.json.issues).toMatchObject([{ code: 'UNKNOWN_RESULT' }]);
-    await go('Tests');
+    await goTo(page, 'Tests');
     await page.getByRole('button', { name: 'Run tests' }).click();
     await poll(() => page.getByRole('status').textContent()).toMatch(/^shop\.yaml: failed: shop\.yaml does not load as saved/);
     expect(await page.locator('main').textContent()).not.toMatch(/passed|every output field was filled/);
@@ -190,7 +173,7 @@ describe('the studio an integrator can trust', { timeout: 90_000 }, () => {
     expect(second.status).toBe(200);
     expect(second.json).toMatchObject({ recordedCase: { name: 'K-2 item', at: 'shop.test.yaml:14' }, resultName: 'Succeed', envelope: { data: { number: 'K-2', name: 'Nut' } } });
     expect(erp.received.filter((request) => request.url.includes('K-2'))).toEqual([]);
-    await go('Try a route');
+    await goTo(page, 'Try a route');
     await page.getByLabel('Operation').selectOption('GetItem');
     await page.getByLabel('Answers from').selectOption('recorded');
     await page.getByLabel('number', { exact: true }).fill('K-404');
@@ -208,18 +191,18 @@ describe('the studio an integrator can trust', { timeout: 90_000 }, () => {
     expect(refused.json.calls).toEqual(['placement (POST /placements)']);
     expect(refused.json.error).toMatch(/^ConfirmPutWallPlacement can change the ERP at http:\/\/127\.0\.0\.1:\d+\/api\/v1: it would send placement \(POST \/placements\)\. Send again with "confirm": true to send it$/);
     // On the page: the person is asked; "no" sends nothing.
-    await go('Try a route');
+    await goTo(page, 'Try a route');
     await page.getByLabel('Operation').selectOption('ConfirmPutWallPlacement');
     await page.getByLabel('Answers from').selectOption('erp');
     await page.getByLabel(/Input \(JSON body\)/).fill(JSON.stringify(PLACEMENT));
-    answerDialogs = (dialog) => dialog.dismiss();
-    const asked = dialogs.length;
+    shown.answerDialogs = (dialog) => dialog.dismiss();
+    const asked = shown.dialogs.length;
     await page.getByRole('button', { name: 'Run' }).click();
     await poll(() => page.locator('form.toolbar .notice.error').textContent()).toBe('not sent: ConfirmPutWallPlacement would send placement (POST /placements) to the ERP');
-    expect(dialogs.slice(asked)).toEqual([{ type: 'confirm', message: 'ConfirmPutWallPlacement can change the ERP: it sends placement (POST /placements).\n\nSend it to the ERP now?' }]);
+    expect(shown.dialogs.slice(asked)).toEqual([{ type: 'confirm', message: 'ConfirmPutWallPlacement can change the ERP: it sends placement (POST /placements).\n\nSend it to the ERP now?' }]);
     expect(erp.received.length).toBe(before);
     // "Yes" sends it.
-    answerDialogs = (dialog) => dialog.accept();
+    shown.answerDialogs = (dialog) => dialog.accept();
     await page.getByRole('button', { name: 'Run' }).click();
     await poll(() => page.getByRole('region', { name: 'Trace' }).textContent()).toContain('stored in the outbox as');
     await poll(() => erp.received.slice(before).map((request) => `${request.method} ${request.url}`)).toEqual(['POST /api/v1/placements']);
@@ -230,7 +213,7 @@ describe('the studio an integrator can trust', { timeout: 90_000 }, () => {
   it('6: "Save as test case" appends the case and leaves every other byte of the test file as it was', async () => {
     const file = path.join(dir, 'shop.test.yaml');
     const before = fs.readFileSync(file, 'utf8');
-    await go('Try a route');
+    await goTo(page, 'Try a route');
     await page.getByLabel('Operation').selectOption('GetItem');
     await page.getByLabel('Answers from').selectOption('erp');
     await page.getByLabel('number', { exact: true }).fill('K-1');
@@ -251,6 +234,6 @@ describe('the studio an integrator can trust', { timeout: 90_000 }, () => {
   });
 
   it('ran with no error in the page', () => {
-    expect(pageErrors).toEqual([]);
+    expect(shown.pageErrors).toEqual([]);
   });
 });
