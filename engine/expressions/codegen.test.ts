@@ -106,6 +106,35 @@ describe('generated code', () => {
     expect(compileExpression('$substring(b, 1)').explain().code).toContain('functionArgument(run');
   });
 
+  it('answers without walking the answer for a function only called by a built-in, and leaves one that reaches the answer to the interpreter', async () => {
+    // 120 objects deep: the walk for a function value (fast-path/index.ts) gives up past 100 levels and hands the answer to the interpreter.
+    const deep = (call: string): string => `$reduce([1..120], function($acc, $v) { { "a": $acc } }, {}) ~> ${call}`;
+    const calledOnly = [
+      deep('$map(function($v) { $v })'), deep('$map($string) ~> $count()'), `( $f := function($x) { $x }; ${deep('$map($f)')} )`, `[${deep('$string()')}] ~> $sort(function($p, $q) { $p > $q })`,
+      `$match("LOT-K4821", /LOT-([A-Z][0-9]{4})/).groups[0] & ${deep('$string()')}`, `$sift({ "a": ${deep('$lookup("a")')} }, function($v) { $exists($v) })`,
+    ];
+    for (const source of calledOnly) {
+      const compiled = compileExpression(source);
+      const interpreted = await answer(compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { fastPath: false }), {});
+      expect(interpreted).toHaveProperty('json');
+      expect(await answer(compiled, {}), source).toEqual(interpreted);
+      expect([source, compiled.stats]).toEqual([source, { fast: 1, fallback: 0, interpreter: 0 }]);
+    }
+    // A function value that reaches the answer: made in the body, read as a value there, or handed over by a built-in that answers with it.
+    const reaching = [
+      '$map([1, 2], function($v) { function($x) { $x + $v } })', '( $f := function($x) { $x }; $map([1], function($v) { $f }) )',
+      '$sort([1], function($p, $q) { $p > $q }) ~> $append($string)', '$map([1], $string) ~> $append(function($x) { $x })',
+      '( $f := function($x) { $x }; { "f": $f } )', '$lookup({ "f": $string }, "f")',
+    ];
+    for (const source of reaching) {
+      const compiled = compileExpression(source);
+      expect(compiled.explain().runs, source).toBe('compiled');
+      const interpreted = await answer(compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { fastPath: false }), {});
+      expect(await answer(compiled, {}), source).toEqual(interpreted);
+      expect([source, compiled.stats]).toEqual([source, { fast: 0, fallback: 1, interpreter: 0 }]);
+    }
+  });
+
   it('says why an expression is not compiled', () => {
     expect(compileExpression('$map(a, $eval)').explain()).toMatchObject({ runs: 'interpreter', why: expect.stringContaining("outside the fast path's subset") });
     expect(compileExpression('a[b = 1]').explain()).toMatchObject({ runs: 'compiled', delegated: ['a path with filters, order-by, tuple bindings (@, #) or grouping'] });

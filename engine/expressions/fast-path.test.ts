@@ -60,7 +60,8 @@ const EDGE_CASES = [
   // Function arguments, planned like the others (a function's letter is 'f'), beside values that are not functions.
   '$map(a, function($v) { $v.b })', '$map(a, $string)', '$map(a, b)', '$filter(a, function($v, $i) { $i > 0 })', '$sift(a, function($v) { $v })',
   '$reduce(a, function($x, $y) { $x & $y }, b)', '$reduce(a, function($x, $y) { $x & $y })', '$sort(a, function($x, $y) { $x > $y })',
-  '$sort(a.b, function($x, $y) { $x.c > $y.c })', '$sum(a)', '$average(a.b)', '$min(a.b.c)', '$join(a.b, b)', '$join([a, b], ",")', '$merge([a, b])', '$merge(a.b)', '( $f := function($v) { $v & "" }; $map(a, a ? $f : $string) )', '$single(a, function($v) { $v = b })',
+  '$sort(a.b, function($x, $y) { $x.c > $y.c })', '$match(a, /[a-z]+/)', '$match(a, /(x)(y)?/, b)', 'a.$match(/[0-9]/)', '$match(a, /x/).groups[0]',
+  '$replace(a, /x/, function($m) { $uppercase($m.match) })', '$contains(a, /x/)', '$split(a, /,/)', 'a ~> $map(function($v) { $v }) ~> $sort(function($x, $y) { $x > $y })', '$sum(a)', '$average(a.b)', '$min(a.b.c)', '$join(a.b, b)', '$join([a, b], ",")', '$merge([a, b])', '$merge(a.b)', '( $f := function($v) { $v & "" }; $map(a, a ? $f : $string) )', '$single(a, function($v) { $v = b })',
   // Paths whose steps give arrays, sequences and list constructors at different places.
   'a.b.$string()', 'a.[b]', '[a].b', 'a.[b].c', '( $x := a.b; $x.c )', '( $x := a.b; $x )', '( $x := a; $x.b.c )', 'a.b.{ "c": c }.c',
   '[a.b, c]', '[[a], a.b]',

@@ -1,4 +1,5 @@
 import { builtinFunction, lookupVariable, readVariable } from './builtins';
+import { calledOnlyArguments } from './called-only';
 import { filterJoinOf, filterJoinShape, filterJoined } from './joins';
 import { compileGeneral, needsGeneral } from './language';
 import { binary, boolize } from './operators';
@@ -153,6 +154,7 @@ function compileCall(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
     // `$filter(list, function($v) { $v.key = $o.id })`: through an index, as `list[key = $o.id]` (joins.ts).
     const shape = filterJoinShape(node, lambdaNames);
     const join = shape && filterJoinOf(shape, (child) => compileNode(child, lambdaNames));
+    const calledOnly = calledOnlyArguments(name, node.arguments as AstNode[]);
     return (input, frame, run) => {
       if (builtin === undefined) {
         const found = builtinFunction(name);
@@ -161,7 +163,9 @@ function compileCall(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
       }
       const values = new Array<unknown>(args.length);
       for (let index = 0; index < args.length; index++) {
+        const made = run.functionsMade;
         values[index] = functionArgument(run, args[index](input, frame, run));
+        if (calledOnly[index]) run.functionsMade = made;
         if (index === 0 && shape && join) {
           const joined = filterJoined(join, shape, values[0], frame, run, createSequence(run));
           if (joined) return finish(joined, false);

@@ -127,6 +127,14 @@ function itemLetters(signature: Signature): readonly (number | undefined)[] | un
       letters.push(undefined);
       continue;
     }
+    if (symbol === 'f') {
+      // A function's own signature (`f<s:o>` of $match): validate does not check a function argument against it.
+      const close = closingBracket(text, at + 1);
+      if (close < 0) return undefined;
+      letters.push(undefined);
+      at = close;
+      continue;
+    }
     const close = text.indexOf('>', at + 2);
     const item = close < 0 ? undefined : ITEM_LETTERS[text.slice(at + 2, close)];
     if (item === undefined) return undefined;
@@ -134,6 +142,16 @@ function itemLetters(signature: Signature): readonly (number | undefined)[] | un
     at = close;
   }
   return letters;
+}
+
+/** The position of the `>` that closes the `<` at `open` (a function's signature may hold lists' `<...>`), -1 when none. */
+function closingBracket(text: string, open: number): number {
+  let depth = 0;
+  for (let at = open; at < text.length; at++) {
+    if (text[at] === '<') depth += 1;
+    else if (text[at] === '>' && --depth === 0) return at;
+  }
+  return -1;
 }
 
 /** The context's letter of a call: without a `-` parameter the context is never put in, and is not looked at. */

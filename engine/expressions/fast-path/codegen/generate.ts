@@ -1,3 +1,4 @@
+import { calledOnlyArguments } from '../called-only';
 import { filterJoinShape } from '../joins';
 import { needsGeneral } from '../language';
 import { CALL_DEPTH } from '../runtime';
@@ -100,13 +101,16 @@ function isWrittenApply(node: AstNode): boolean {
 function applyExpression(node: AstNode, unit: Unit, input: string): string {
   const call = node.rhs as AstNode;
   const left = expression(node.lhs as AstNode, unit, input);
-  const procedure = `readVariable(run, frame, ${textLiteral((call.procedure as AstNode).value as string)})`;
+  const name = (call.procedure as AstNode).value as string;
+  // Only called, never part of the answer: read without marking the evaluation as one that made a function value (called-only.ts).
+  const procedure = `lookupVariable(run, frame, ${textLiteral(name)})`;
   // The arguments are written inside the function below, whose parameter is `input`.
-  const args = (call.arguments as AstNode[]).map((arg) => argumentValue(arg, unit, 'input'));
+  const calledOnly = unit.lambdaNames.has(name) ? [] : calledOnlyArguments(name, call.arguments as AstNode[], 1);
+  const args = (call.arguments as AstNode[]).map((arg, index) => argumentValue(arg, unit, 'input', calledOnly[index] === true));
   // The order of evaluateApplyExpression and evaluateFunction: the left side, the function, its arguments.
-  const name = unit.name('x');
-  unit.lines.push(`function ${name}(left, procedure, input, frame, run) { return finish(apply(run, procedure, [left, ${args.join(', ')}], input), false); }`);
-  return `${name}(${left}, ${procedure}, ${input}, frame, run)`;
+  const written = unit.name('x');
+  unit.lines.push(`function ${written}(left, procedure, input, frame, run) { return finish(apply(run, procedure, [left, ${args.join(', ')}], input), false); }`);
+  return `${written}(${left}, ${procedure}, ${input}, frame, run)`;
 }
 
 /** `function($a, $b) { ... }` as a value (an argument of $map, $reduce, $sort...): not a tail call's thunk. */
@@ -149,16 +153,18 @@ function callExpression(node: AstNode, unit: Unit, input: string): string {
   // `$filter(list, function($v) { $v.key = $o.id })` is a join: the closure answers it through an index (joins.ts).
   if (filterJoinShape(node, unit.lambdaNames)) return `${unit.closure(node, 'a $filter join')}(${input}, frame, run)`;
   const name = (node.procedure as AstNode).value as string;
-  // A function value passed on is wrapped as the interpreter wraps it (runtime.ts's functionArgument).
-  const args = `[${(node.arguments as AstNode[]).map((arg) => argumentValue(arg, unit, input)).join(', ')}]`;
   if (unit.lambdaNames.has(name)) {
+    // A function value passed on is wrapped as the interpreter wraps it (runtime.ts's functionArgument).
+    const args = `[${(node.arguments as AstNode[]).map((arg) => argumentValue(arg, unit, input)).join(', ')}]`;
     return `finish(apply(run, needProcedure(lookupVariable(run, frame, ${textLiteral(name)})), ${args}, ${input}, undefined), false)`;
   }
   // A built-in or helper: found at the first call, its signature planned per call site (signature-plan.ts).
+  const calledOnly = calledOnlyArguments(name, node.arguments as AstNode[]);
+  const builtinArgs = `[${(node.arguments as AstNode[]).map((arg, index) => argumentValue(arg, unit, input, calledOnly[index])).join(', ')}]`;
   const builtin = unit.name('b');
   const site = unit.name('s');
   unit.lines.push(`let ${builtin}; const ${site} = new CallSiteSignature();`);
-  return `finish(applyBuiltin(run, ${builtin} === undefined ? (${builtin} = resolveBuiltin(${textLiteral(name)})) : ${builtin}, ${args}, ${input}, ${site}), false)`;
+  return `finish(applyBuiltin(run, ${builtin} === undefined ? (${builtin} = resolveBuiltin(${textLiteral(name)})) : ${builtin}, ${builtinArgs}, ${input}, ${site}), false)`;
 }
 
 /**
@@ -167,8 +173,10 @@ function callExpression(node: AstNode, unit: Unit, input: string): string {
  * one (a list or object holding a function is not wrapped either), so their calls skip the check; with a
  * filter, grouping or sort attached the node may give an item, which is checked as any other argument.
  */
-function argumentValue(arg: AstNode, unit: Unit, input: string): string {
+function argumentValue(arg: AstNode, unit: Unit, input: string, calledOnly = false): string {
   const value = expression(arg, unit, input);
+  // The flag is read before the argument is evaluated (arguments run left to right), and put back after.
+  if (calledOnly) return `calledOnly(run, run.functionsMade, ${value})`;
   return neverAFunction(arg) ? value : `functionArgument(run, ${value})`;
 }
 

@@ -27,6 +27,16 @@ function needProcedure(procedure: unknown): unknown {
   return procedure;
 }
 
+/**
+ * A function argument the called built-in only calls (called-only.ts): wrapped as any, then the
+ * evaluation's mark of a function value made is put back as it was before the argument ran.
+ */
+function calledOnly(run: Run, made: boolean, value: unknown): unknown {
+  const wrapped = functionArgument(run, value);
+  run.functionsMade = made;
+  return wrapped;
+}
+
 function negate(value: unknown): unknown {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isFinite(value)) return -value;
@@ -97,7 +107,7 @@ function emptyObject(): Record<string, unknown> {
 }
 
 export const HELPERS = Object.freeze({
-  FALLBACK, Frame, FastLambda, Thunk, CallSiteSignature, apply, applyBuiltin, appendItem, binary, boolize, checkClock, checkText, createSequence,
+  FALLBACK, Frame, FastLambda, Thunk, CallSiteSignature, apply, applyBuiltin, appendItem, calledOnly, binary, boolize, checkClock, checkText, createSequence,
   emptyObject, finish, functionArgument, hasOwn, lastStepArray, lookup, lookupVariable, markCons, readVariable, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, toBoolean,
 });
 
