@@ -198,6 +198,8 @@ describe('filters and order-by written as code', () => {
     '($l := few; $l[order = 9]^(n).code)', '($m := mixed; $m^(n))', '($m := mixed; $m^(n).n)', '($l := lines[0]; $l^(n))', '($l := lines; $l^(n)[0].code)',
     'lines^(>n)[order = 1].code', '($l := lines; $l^($error("key")))', '($l := lines; [$l[order = 3]^(n).$string(n)])',
     '($l := lines; $l{ $string(order): $count(n) })', '($l := lines; $l[order = 1]{ state: $sum(n) })', '$nothing{ "a": 1 }', '($e := []; $e{ "a": 1 })',
+    '($o := lines; $o^(n){ state: $count(code) })', 'lines^(>n, code).code', 'lines.list^($)', 'lines^(>n){ state: code }', 'orders^(>id)', '$nothing^(a){ "k": 1 }',
+    'nothing.a^(b){ "k": 1 }', 'few.list^(>$)', 'orders.id^($){ "k": $ }', 'lines^(n).tags^($){ $: $count($) }',
     '($l := lines; $l{ n: code })', '($l := lines; $l{ state: code, "sale": n })', '($l := few; $l{ code: list })', 'orders.$[id > 1]{ "k": id }',
   ])('%s answers as the interpreter and the closures do', async (source) => {
     const interpreted = await answerOf(compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { fastPath: false }), data());
@@ -228,6 +230,7 @@ describe('filters and order-by written as code', () => {
     expect(join.delegated ?? []).not.toContain('a path with filters, order-by, tuple bindings (@, #) or grouping');
     expect(join.code).toContain('joinedItems(');
     expect(join.code).toContain('evaluateSort(');
+    expect(compileExpression('($o := lines; $o^(n){ state: $count(code) })').explain().delegated).toEqual([]);
     const grouped = compileExpression('($l := lines; $l[order = 1]{ state: $sum(n) })').explain();
     expect(grouped.delegated ?? []).toEqual([]);
     expect(grouped.code).toContain('evaluateGroup(');

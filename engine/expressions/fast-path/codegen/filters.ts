@@ -31,11 +31,7 @@ export function filterFunction(node: AstNode, unit: Unit, writer: Writer): strin
     const raw = variable === '' ? '(input && input.outerWrapper ? input[0] : input)' : `readVariable(run, frame, ${textLiteral(variable)})`;
     const filters = ((node.predicate as AstNode[] | undefined) ?? []).map((filter) => predicateFunction(filter.expr as AstNode, unit, writer));
     const group = node.group as AstNode | undefined;
-    const pairs = group === undefined ? undefined : unit.name('G');
-    if (group !== undefined) {
-      const written = (group.lhs as AstNode[][]).map(([key, value]) => `[${writer.functionFor(key, unit)}, ${writer.functionFor(value, unit)}]`);
-      unit.lines.push(`const ${pairs} = [${written.join(', ')}];`);
-    }
+    const pairs = group === undefined ? undefined : groupPairs(group, unit, writer.functionFor);
     return [
       `function ${name}(input, frame, run) {`,
       `let v = ${raw};`,
@@ -113,42 +109,63 @@ function plainStep(step: AstNode): boolean {
     && step.ancestor === undefined && step.group === undefined && step.keepArray === undefined && step.consarray !== true;
 }
 
-/** `first^(keys)` and `first^(keys).rest...`: a path of plain steps whose second is an order-by without filters or bindings. */
+/**
+ * `steps^(keys).rest...`, grouped or not (`$open^(line){ ... }`, `calls.orders.items^(>priority)`): a
+ * path of plain steps with one order-by, after the first step, without filters or bindings of its own.
+ */
 export function isWrittenSortPath(node: AstNode): boolean {
-  if (node.type !== 'path' || node.predicate !== undefined || node.group !== undefined || node.keepArray !== undefined) return false;
+  if (node.type !== 'path' || node.predicate !== undefined || node.keepArray !== undefined) return false;
   if (node.tuple !== undefined || node.keepSingletonArray !== undefined || node.seekingParent !== undefined) return false;
-  const [first, sort, ...rest] = node.steps as AstNode[];
-  if (sort === undefined || sort.type !== 'sort' || sort.stages !== undefined || sort.tuple !== undefined || sort.focus !== undefined || sort.index !== undefined) return false;
-  return plainStep(first) && rest.every(plainStep);
+  const steps = node.steps as AstNode[];
+  const at = steps.findIndex((step) => step.type === 'sort');
+  if (at < 1) return false;
+  const sort = steps[at];
+  if (sort.stages !== undefined || sort.tuple !== undefined || sort.focus !== undefined || sort.index !== undefined) return false;
+  return steps.every((step, index) => index === at || plainStep(step));
 }
 
 /**
- * compileGeneralPath of such a path: the first step over the input's sequence, the order-by over its
- * items (evaluateSort: the same comparisons in the same order, each key written as code), then the other
- * steps as a plain path's (pathRest). Nothing from the first step is nothing.
+ * compileGeneralPath of such a path: the steps before the order-by over the input's sequence, the
+ * order-by over their items (evaluateSort: the same comparisons in the same order, each key written as
+ * code), the steps after it as a plain path's (pathRest), then the grouping (evaluateGroup, which reads
+ * nothing and an empty sequence alike). Nothing before the order-by is nothing, or the grouping of it.
  */
 export function sortPathFunction(node: AstNode, unit: Unit, { functionFor }: Writer): string {
   return unit.memo(node, (name) => {
     const steps = node.steps as AstNode[];
-    const sort = steps[1];
-    const terms = (sort.terms as AstNode[]).map((term) => `{ key: ${functionFor(term.expression as AstNode, unit)}, descending: ${term.descending === true ? 'true' : 'false'} }`);
+    const at = steps.findIndex((step) => step.type === 'sort');
+    const terms = (steps[at].terms as AstNode[]).map((term) => `{ key: ${functionFor(term.expression as AstNode, unit)}, descending: ${term.descending === true ? 'true' : 'false'} }`);
     const stepFunctions = unit.name('S');
     const sortTerms = unit.name('O');
     // The order-by's place in the steps is never called: pathRest starts after it.
-    const functions = steps.map((step, index) => (index === 1 ? 'undefined' : functionFor(step, unit)));
-    const sequence = steps[0].type === 'variable' ? 'createSequence(run, input)' : 'Array.isArray(input) ? input : createSequence(run, input)';
-    const finishing = steps.length > 2 ? `pathRest(run, frame, ${stepFunctions}, sorted, 2)` : 'finish(sorted, false)';
+    const functions = steps.map((step, index) => (index === at ? 'undefined' : functionFor(step, unit)));
+    const group = node.group as AstNode | undefined;
+    const pairs = group === undefined ? undefined : groupPairs(group, unit, functionFor);
+    const grouped = (value: string): string => (pairs === undefined ? value : `evaluateGroup(${pairs}, ${value}, frame, run)`);
+    const before = steps.slice(0, at).map((_, index) => [
+      `items = evaluateStep(${stepFunctions}[${index}], items, frame, run, false);`,
+      `if (items.length === 0) return ${pairs === undefined ? 'undefined' : grouped('items')};`,
+    ].join('\n'));
+    const rest = at < steps.length - 1 ? `pathRest(run, frame, ${stepFunctions}, sorted, ${at + 1})` : 'finish(sorted, false)';
     return [
       `const ${stepFunctions} = [${functions.join(', ')}];`,
       `const ${sortTerms} = { terms: [${terms.join(', ')}] };`,
       `function ${name}(input, frame, run) {`,
-      `const items = evaluateStep(${stepFunctions}[0], ${sequence}, frame, run, false);`,
-      'if (items.length === 0) return undefined;',
+      `let items = ${steps[0].type === 'variable' ? 'createSequence(run, input)' : 'Array.isArray(input) ? input : createSequence(run, input)'};`,
+      ...before,
       `const sorted = evaluateSort(${sortTerms}, items, frame, run);`,
-      `return ${finishing};`,
+      `return ${grouped(rest)};`,
       '}',
     ].join('\n');
   });
+}
+
+/** The key and value functions of a grouping `{ key: value, ... }`, as evaluateGroup takes them. */
+function groupPairs(group: AstNode, unit: Unit, functionFor: Writer['functionFor']): string {
+  const pairs = unit.name('G');
+  const written = (group.lhs as AstNode[][]).map(([key, value]) => `[${functionFor(key, unit)}, ${functionFor(value, unit)}]`);
+  unit.lines.push(`const ${pairs} = [${written.join(', ')}];`);
+  return pairs;
 }
 
 /**
