@@ -3,7 +3,7 @@
  * hand-written SOAP clients do), the answers read with saxes, the same answer.
  */
 import { child, field, readXml, type XmlElement } from './xml';
-import { envelope, Refused, refusedEnvelope, REQUEST_TYPE, RESULTS, UNIT_OF_MEASURE, type PlatformRequest, type Transport } from './transport';
+import { envelope, Refused, REQUEST_TYPE, RESULTS, routeTwin, UNIT_OF_MEASURE, type Transport } from './transport';
 
 const SO = 'urn:microsoft-dynamics-schemas/page/salesorder';
 const SL = 'urn:microsoft-dynamics-schemas/page/saleslines';
@@ -120,17 +120,5 @@ export function navTwin(transport: Transport) {
     return envelope(true, RESULTS.putWall.Succeed);
   }
 
-  return {
-    async handle(platform: PlatformRequest): Promise<string> {
-      const failed = platform.path === '/WorkOrders' ? RESULTS.list.AdapterApiCallFailed : platform.path === '/WorkOrders/Code' ? RESULTS.code.AdapterApiCallFailed : RESULTS.putWall.AdapterApiCallFailed;
-      try {
-        if (platform.path === '/WorkOrders') return await list();
-        if (platform.path === '/WorkOrders/Code') return await byCode(platform.query?.Code ?? '');
-        return await putWall(platform.body as Parameters<typeof putWall>[0]);
-      } catch (error) {
-        if (error instanceof Refused) return refusedEnvelope(error, failed, platform.method === 'GET' ? null : undefined);
-        throw error;
-      }
-    },
-  };
+  return routeTwin({ list, byCode, putWall });
 }

@@ -2,7 +2,7 @@
  * What a developer would write instead of odoo-orders.yaml: the same JSON-RPC calls, the same answer.
  * Every choice below mirrors one of the mapping's expressions (noted where JSONata's rules decide it).
  */
-import { envelope, Refused, refusedEnvelope, REQUEST_TYPE, RESULTS, UNIT_OF_MEASURE, type PlatformRequest, type Transport } from './transport';
+import { envelope, Refused, REQUEST_TYPE, RESULTS, routeTwin, UNIT_OF_MEASURE, type Transport } from './transport';
 
 type Many2one = [number, string] | false;
 interface OdooOrder { id: number; name: string; partner_id: Many2one; warehouse_id: Many2one; expected_date: string; commitment_date: string | false; client_order_ref: string | false; note: string | false; picking_type: string; priority: string }
@@ -115,17 +115,5 @@ export function odooTwin(transport: Transport, key: string) {
     return envelope(true, RESULTS.putWall.Succeed);
   }
 
-  return {
-    async handle(request: PlatformRequest): Promise<string> {
-      const failed = request.path === '/WorkOrders' ? RESULTS.list.AdapterApiCallFailed : request.path === '/WorkOrders/Code' ? RESULTS.code.AdapterApiCallFailed : RESULTS.putWall.AdapterApiCallFailed;
-      try {
-        if (request.path === '/WorkOrders') return await list();
-        if (request.path === '/WorkOrders/Code') return await byCode(request.query?.Code ?? '');
-        return await putWall(request.body as Parameters<typeof putWall>[0]);
-      } catch (error) {
-        if (error instanceof Refused) return refusedEnvelope(error, failed, request.method === 'GET' ? null : undefined);
-        throw error;
-      }
-    },
-  };
+  return routeTwin({ list, byCode, putWall });
 }

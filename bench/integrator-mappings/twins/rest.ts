@@ -2,7 +2,7 @@
  * What a developer would write instead of rest-orders.yaml: the same REST calls page by page, the same
  * answer. Every choice below mirrors one of the mapping's expressions (noted where JSONata's rules decide it).
  */
-import { envelope, Refused, refusedEnvelope, REQUEST_TYPE, RESULTS, UNIT_OF_MEASURE, type PlatformRequest, type Transport } from './transport';
+import { envelope, Refused, REQUEST_TYPE, RESULTS, routeTwin, UNIT_OF_MEASURE, type Transport } from './transport';
 
 interface Ref { id: string; refName?: string }
 interface RestOrder { id: string; tranId: string; entity: Ref; location: Ref; shipDate: string; custbody_requested?: string; memo: string | null; otherRefNum: string | null; priority: string; type: string; custom: Record<string, string> }
@@ -116,17 +116,5 @@ export function restTwin(transport: Transport) {
     return envelope(true, RESULTS.putWall.Succeed);
   }
 
-  return {
-    async handle(platform: PlatformRequest): Promise<string> {
-      const failed = platform.path === '/WorkOrders' ? RESULTS.list.AdapterApiCallFailed : platform.path === '/WorkOrders/Code' ? RESULTS.code.AdapterApiCallFailed : RESULTS.putWall.AdapterApiCallFailed;
-      try {
-        if (platform.path === '/WorkOrders') return await list();
-        if (platform.path === '/WorkOrders/Code') return await byCode(platform.query?.Code ?? '');
-        return await putWall(platform.body as Parameters<typeof putWall>[0]);
-      } catch (error) {
-        if (error instanceof Refused) return refusedEnvelope(error, failed, platform.method === 'GET' ? null : undefined);
-        throw error;
-      }
-    },
-  };
+  return routeTwin({ list, byCode, putWall });
 }

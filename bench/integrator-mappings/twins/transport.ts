@@ -51,7 +51,7 @@ export class Refused extends Error {
   }
 }
 
-export function refusedEnvelope(refusal: Refused, result: number, data?: null): string {
+function refusedEnvelope(refusal: Refused, result: number, data?: null): string {
   return envelope(false, result, data, refusal.message, [{ path: `calls.${refusal.call}`, message: `the external system refused: ${refusal.message}` }]);
 }
 
@@ -65,3 +65,30 @@ export const RESULTS = {
 /** The platform's unit and request type numbers (the contract's enums). */
 export const UNIT_OF_MEASURE: Readonly<Record<string, number>> = { Piece: 0, Meter: 1, Kilogram: 4, Liter: 7 };
 export const REQUEST_TYPE = { PickItem: 1, PlaceItem: 2 } as const;
+
+/** A twin's three routes. */
+export interface TwinRoutes<Event> {
+  list(): Promise<string>;
+  byCode(code: string): Promise<string>;
+  putWall(event: Event): Promise<string>;
+}
+
+/**
+ * The platform's request to the twin's route, and an ERP's refusal as the route's AdapterApiCallFailed
+ * envelope (what each hand-written adapter does around its routes, written once).
+ */
+export function routeTwin<Event>(routes: TwinRoutes<Event>): { handle(platform: PlatformRequest): Promise<string> } {
+  return {
+    async handle(platform) {
+      const failed = platform.path === '/WorkOrders' ? RESULTS.list.AdapterApiCallFailed : platform.path === '/WorkOrders/Code' ? RESULTS.code.AdapterApiCallFailed : RESULTS.putWall.AdapterApiCallFailed;
+      try {
+        if (platform.path === '/WorkOrders') return await routes.list();
+        if (platform.path === '/WorkOrders/Code') return await routes.byCode(platform.query?.Code ?? '');
+        return await routes.putWall(platform.body as Event);
+      } catch (error) {
+        if (error instanceof Refused) return refusedEnvelope(error, failed, platform.method === 'GET' ? null : undefined);
+        throw error;
+      }
+    },
+  };
+}
