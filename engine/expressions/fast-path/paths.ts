@@ -55,20 +55,11 @@ export function predicateOf(node: AstNode, compile: Compile): Predicate {
 
 /** evaluateFilter. */
 export function evaluateFilter(predicate: Predicate, input: unknown, frame: Frame, run: Run): unknown {
-  let results: unknown[] = createSequence(run);
+  const results: unknown[] = createSequence(run);
   const tupleStream = Boolean(input && (input as Sequence).tupleStream);
   if (tupleStream) (results as Sequence).tupleStream = true;
+  if (predicate.index !== undefined) return filterByIndex(run, input, predicate.index, results);
   const items: unknown[] = Array.isArray(input) ? input : createSequence(run, input);
-  if (predicate.index !== undefined) {
-    let index = Math.floor(predicate.index);
-    if (index < 0) index = items.length + index;
-    const item = items[index];
-    if (item !== undefined) {
-      if (Array.isArray(item)) results = item;
-      else results.push(item);
-    }
-    return results;
-  }
   if (predicate.join && !tupleStream) {
     const joined = joinedItems(predicate.join, items, frame, run, results);
     if (joined) return joined;
@@ -78,19 +69,39 @@ export function evaluateFilter(predicate: Predicate, input: unknown, frame: Fram
     const item = items[index];
     const context = tupleStream ? (item as Tuple)['@'] : item;
     const env = tupleStream ? frameFromTuple(frame, item as Tuple) : frame;
-    let res = predicate.evaluate(context, env, run);
-    if (isNumeric(res)) res = [res];
-    if (Array.isArray(res) && res.every((value) => isNumeric(value))) {
-      for (const value of res) {
-        let position = Math.floor(value as number);
-        if (position < 0) position = items.length + position;
-        if (position === index) results.push(item);
-      }
-    } else if (toBoolean(res)) {
-      results.push(item);
-    }
+    for (let kept = timesKept(predicate.evaluate(context, env, run), index, items.length); kept > 0; kept--) results.push(item);
   }
   return results;
+}
+
+/** A filter `[n]` with a number literal: the item at that place (from the end when negative), added to `results`. */
+export function filterByIndex(run: Run, input: unknown, at: number, results: unknown[]): unknown {
+  const items: unknown[] = Array.isArray(input) ? input : createSequence(run, input);
+  let index = Math.floor(at);
+  if (index < 0) index = items.length + index;
+  const item = items[index];
+  if (item === undefined) return results;
+  if (Array.isArray(item)) return item;
+  results.push(item);
+  return results;
+}
+
+/**
+ * How often evaluateFilter keeps the item at `index` of `length` items, given the predicate's value:
+ * numbers are positions (an item is kept once for each that names it), anything else is a boolean.
+ */
+export function timesKept(value: unknown, index: number, length: number): number {
+  const res = isNumeric(value) ? [value] : value;
+  if (Array.isArray(res) && res.every((item) => isNumeric(item))) {
+    let kept = 0;
+    for (const item of res) {
+      let position = Math.floor(item as number);
+      if (position < 0) position = length + position;
+      if (position === index) kept += 1;
+    }
+    return kept;
+  }
+  return toBoolean(res) ? 1 : 0;
 }
 
 /** A stage of a step: a filter, or `#$name` (the item's index in the tuple). */

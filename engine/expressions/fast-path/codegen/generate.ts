@@ -3,6 +3,7 @@ import { filterJoinShape } from '../joins';
 import { needsGeneral } from '../language';
 import { CALL_DEPTH } from '../runtime';
 import { isEvalCall, treeDepth, type AstNode } from '../subset';
+import { filterFunction, filterJoinCall, isWrittenFilter, isWrittenSortPath, isWrittenStagedPath, sortPathFunction } from './filters';
 import { fieldRead, numberLiteral, plainLiteral, textLiteral } from './literals';
 import { arrayFunction, blockFunction, objectFunction, pathFunction } from './structures';
 import type { Unit, Writer } from './unit';
@@ -17,7 +18,7 @@ function expression(node: AstNode, unit: Unit, input = 'input'): string {
   if (isWrittenApply(node)) return applyExpression(node, unit, input);
   if (isWrittenLambda(node)) return lambdaExpression(node, unit, input);
   // What this generator does not write itself yet runs as the node's closure (compile-node.ts, language.ts).
-  if (needsGeneral(node)) return `${unit.closure(node, closureWhy(node))}(${input}, frame, run)`;
+  if (needsGeneral(node) && !writtenDespiteFilters(node)) return `${unit.closure(node, closureWhy(node))}(${input}, frame, run)`;
   const nodeFunction = functionOf(node, unit);
   if (nodeFunction !== undefined) return `${nodeFunction}(${input}, frame, run)`;
   switch (node.type) {
@@ -47,9 +48,17 @@ export function functionFor(node: AstNode, unit: Unit): string {
 
 const WRITER: Writer = { expression, functionFor };
 
+/** The nodes with filters or an order-by that filters.ts writes as code (the others with them stay closures). */
+function writtenDespiteFilters(node: AstNode): boolean {
+  return isWrittenFilter(node) || isWrittenSortPath(node) || isWrittenStagedPath(node);
+}
+
 /** The nodes written as functions of their own; undefined for those written as expressions. */
 function functionOf(node: AstNode, unit: Unit): string | undefined {
   if (isWrittenApply(node) || isWrittenLambda(node)) return undefined;
+  if (isWrittenFilter(node)) return filterFunction(node, unit, WRITER);
+  if (isWrittenSortPath(node)) return sortPathFunction(node, unit, WRITER);
+  if (isWrittenStagedPath(node)) return pathFunction(node, unit, WRITER);
   if (needsGeneral(node)) return unit.closure(node, closureWhy(node));
   switch (node.type) {
     case 'path': return pathFunction(node, unit, WRITER);
@@ -150,8 +159,9 @@ function bindExpression(node: AstNode, unit: Unit, input: string): string {
 }
 
 function callExpression(node: AstNode, unit: Unit, input: string): string {
-  // `$filter(list, function($v) { $v.key = $o.id })` is a join: the closure answers it through an index (joins.ts).
-  if (filterJoinShape(node, unit.lambdaNames)) return `${unit.closure(node, 'a $filter join')}(${input}, frame, run)`;
+  // `$filter(list, function($v) { $v.key = $o.id })` is a join, answered through an index (filters.ts, joins.ts).
+  const joinShape = filterJoinShape(node, unit.lambdaNames);
+  if (joinShape) return filterJoinCall(node, joinShape, unit, input, (arg) => argumentValue(arg, unit, 'input'));
   const name = (node.procedure as AstNode).value as string;
   if (unit.lambdaNames.has(name)) {
     // A function value passed on is wrapped as the interpreter wraps it (runtime.ts's functionArgument).

@@ -1,5 +1,7 @@
 import { binary, boolize } from '../operators';
 import { evaluateStep, lastStepArray, type Evaluator } from '../compile-node';
+import { filterJoined, joinedItems } from '../joins';
+import { evaluateGroup, evaluateSort, filterByIndex, timesKept } from '../paths';
 import { builtinFunction, lookupVariable, readVariable } from '../builtins';
 import {
   FALLBACK, FastLambda, Frame, Thunk, apply, applyBuiltin, checkClock, checkText, createSequence, fieldOf, finish, functionArgument, lookup,
@@ -108,7 +110,7 @@ function emptyObject(): Record<string, unknown> {
 
 export const HELPERS = Object.freeze({
   FALLBACK, Frame, FastLambda, Thunk, CallSiteSignature, apply, applyBuiltin, appendItem, calledOnly, binary, boolize, checkClock, checkText, createSequence,
-  emptyObject, finish, functionArgument, hasOwn, lastStepArray, lookup, lookupVariable, markCons, readVariable, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, toBoolean,
+  emptyObject, evaluateGroup, evaluateSort, evaluateStep, filterByIndex, filterJoined, finish, functionArgument, hasOwn, joinedItems, lastStepArray, lookup, lookupVariable, markCons, readVariable, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, timesKept, toBoolean,
 });
 
 export type Helpers = typeof HELPERS;

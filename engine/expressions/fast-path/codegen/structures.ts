@@ -1,4 +1,5 @@
 import type { AstNode } from '../subset';
+import { stagedStepFunction } from './filters';
 import { fieldRead, textLiteral } from './literals';
 import { TICK, type Unit, type Writer } from './unit';
 
@@ -8,7 +9,10 @@ import { TICK, type Unit, type Writer } from './unit';
  * as property stores, an array constructor's items one after the other.
  */
 
-export function pathFunction(node: AstNode, unit: Unit, { expression, functionFor }: Writer): string {
+export function pathFunction(node: AstNode, unit: Unit, writer: Writer): string {
+  const { expression } = writer;
+  // A step with filters (filters.ts) is a function of its own; the others as their nodes are written.
+  const functionFor = (step: AstNode, of: Unit): string => (step.stages === undefined ? writer.functionFor(step, of) : stagedStepFunction(step, of, writer));
   return unit.memo(node, (name) => {
     const steps = node.steps as AstNode[];
     const stepFunctions = unit.name('S');
@@ -21,7 +25,7 @@ export function pathFunction(node: AstNode, unit: Unit, { expression, functionFo
       // While every step gives one value that is not an array, follow it (compilePath's first half).
       if (!firstIsVariable) body.push('if (!Array.isArray(input)) {');
       steps.forEach((step, index) => {
-        const value = step.type === 'name' ? fieldRead('v', step.value as string) : expression(step, unit, 'v');
+        const value = step.stages !== undefined ? `${functionFor(step, unit)}(v, frame, run)` : step.type === 'name' ? fieldRead('v', step.value as string) : expression(step, unit, 'v');
         body.push(TICK, `v = ${value};`, 'if (v === undefined) return undefined;');
         if (index === last) body.push('return Array.isArray(v) ? finish(lastStepArray(run, v), false) : v;');
         else body.push(`if (Array.isArray(v)) { items = stepItems(run, v); return items === undefined ? undefined : pathRest(run, frame, ${stepFunctions}, items, ${index + 1}); }`);
