@@ -104,6 +104,12 @@ describe('generated code', () => {
     expect(code).toContain('applyBuiltin');
     expect(code).not.toContain('functionArgument(run');
     expect(compileExpression('$substring(b, 1)').explain().code).toContain('functionArgument(run');
+    // A chain `lhs ~> $f(args)` plans the built-in's signature at its own call site too, as a call by name does.
+    const chain = compileExpression('a ~> $substring(1) ~> $uppercase()');
+    expect(chain.explain().code?.match(/apply\(run, procedure, \[left[^\]]*\], input, s\d+\)/g)).toHaveLength(2);
+    for (const input of [{ a: 'xyz' }, { a: 5 }, {}]) {
+      expect(await answer(chain, input)).toEqual(await answer(compileExpression('a ~> $substring(1) ~> $uppercase()', DEFAULT_EXPRESSION_LIMITS, '', { fastPath: false }), input));
+    }
   });
 
   it('answers without walking the answer for a function only called by a built-in, and leaves one that reaches the answer to the interpreter', async () => {

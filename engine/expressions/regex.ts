@@ -32,6 +32,13 @@ interface ReadyPattern {
  */
 const READY_PATTERNS = new LRUCache<string, ReadyPattern>({ max: 1024 });
 
+/**
+ * The same, by the literal's RegExp object: JSONata makes a matcher of the parse tree's RegExp at
+ * every evaluation of the literal, and the LRU's bookkeeping of a hit was a tenth of a `$match` on a
+ * short text. A weak map keeps nothing alive that the tree does not.
+ */
+const READY_LITERALS = new WeakMap<RegExp, ReadyPattern>();
+
 /** The JavaScript constructs RE2 has no linear-time way to run, found in the pattern text. */
 function javascriptOnly(source: string): string | undefined {
   let inClass = false;
@@ -107,7 +114,8 @@ export class LinearRegex {
   constructor(pattern: RegExp | string) {
     // JSONata always passes the RegExp of the literal; a string would come from a caller outside JSONata.
     const regex = typeof pattern === 'string' ? new RegExp(pattern, 'g') : pattern;
-    const ready = compile(regex);
+    const ready = READY_LITERALS.get(regex) ?? compile(regex);
+    if (regex === pattern && !(ready instanceof UnsupportedRegexReason)) READY_LITERALS.set(regex, ready);
     // Only reachable through $eval (text known at request time): the expression's own literals were checked at load.
     if (ready instanceof UnsupportedRegexReason) throw new Error(ready.message);
     this.program = ready.program;

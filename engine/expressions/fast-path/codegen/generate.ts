@@ -118,7 +118,10 @@ function applyExpression(node: AstNode, unit: Unit, input: string): string {
   const args = (call.arguments as AstNode[]).map((arg, index) => argumentValue(arg, unit, 'input', calledOnly[index] === true));
   // The order of evaluateApplyExpression and evaluateFunction: the left side, the function, its arguments.
   const written = unit.name('x');
-  unit.lines.push(`function ${written}(left, procedure, input, frame, run) { return finish(apply(run, procedure, [left, ${args.join(', ')}], input), false); }`);
+  // A built-in's signature is planned per call site (signature-plan.ts), as for a call by name.
+  const site = unit.name('s');
+  unit.lines.push(`const ${site} = new CallSiteSignature();`);
+  unit.lines.push(`function ${written}(left, procedure, input, frame, run) { return finish(apply(run, procedure, [left, ${args.join(', ')}], input, ${site}), false); }`);
   return `${written}(${left}, ${procedure}, ${input}, frame, run)`;
 }
 
