@@ -118,6 +118,9 @@ describe('generated code', () => {
     const calledOnly = [
       deep('$map(function($v) { $v })'), deep('$map($string) ~> $count()'), `( $f := function($x) { $x }; ${deep('$map($f)')} )`, `[${deep('$string()')}] ~> $sort(function($p, $q) { $p > $q })`,
       `$match("LOT-K4821", /LOT-([A-Z][0-9]{4})/).groups[0] & ${deep('$string()')}`, `$sift({ "a": ${deep('$lookup("a")')} }, function($v) { $exists($v) })`,
+      // A function's body that is one call (a tail call, run by the trampoline), and a $filter join that scans a short list.
+      `( $n := function($t) { $replace($t, /x/, "y") }; { "n": $n("axb"), "deep": ${deep('$string()')} } )`,
+      `$string($filter([{ "a": 1 }, { "a": 2 }], function($l) { $l.a = 1 })) & ${deep('$string()')}`,
     ];
     for (const source of calledOnly) {
       const compiled = compileExpression(source);
@@ -130,7 +133,7 @@ describe('generated code', () => {
     const reaching = [
       '$map([1, 2], function($v) { function($x) { $x + $v } })', '( $f := function($x) { $x }; $map([1], function($v) { $f }) )',
       '$sort([1], function($p, $q) { $p > $q }) ~> $append($string)', '$map([1], $string) ~> $append(function($x) { $x })',
-      '( $f := function($x) { $x }; { "f": $f } )', '$lookup({ "f": $string }, "f")',
+      '( $f := function($x) { $x }; { "f": $f } )', '$lookup({ "f": $string }, "f")', '( $f := function($x) { $append([$x], $string) }; $f(1) )',
     ];
     for (const source of reaching) {
       const compiled = compileExpression(source);

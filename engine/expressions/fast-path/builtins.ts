@@ -31,7 +31,11 @@ export function builtinFunction(name: string): JsonataFunction | undefined {
  * else the built-in of that name (JSONata's static frame is the outermost), else nothing.
  */
 export function lookupVariable(run: Run, frame: Frame, name: string): unknown {
-  for (let scope: Frame | undefined = frame; scope; scope = scope.parent) if (name in scope.vars) return scope.vars[name];
+  for (let scope: Frame | undefined = frame; scope; scope = scope.parent) {
+    // One keyed read for a bound value (the frames' objects have no prototype); `in` only tells a binding to undefined from none.
+    const value = scope.vars[name];
+    if (value !== undefined || name in scope.vars) return value;
+  }
   return builtinFunction(name);
 }
 

@@ -84,7 +84,9 @@ function tailCallFunction(node: AstNode, unit: Unit): string {
     const procedure = unit.name('p');
     const site = isLambda ? 'undefined' : unit.name('s');
     const args = unit.name('a');
-    const argFunctions = (call.arguments as AstNode[]).map((arg) => functionFor(arg, unit));
+    // The trampoline hands a tail call's arguments on unwrapped; a function the built-in only calls is not marked (called-only.ts).
+    const calledOnly = isLambda ? [] : calledOnlyArguments(callee, call.arguments as AstNode[]);
+    const argFunctions = (call.arguments as AstNode[]).map((arg, index) => (calledOnly[index] === true ? calledOnlyFunction(arg, unit) : functionFor(arg, unit)));
     return [
       isLambda ? `function ${procedure}(input, frame, run) { return lookupVariable(run, frame, ${textLiteral(callee)}); }` : `function ${procedure}() { return resolveBuiltin(${textLiteral(callee)}); }`,
       isLambda ? '' : `const ${site} = new CallSiteSignature();`,
@@ -92,6 +94,13 @@ function tailCallFunction(node: AstNode, unit: Unit): string {
       `function ${name}(input, frame, run) { return new Thunk(${procedure}, ${args}, input, frame, ${site}); }`,
     ].filter(Boolean).join('\n');
   });
+}
+
+/** A tail call's argument the built-in only calls: its value, with the evaluation's mark put back as it was. */
+function calledOnlyFunction(node: AstNode, unit: Unit): string {
+  const name = unit.name('f');
+  unit.lines.push(`function ${name}(input, frame, run) { return keepMark(run, run.functionsMade, ${expression(node, unit)}); }`);
+  return name;
 }
 
 /**
@@ -164,7 +173,10 @@ function bindExpression(node: AstNode, unit: Unit, input: string): string {
 function callExpression(node: AstNode, unit: Unit, input: string): string {
   // `$filter(list, function($v) { $v.key = $o.id })` is a join, answered through an index (filters.ts, joins.ts).
   const joinShape = filterJoinShape(node, unit.lambdaNames);
-  if (joinShape) return filterJoinCall(node, joinShape, unit, input, (arg) => argumentValue(arg, unit, 'input'));
+  if (joinShape) {
+    const calledOnly = calledOnlyArguments('filter', node.arguments as AstNode[]);
+    return filterJoinCall(node, joinShape, unit, input, (arg) => argumentValue(arg, unit, 'input', calledOnly[(node.arguments as AstNode[]).indexOf(arg)] === true));
+  }
   const name = (node.procedure as AstNode).value as string;
   if (unit.lambdaNames.has(name)) {
     // A function value passed on is wrapped as the interpreter wraps it (runtime.ts's functionArgument).

@@ -39,6 +39,12 @@ function calledOnly(run: Run, made: boolean, value: unknown): unknown {
   return wrapped;
 }
 
+/** A tail call's argument the built-in only calls (the trampoline does not wrap it): the mark put back, the value as it is. */
+function keepMark(run: Run, made: boolean, value: unknown): unknown {
+  run.functionsMade = made;
+  return value;
+}
+
 function negate(value: unknown): unknown {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isFinite(value)) return -value;
@@ -110,7 +116,7 @@ function emptyObject(): Record<string, unknown> {
 
 export const HELPERS = Object.freeze({
   FALLBACK, Frame, FastLambda, Thunk, CallSiteSignature, apply, applyBuiltin, appendItem, calledOnly, binary, boolize, checkClock, checkText, createSequence,
-  emptyObject, evaluateGroup, evaluateSort, evaluateStep, filterByIndex, filterJoined, finish, functionArgument, hasOwn, joinedItems, lastStepArray, lookup, lookupVariable, markCons, readVariable, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, timesKept, toBoolean,
+  emptyObject, keepMark, evaluateGroup, evaluateSort, evaluateStep, filterByIndex, filterJoined, finish, functionArgument, hasOwn, joinedItems, lastStepArray, lookup, lookupVariable, markCons, readVariable, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, timesKept, toBoolean,
 });
 
 export type Helpers = typeof HELPERS;
