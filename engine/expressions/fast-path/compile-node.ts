@@ -4,7 +4,7 @@ import { filterJoinOf, filterJoinShape, filterJoined } from './joins';
 import { compileGeneral, needsGeneral } from './language';
 import { binary, boolize } from './operators';
 import {
-  CALL_DEPTH, FALLBACK, FastLambda, Frame, Thunk, append, apply, applyBuiltin, checkClock, checkText, createSequence, fieldOf, finish, functionArgument, isSequence, lookup, pushItem,
+  CALL_DEPTH, FALLBACK, FastLambda, Frame, Thunk, append, apply, applyBuiltin, checkClock, checkText, createSequence, emptyObject, fieldOf, finish, functionArgument, isSequence, lookup, pushItem,
   toBoolean, type JsonataFunction, type Run, type Sequence,
 } from './runtime';
 import { CallSiteSignature } from './signature-plan';
@@ -240,7 +240,7 @@ function compileObject(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluat
       }
       return single;
     }
-    const result = Object.create(null) as Record<string, unknown>;
+    const result = emptyObject();
     const groups = Object.create(null) as Record<string, Group>;
     let items: unknown[];
     if (Array.isArray(input)) {

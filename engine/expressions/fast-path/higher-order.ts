@@ -1,4 +1,4 @@
-import { FALLBACK, apply, arityOf, checkClock, createSequence, fastFunction, toBoolean, type JsonataFunction, type Run } from './runtime';
+import { FALLBACK, apply, arityOf, checkClock, createSequence, emptyObject, fastFunction, toBoolean, type JsonataFunction, type Run } from './runtime';
 
 /**
  * Synchronous twins of JSONata's built-ins that take a function ($map, $filter, $single, $reduce, $sift,
@@ -98,7 +98,7 @@ function objectKeys(value: unknown): string[] {
 }
 
 function sift(this: FastFocus, object: unknown, func: unknown): unknown {
-  const result = Object.create(null) as Record<string, unknown>;
+  const result = emptyObject();
   const record = object as Record<string, unknown>;
   for (const key of objectKeys(object)) {
     const entry = record[key];

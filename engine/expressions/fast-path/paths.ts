@@ -1,7 +1,7 @@
 import { compareSortKeys } from '../order-by';
 import { mergeSort } from './higher-order';
 import { joinOf, joinedItems, type Join } from './joins';
-import { FALLBACK, Frame, append, checkClock, createSequence, isSequence, toBoolean, type Run, type Sequence } from './runtime';
+import { FALLBACK, Frame, append, checkClock, createSequence, emptyObject, isSequence, toBoolean, type Run, type Sequence } from './runtime';
 import type { AstNode } from './subset';
 
 /**
@@ -150,7 +150,7 @@ export type Pairs = readonly (readonly [Evaluator, Evaluator])[];
 
 /** evaluateGroupExpression, and reduceTupleStream for a tuple stream's groups. */
 export function evaluateGroup(pairs: Pairs, input: unknown, frame: Frame, run: Run): Record<string, unknown> {
-  const result = Object.create(null) as Record<string, unknown>;
+  const result = emptyObject();
   const groups = Object.create(null) as Record<string, { data: unknown; readonly exprIndex: number }>;
   const reduce = Boolean(input && (input as Sequence).tupleStream);
   let items: unknown[];

@@ -70,6 +70,17 @@ export interface Run {
   readonly focus: { input?: unknown; options: unknown; createSequence: (...items: unknown[]) => Sequence; environment: { readonly timestamp: Date }; run?: Run };
 }
 
+/**
+ * An empty object without a prototype, as the interpreter's objects are. Made by Object.create(null),
+ * V8 keeps its properties in a hash table (slow to fill and to write as JSON); an empty `{}` given the
+ * null prototype before it is filled keeps V8's fast properties.
+ */
+export function emptyObject(): Record<string, unknown> {
+  const object = {} as Record<string, unknown>;
+  Object.setPrototypeOf(object, null);
+  return object;
+}
+
 export class Frame {
   readonly vars: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   constructor(readonly parent?: Frame) {}

@@ -4,7 +4,7 @@ import { filterJoined, joinedItems } from '../joins';
 import { evaluateGroup, evaluateSort, filterByIndex, timesKept } from '../paths';
 import { builtinFunction, lookupVariable, readVariable } from '../builtins';
 import {
-  FALLBACK, FastLambda, Frame, Thunk, apply, applyBuiltin, checkClock, checkText, createSequence, fieldOf, finish, functionArgument, lookup,
+  FALLBACK, FastLambda, Frame, Thunk, apply, applyBuiltin, checkClock, checkText, createSequence, emptyObject, fieldOf, finish, functionArgument, lookup,
   toBoolean, type JsonataFunction, type Run, type Sequence,
 } from '../runtime';
 import { CallSiteSignature } from '../signature-plan';
@@ -105,13 +105,6 @@ const hasOwn = Object.hasOwn;
 function markCons(result: unknown[]): unknown[] {
   Object.defineProperty(result, 'cons', { enumerable: false, configurable: false, value: true });
   return result;
-}
-
-function emptyObject(): Record<string, unknown> {
-  // As compileObject: a `{}` given the null prototype before it is filled keeps V8's fast properties.
-  const object = {} as Record<string, unknown>;
-  Object.setPrototypeOf(object, null);
-  return object;
 }
 
 export const HELPERS = Object.freeze({
