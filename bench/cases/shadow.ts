@@ -65,7 +65,7 @@ function liveThreadCpuMs(engine: ServeProcess): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** After a load run: the candidate runs queued at its end finish within this, and count with their run. */
+/** After a load run: the candidate runs queued at its end finish within this, and count with their run (not with --quick, whose figures mean nothing). */
 const SETTLE_MS = 500;
 
 /** A moderate load, well below saturation: the candidate runs on (nearly) every request. */
@@ -80,7 +80,7 @@ interface Measured {
 }
 
 /** Alternating repeats of one load on the engine without and with a candidate. */
-async function alternate(engines: Record<'without' | 'with', ServeProcess>, load: (engine: ServeProcess) => Promise<LoadSummary>, repeats: number): Promise<Measured> {
+async function alternate(engines: Record<'without' | 'with', ServeProcess>, load: (engine: ServeProcess) => Promise<LoadSummary>, repeats: number, settleMs: number): Promise<Measured> {
   const samples = { without: { p99: [], rps: [], cpu: [], liveCpu: [] } as Samples, with: { p99: [], rps: [], cpu: [], liveCpu: [] } as Samples };
   let answered = 0;
   const before = await shadowRuns(engines.with);
@@ -90,7 +90,7 @@ async function alternate(engines: Record<'without' | 'with', ServeProcess>, load
       const liveBefore = liveThreadCpuMs(engines[side]);
       const summary = await load(engines[side]);
       if (summary.errors > 0 || summary.non2xx > 0) throw new Error(`case 10 ${side} a candidate: ${summary.errors} errors, ${summary.non2xx} non-2xx`);
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      await new Promise((resolve) => setTimeout(resolve, settleMs));
       samples[side].cpu.push((await cpuMs(engines[side]) - cpuBefore) / summary.requests);
       samples[side].liveCpu.push((liveThreadCpuMs(engines[side]) - liveBefore) / summary.requests);
       samples[side].p99.push(summary.p99Ms);
@@ -121,6 +121,7 @@ function rowsOf(measured: Measured, load: string, idPrefix: string, paced: boole
 
 export async function shadowCase(context: CaseContext): Promise<CaseResult> {
   const repeats = context.quick ? 1 : 5;
+  const settleMs = context.quick ? 0 : SETTLE_MS;
   const env = { ...exampleEnv(context.erpUrl), ADMIN_TOKENS: ADMIN_TOKEN };
   const engines = {
     without: await started(false, env),
@@ -133,9 +134,9 @@ export async function shadowCase(context: CaseContext): Promise<CaseResult> {
     const bursts = (engine: ServeProcess) => runLoad({ url: engine.url + CODE_LOOKUP.path, method: 'GET', connections: 4, rate: PACED_RATE, ...span });
     if (!context.quick) for (const engine of [engines.without, engines.with]) await saturating(engine); // warm-up
     const rows = [
-      ...rowsOf(await alternate(engines, saturating, repeats), `${CONNECTIONS} connections, as fast as it answers`, 'shadow', false),
-      ...rowsOf(await alternate(engines, paced, repeats), `${PACED_RATE} req/s evenly paced`, 'shadow.paced', true),
-      ...rowsOf(await alternate(engines, bursts, repeats), `${PACED_RATE} req/s in a burst at the start of each second`, 'shadow.bursts', true),
+      ...rowsOf(await alternate(engines, saturating, repeats, settleMs), `${CONNECTIONS} connections, as fast as it answers`, 'shadow', false),
+      ...rowsOf(await alternate(engines, paced, repeats, settleMs), `${PACED_RATE} req/s evenly paced`, 'shadow.paced', true),
+      ...rowsOf(await alternate(engines, bursts, repeats, settleMs), `${PACED_RATE} req/s in a burst at the start of each second`, 'shadow.bursts', true),
     ];
     context.log('case 10 done');
     return { rows, skipped: [] };

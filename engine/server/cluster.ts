@@ -82,15 +82,20 @@ export async function servePrimary(settings: ServeSettings, workerCount: number,
   new Gauge({ name: 'adapter_workers', help: 'Worker processes serving the platform.', registers: [own], collect() { this.set(workers().length); } });
   // A worker may be dying between isConnected() and the write (EPIPE): with a callback the error comes
   // here instead of as an uncaught exception of the primary; the exit handler replaces that worker.
+  const tell = (worker: Worker, message: ToWorker) => {
+    if (worker.isConnected()) worker.send(message, undefined, (error) => { if (error) log.warn({ err: error, pid: worker.process.pid, message: message.type }, 'a worker could not be told; it is ending'); });
+  };
   const send = (message: ToWorker) => {
-    for (const worker of workers()) {
-      if (worker.isConnected()) worker.send(message, undefined, (error) => { if (error) log.warn({ err: error, pid: worker.process.pid, message: message.type }, 'a worker could not be told; it is ending'); });
-    }
+    for (const worker of workers()) tell(worker, message);
   };
 
   const listening = new Promise<AddressInfo>((resolve) => {
-    cluster.on('message', (_worker, message: ToPrimary) => {
-      if (message.type === 'adapter:listening') resolve(message.address);
+    cluster.on('message', (worker, message: ToPrimary) => {
+      if (message.type !== 'adapter:listening') return;
+      resolve(message.address);
+      // A worker still loading its modules when the stop went out never heard it (a message that comes
+      // before its handler is lost), and the stop waited for the hard timeout: tell it again now.
+      if (stopping) tell(worker, { type: 'adapter:stop' });
     });
   });
   cluster.on('exit', (worker, code, signal) => {

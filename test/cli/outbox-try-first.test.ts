@@ -10,11 +10,19 @@ import { eventually, runCli, startServe, stoppedAfterEach, tempDir, writeFile, t
  * stand-in ERP whose answer each test decides per work order (take it, refuse it inside a 200, answer
  * 503, or hold the answer until the test lets it go). The platform hears the ERP's verdict when it comes
  * in time; otherwise it hears success and the event is delivered in the background, never twice at once.
+ *
+ * The three blocks (the cases on SQLite, kill -9 on SQLite, the cases on PostgreSQL) run side by side:
+ * each mostly waits on its processes and on the deliverer's polls, and each has its own processes,
+ * state and stand-in ERP. The cases inside one block run in order (it.sequential), sharing its `serve`.
  */
 
-const { running, cleanups } = stoppedAfterEach(afterEach);
-/** The stand-in ERP and the `serve` the cases of one store share, stopped when the file ends. */
-const shared = stoppedAfterEach(afterAll);
+/** Every block's processes: stopped after each of its tests (`running`, `cleanups`), and the ones its cases share when it ends (`shared`). */
+function blockProcesses() {
+  return { ...stoppedAfterEach(afterEach), shared: stoppedAfterEach(afterAll) };
+}
+
+/** A test of a block: the block runs beside the others, its own tests one after another. */
+const inOrder = it.sequential;
 
 const MAPPING = `version: 1
 name: tryfirst
@@ -38,8 +46,8 @@ operations:
 type Behaviour = 'take' | 'refuse' | 'busy' | 'hold';
 interface Placement { readonly docNo: string; readonly qty: number; readonly key: string }
 
-/** The stand-in ERP: `behave(docNo, qty)` decides each answer; held answers wait for `release()`. Closed after the test, or with `until: shared.cleanups` when the file ends. */
-async function standInErp(behave: (docNo: string, qty: number) => Behaviour, until = cleanups) {
+/** The stand-in ERP: `behave(docNo, qty)` decides each answer; held answers wait for `release()`. Closed by `until` (after the test, or when the block ends). */
+async function standInErp(behave: (docNo: string, qty: number) => Behaviour, until: (() => Promise<void>)[]) {
   const received: Placement[] = [];
   const held: (() => void)[] = [];
   const server = http.createServer((req, res) => {
@@ -94,6 +102,7 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * first case): each case places its own work order, whose number decides how the ERP answers it.
  */
 function tryFirstCases(store: () => Where) {
+  const { running, shared } = blockProcesses();
   const mappingFile = () => writeFile(tempDir(), 'tryfirst.yaml', MAPPING);
   const serve = async (erpUrl: string, until: Serving[] = running): Promise<Serving> => {
     const where = store();
@@ -116,7 +125,7 @@ function tryFirstCases(store: () => Where) {
   };
   const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
-  it('the ERP takes it in time: the platform hears success, the event is delivered once', async () => {
+  inOrder('the ERP takes it in time: the platform hears success, the event is delivered once', async () => {
     const docNo = unique('OK');
     const { erp, serving } = await sharedFor(docNo);
     expect(await place(serving, docNo, 1)).toMatchObject({ isResultSuccess: true, result: 1 });
@@ -126,7 +135,7 @@ function tryFirstCases(store: () => Where) {
     expect(erp.received.filter((p) => p.docNo === docNo)).toHaveLength(1);
   }, 60_000);
 
-  it('the ERP refuses it in time: the platform hears the refusal, the event is settled refused, not dead', async () => {
+  inOrder('the ERP refuses it in time: the platform hears the refusal, the event is settled refused, not dead', async () => {
     const docNo = unique('NO');
     const { erp, serving } = await sharedFor(docNo, () => 'refuse');
     const answer = await place(serving, docNo, 1);
@@ -141,7 +150,7 @@ function tryFirstCases(store: () => Where) {
     expect(erp.received.filter((p) => p.docNo === docNo)).toHaveLength(1);
   }, 60_000);
 
-  it('a slow ERP: the platform hears success at tryFirstMs, the first try goes on and is the only delivery', async () => {
+  inOrder('a slow ERP: the platform hears success at tryFirstMs, the first try goes on and is the only delivery', async () => {
     const docNo = unique('SLOW');
     const tries = () => erp.received.filter((p) => p.docNo === docNo).length;
     const { erp, serving } = await sharedFor(docNo, () => (tries() === 1 ? 'hold' : 'take'));
@@ -157,7 +166,7 @@ function tryFirstCases(store: () => Where) {
     expect(tries()).toBe(1);
   }, 60_000);
 
-  it('an ERP that cannot take it now (503): the platform hears success, delivery retries in the background', async () => {
+  inOrder('an ERP that cannot take it now (503): the platform hears success, delivery retries in the background', async () => {
     let busy = true;
     const docNo = unique('BUSY');
     const { serving } = await sharedFor(docNo, () => (busy ? 'busy' : 'take'));
@@ -170,7 +179,7 @@ function tryFirstCases(store: () => Where) {
     expect((await events(store(), docNo))[0].status).toBe('delivered');
   }, 60_000);
 
-  it('an unreachable ERP: the platform hears success, the event waits for a later attempt', async () => {
+  inOrder('an unreachable ERP: the platform hears success, the event waits for a later attempt', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -182,7 +191,7 @@ function tryFirstCases(store: () => Where) {
     expect(event).toMatchObject({ status: 'pending', attempts: 1 });
   }, 60_000);
 
-  it('an event whose key has an earlier event pending is not tried first: order holds, and its refusal is a dead letter', async () => {
+  inOrder('an event whose key has an earlier event pending is not tried first: order holds, and its refusal is a dead letter', async () => {
     const docNo = unique('KEY');
     const first = () => erp.received.filter((p) => p.docNo === docNo).length === 1;
     const { erp, serving } = await sharedFor(docNo, (qty) => (qty === 2 ? 'refuse' : first() ? 'hold' : 'take'));
@@ -198,14 +207,18 @@ function tryFirstCases(store: () => Where) {
   }, 60_000);
 }
 
-describe('outbox.tryFirstMs on SQLite', () => {
+describe('outbox.tryFirstMs on SQLite', { concurrent: true }, () => {
   const sharedState = tempDir();
   tryFirstCases(() => ({ stateDir: sharedState }));
+});
 
-  it('kill -9 during the first try loses nothing: the event was stored first and is delivered after the restart', async () => {
+describe('outbox.tryFirstMs on SQLite, a crash', { concurrent: true }, () => {
+  const { running, cleanups } = blockProcesses();
+
+  inOrder('kill -9 during the first try loses nothing: the event was stored first and is delivered after the restart', async () => {
     const stateDir = tempDir();
     let holding = true;
-    const erp = await standInErp(() => (holding ? 'hold' : 'take'));
+    const erp = await standInErp(() => (holding ? 'hold' : 'take'), cleanups);
     const file = writeFile(tempDir(), 'tryfirst.yaml', MAPPING);
     const first = await startServe(['--state-dir', stateDir, file], { ERP_URL: erp.url });
     running.push(first);
@@ -217,8 +230,10 @@ describe('outbox.tryFirstMs on SQLite', () => {
     erp.release(); // the answer goes to a dead process: the ERP's first copy is lost to the engine
     const second = await startServe(['--state-dir', stateDir, file], { ERP_URL: erp.url });
     running.push(second);
-    // The first try's lease (timeoutMs 4000 + 5 s margin) runs out, and the event is delivered again.
-    for (let tries = 0; tries < 200 && (await events({ stateDir }, 'CRASH-1'))[0]?.status !== 'delivered'; tries += 1) await wait(100);
+    // The first try's lease (10 s: timeoutMs 4000 and a 5 s margin, at least 10 s) runs out, and the event is delivered again: watched at the
+    // ERP (cheap), then read as support staff would (each read is a CLI process).
+    await eventually(() => erp.received.length === 2, 'the event delivered again once the lease ran out', 300);
+    for (let tries = 0; tries < 100 && (await events({ stateDir }, 'CRASH-1'))[0]?.status !== 'delivered'; tries += 1) await wait(100);
     expect((await events({ stateDir }, 'CRASH-1')).map((e) => e.status)).toEqual(['delivered']);
     // Sent twice (at least once), as one event: the same idempotency key both times.
     expect(erp.received).toHaveLength(2);
@@ -228,4 +243,4 @@ describe('outbox.tryFirstMs on SQLite', () => {
 
 describeWithPostgres('outbox.tryFirstMs on PostgreSQL', (server) => {
   tryFirstCases(() => ({ databaseUrl: server().url }));
-});
+}, { concurrent: true });

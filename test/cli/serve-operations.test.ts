@@ -261,4 +261,16 @@ describe('serve --workers', () => {
     const exited = await Promise.race([serving.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000))]);
     expect(exited?.code, 'serve --workers stopped within 20 s of SIGTERM').toBe(0);
   });
+
+  it('a SIGTERM while a worker still loads: it is told to stop as soon as it listens, and serve exits 0 well before its hard timeout', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const file = writeFile(dir, 'w.yaml', staticMapping('w'));
+    // Worker 2 starts 1.5 s late (as on a busy machine): the stop goes out while it still loads its
+    // modules, before it can hear it. The hard timeout (--shutdown-timeout + 5 s) would be 65 s.
+    const late = writeFile(dir, 'late-worker.cjs', "if (require('node:cluster').worker?.id === 2) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);\n");
+    const serving = await startServe(['--workers', '2', '--shutdown-timeout', '60000', file], { NODE_OPTIONS: `--require ${late}` }, 1, { onFirstListeningLine: (child) => child.kill('SIGTERM') });
+    running.push(serving);
+    const exited = await Promise.race([serving.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000))]);
+    expect(exited?.code, 'serve --workers stopped within 20 s of SIGTERM').toBe(0);
+  });
 });

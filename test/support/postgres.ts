@@ -3,9 +3,10 @@ import { postgresUnavailable, startPostgres, type PgServer } from '../../bench/l
 
 /**
  * A describe block with a throwaway server (one per block, started in beforeAll). Without PostgreSQL the
- * block is skipped with the reason in its title, or fails when CI=true.
+ * block is skipped with the reason in its title, or fails when CI=true. `concurrent`: the block runs beside
+ * the file's other concurrent blocks.
  */
-export function describeWithPostgres(name: string, body: (server: () => PgServer) => void): void {
+export function describeWithPostgres(name: string, body: (server: () => PgServer) => void, options: { readonly concurrent?: boolean } = {}): void {
   const reason = postgresUnavailable();
   if (reason !== undefined) {
     if (process.env.CI === 'true') {
@@ -19,7 +20,7 @@ export function describeWithPostgres(name: string, body: (server: () => PgServer
     }
     return;
   }
-  describe(name, () => {
+  describe(name, options, () => {
     let server: PgServer | undefined;
     beforeAll(async () => { server = await startPostgres(); }, 60_000);
     afterAll(async () => { await server?.stop(); }, 30_000);
