@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirst } from './test/slowest-first';
 
 /**
  * Files that start real processes (serve, the CLI, PostgreSQL, a browser) or measure the event loop and
@@ -30,6 +31,7 @@ export default defineConfig({
     // Isolation is a pool's setting in vitest, not a project's: the files that share modules run in the
     // threads pool, the others in the forks pool.
     poolOptions: { threads: { isolate: false }, forks: { isolate: true } },
+    sequence: { sequencer: SlowestFirst },
     projects: [
       // The files that test the engine in-process (a few start PostgreSQL or a helper process) and measure
       // no pause share their worker's modules (isolate: false):

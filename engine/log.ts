@@ -33,3 +33,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 }
 
 export const silentLogger: Logger = pino({ level: 'silent' });
+
+/**
+ * A child logger carrying `bindings` on each line, or the logger itself when it writes nothing (level
+ * silent, as tests, dry runs and the bench run it): pino's child writes its bindings as JSON text through
+ * the redaction at once, a few µs per request that no line would ever show.
+ */
+export function childLogger(log: Logger, bindings: pino.Bindings): Logger {
+  return log.isLevelEnabled('fatal') ? log.child(bindings) : log;
+}

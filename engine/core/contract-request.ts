@@ -1,5 +1,6 @@
 import { toEnvelope, type Envelope } from '../contract/envelope';
 import type { RouteSpec } from '../contract/routes';
+import { childLogger } from '../log';
 import type { Masker } from '../mapping/mask';
 import type { Mapping } from '../mapping/model';
 import type { Keep } from './keep';
@@ -30,7 +31,7 @@ export function serveContractRoute(parts: EngineParts, served: Served, mapping: 
   const steps = stepsFor(parts, served);
   return parts.context.run(scope, async () => {
     // The trace id on every line of the request: an ERP's log line (its traceparent) finds ours.
-    const requestLog = parts.log.child({ requestId, mapping: mapping.name, traceId: served.trace.traceId });
+    const requestLog = childLogger(parts.log, { requestId, mapping: mapping.name, traceId: served.trace.traceId });
     const { outcome, failure, fault, delivery, skipped, drift } = await runRoute(parts, served, mapping, route, params, steps, requestLog, deps);
     const envelope = masked(toEnvelope(route, outcome), parts.mask);
     const durationMs = parts.clock.now() - started;

@@ -1,5 +1,5 @@
 import { createDeliverer, type Deliverer } from '../delivery/delivery';
-import type { Logger } from '../log';
+import { childLogger, type Logger } from '../log';
 import type { Masker } from '../mapping/mask';
 import type { Mapping, SystemSpec } from '../mapping/model';
 import type { Meter } from '../metrics/meter';
@@ -33,7 +33,7 @@ export function startDeliverer(deps: { store: OutboxStore; mappings: () => reado
         attributes: { 'adapter.mapping': mapping.name, 'adapter.event_id': event.id, 'adapter.request_id': event.requestId, 'adapter.attempt': event.attempts },
       }, deps.mask);
       const trace = span?.context ?? own;
-      const eventLog = log.child({ requestId: event.requestId, mapping: mapping.name, event: event.id, traceId: trace.traceId });
+      const eventLog = childLogger(log, { requestId: event.requestId, mapping: mapping.name, event: event.id, traceId: trace.traceId });
       // The last answer is kept with the delivered event: support staff see it, and `requests export` replays it.
       let answer: AttemptOutcome | undefined;
       const keepAnswer: TraceObserver = { response: (call, response) => { answer = { error: 'none: delivered', call, status: response.status, body: bodyText(response.body) }; } };

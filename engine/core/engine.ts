@@ -247,10 +247,12 @@ export function createEngine(deps: EngineDeps): Engine {
       const located = served.locate(request.path);
       if ('error' in located) return undefined;
       const { mapping } = located;
+      const pushName = pushNameOf(located.rest);
+      // A mapping open to every caller refuses nobody: no request id or trace is drawn for the request it lets in.
+      if (pushName === undefined && (!checkInboundAuth || mapping.inbound.auth.type === 'none')) return undefined;
       const started = parts.clock.now();
       const asked: Served = { request, requestId: acceptedRequestId(request.requestId), started, startedAt: wallClock(), options: {}, trace: continueTrace(undefined) };
-      const pushName = pushNameOf(located.rest);
-      if (pushName === undefined) return checkInboundAuth ? authenticate(parts, asked, mapping) : undefined;
+      if (pushName === undefined) return authenticate(parts, asked, mapping);
       const pushed = pushes.refuseEarly(mapping, pushName, request, asked.requestId, () => secondsSince(parts, asked));
       return pushed && { requestId: asked.requestId, status: pushed.status, body: pushed.body, headers: pushed.headers, mapping, push: pushed.push, pushResult: pushed.result, durationMs: parts.clock.now() - started };
     },

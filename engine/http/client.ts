@@ -75,18 +75,23 @@ export function wireOf(body: unknown, headers: Readonly<Record<string, string>>)
 
 /** The request's body on the wire: form fields as a form, the rest as wireOf says. */
 export function wireBody(request: OutboundRequest): Wire {
-  if (request.form !== undefined) return { contentType: 'application/x-www-form-urlencoded', text: new URLSearchParams(request.form as Record<string, string>).toString() };
+  if (request.form !== undefined) return { contentType: FORM_TYPE, text: new URLSearchParams(request.form as Record<string, string>).toString() };
   return wireOf(request.body, request.headers);
 }
 
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
 /**
  * The headers that go on the wire; the CLI's dry run shows exactly these. A header the mapping sets
- * replaces the engine's default of that name in any letter case: never two Content-Types.
+ * replaces the engine's default of that name in any letter case: never two Content-Types. The default
+ * is wireBody's Content-Type, told without writing the body: the client and the trace each asked for
+ * the headers, and a JSON body was written out twice more per call only to learn its type.
  */
 export function outgoingHeaders(request: OutboundRequest): Record<string, string> {
-  const { contentType } = wireBody(request);
-  const own = headerIn(request.headers, 'content-type') !== undefined;
-  return { ...(contentType && !own ? { 'content-type': contentType } : {}), ...request.headers };
+  if (headerIn(request.headers, 'content-type') !== undefined) return { ...request.headers };
+  // What wireBody gives a request without a declared type: a form as a form, any other body as JSON.
+  const contentType = request.form !== undefined ? FORM_TYPE : request.body !== undefined ? 'application/json' : undefined;
+  return contentType === undefined ? { ...request.headers } : { 'content-type': contentType, ...request.headers };
 }
 
 export type TransportErrorCode = 'TIMEOUT' | 'REFUSED' | 'RESET' | 'DNS' | 'TLS' | 'TOO_LARGE' | 'NETWORK';

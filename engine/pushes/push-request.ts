@@ -1,6 +1,6 @@
 import { OperationFailure, type Problem } from '../errors';
 import type { ErpConnection } from '../http/connection';
-import type { Logger } from '../log';
+import { childLogger, type Logger } from '../log';
 import type { Mapping, PushSpec, SystemSpec } from '../mapping/model';
 import type { OutboxStore } from '../outbox/store';
 import type { CallReport } from '../pipeline/fetch-call';
@@ -94,7 +94,7 @@ export function createPushServer(deps: PushServerDeps): PushServer {
     const push = mapping.pushes.get(name);
     if (!push) return answer(404, 'NotFound', { error: `no push endpoint "${name}"; this mapping has ${[...mapping.pushes.keys()].join(', ') || 'none'}` });
     if (request.method.toUpperCase() !== 'POST') return answer(405, 'MethodNotAllowed', { error: `${request.method} is not allowed on ${request.path}; a push is a POST` }, { allow: 'POST' }, push);
-    const pushLog = deps.log.child({ requestId, mapping: mapping.name, push: name });
+    const pushLog = childLogger(deps.log, { requestId, mapping: mapping.name, push: name });
     let outcome;
     try {
       outcome = await acceptPush(mapping, push, request, requestId, deps, trace);
