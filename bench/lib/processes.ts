@@ -236,9 +236,19 @@ interface ServeOptions {
   readonly startTimeoutMs?: number;
 }
 
+/**
+ * Node's flags on the CLI's first line (`#!/usr/bin/env -S node --no-memory-reducer --`): the
+ * `adapter-engine` command and `npm start` run Node with them, so the bench does too.
+ */
+function cliNodeFlags(): string[] {
+  const shebang = /^#!\/usr\/bin\/env -S node((?: --[\w-]+)*) --$/m.exec(fs.readFileSync(CLI, 'utf8').split('\n', 1)[0]);
+  if (!shebang) throw new Error(`${CLI}: its first line is not the expected #!/usr/bin/env -S node … --`);
+  return shebang[1].split(' ').filter(Boolean);
+}
+
 /** `adapter-engine serve` as users start it, on a free port, until it prints where it listens. */
 export async function startServe(args: readonly string[], env: NodeJS.ProcessEnv, options: ServeOptions = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...cliNodeFlags(), ...(options.nodeArgs ?? []), CLI, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const wantsAdmin = args.includes('--admin-port');
   const [url, adminUrl] = await withTimeout(new Promise<[string, string | undefined]>((resolve, reject) => {
     let output = '';

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --
+#!/usr/bin/env -S node --no-memory-reducer --
 // First: on a Node.js older than 24 the command runs again under the project's Node.js 24 (node-version.ts).
 import './node-version';
 // Then: the modules below load faster from the compile cache it turns on (compile-cache.ts).

@@ -21,8 +21,8 @@ function rerunUnderNode24(): never {
     process.stderr.write(`adapter-engine needs Node.js ${WANT} or newer (this is ${process.versions.node}): install Node.js ${WANT} LTS, or in the project's folder run  export PATH="$(bash .ci/node24):$PATH"\n`);
     process.exit(2);
   }
-  // `--`: the arguments after it are the command's, as main.js's own shebang has it.
-  const child = spawnSync(path.join(bin, 'node'), ['--', process.argv[1] ?? '', ...process.argv.slice(2)], { stdio: 'inherit' });
+  // Node's own flags as this run had them (main.js's shebang gives --no-memory-reducer), then `--`: the arguments after it are the command's.
+  const child = spawnSync(path.join(bin, 'node'), [...process.execArgv, '--', process.argv[1] ?? '', ...process.argv.slice(2)], { stdio: 'inherit' });
   if (child.signal) process.kill(process.pid, child.signal);
   process.exit(child.status ?? 1);
 }

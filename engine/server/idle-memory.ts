@@ -10,18 +10,24 @@ import type { Logger } from '../log';
  * After a burst of heavy requests (the hostile-expression corpus: RSS 850 MB, 230 MB before), the
  * live heap falls back to about 80 MB at the next collection, but V8 keeps the pages it freed in its
  * page pool, committed and resident, and returns them only in a memory-reducing collection, which it
- * runs by itself near its heap limit and not when a process falls idle. A normal full collection
+ * runs near its heap limit and, through its memory reducer, after about 8 s of little work. `serve`
+ * runs without that reducer (main.js's shebang: --no-memory-reducer), because a memory-reducing
+ * collection also throws away the optimised code and shrinks the heap: the next burst then cost 30–45%
+ * more CPU per request for its first seconds (bench case 1, whose processes take turns with pauses of
+ * 10 s, showed it on every run; docs/operations.md has the figures). A normal full collection
  * (what `--expose-gc`'s `gc()` runs) leaves RSS where it was; glibc's heap and the other native
  * allocations are a few tens of MB and play no part.
  *
  * So, when no request has arrived for IDLE_MS and RSS has grown by GROWTH_BYTES or more since the
  * last look, this runs V8's memory-reducing collection once ("last resort": the one it runs itself
  * at the heap limit). It takes a few hundred milliseconds on an idle process; a request arriving
- * meanwhile waits for it. An idle process whose RSS does not grow is never collected again, and a
- * process that stays busy is never interrupted. docs/operations.md says so for operators.
+ * meanwhile waits for it. GROWTH_BYTES is well above what ordinary load adds (the example's 508-order
+ * list at 8 connections: about 200 MB), so that cost is paid after an unusual burst, not after every
+ * busy minute. An idle process whose RSS does not grow is never collected again, and a process that
+ * stays busy is never interrupted. docs/operations.md says so for operators.
  */
 const IDLE_MS = 5000;
-const GROWTH_BYTES = 64 * 1024 * 1024;
+const GROWTH_BYTES = 256 * 1024 * 1024;
 const CHECK_MS = 1000;
 
 interface IdleMemory {

@@ -42,7 +42,7 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /**
- * `asInstalled`: run the file itself, through its `#!` line, as `adapter-engine ...` from a shell does.
+ * `asInstalled` (here and in startServe): run the file itself, through its `#!` line, as `adapter-engine ...` from a shell does.
  * Else `node -- main.js`, as that line does: `--` keeps Node 20 from reading our --env-file as its own.
  */
 export function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; asInstalled?: boolean } = {}): Promise<CliResult> {
@@ -80,8 +80,9 @@ export function startupLines(stdout: string): LogLine[] {
  * Starts `serve` and resolves with the URLs it printed (and the admin URL with --admin-port); the
  * caller stops it with SIGTERM.
  */
-export function startServe(args: readonly string[], env: Record<string, string> = {}, expectedUrls = 1, options: { onFirstListeningLine?: (child: ChildProcessWithoutNullStreams) => void } = {}): Promise<Serving> {
-  const child = spawn(process.execPath, ['--', BINARY, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { cwd: ROOT, env: cliEnv(env) });
+export function startServe(args: readonly string[], env: Record<string, string> = {}, expectedUrls = 1, options: { onFirstListeningLine?: (child: ChildProcessWithoutNullStreams) => void; asInstalled?: boolean } = {}): Promise<Serving> {
+  const [command, before] = options.asInstalled ? [BINARY, []] : [process.execPath, ['--', BINARY]];
+  const child = spawn(command, [...before, 'serve', '--host', '127.0.0.1', '--port', '0', ...args], { cwd: ROOT, env: cliEnv(env) });
   const wantsAdmin = args.includes('--admin-port');
   let stdout = '';
   let stderr = '';

@@ -77,6 +77,16 @@ describe('serve: the quick start and the operator\'s first steps', () => {
     expect(startupLines(serving.output().stdout).map((line) => line.msg)).toContain('starting 2 worker processes, each serving the port');
   });
 
+  it('the adapter-engine command, which npm start runs, starts Node without V8\'s memory reducer', async () => {
+    expect((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start).toMatch(/^sh \.ci\/on-node24 dist\/engine\/cli\/main\.js serve /);
+    const serving = await startServe(['--example-erp', EXAMPLE], {}, 1, { asInstalled: true });
+    running.push(serving);
+    // `env -S` replaces itself with node: the pid is node's, and its command line is the one the kernel ran.
+    const commandLine = fs.readFileSync(`/proc/${serving.child.pid}/cmdline`, 'utf8').split('\0');
+    expect(commandLine.slice(1, 4)).toEqual(['--no-memory-reducer', '--', BINARY]);
+    expect((await fetch(`${serving.urls[0]}/WorkOrders/Code?Code=nope&StorageName=x`)).status).toBe(200);
+  });
+
   it('serve --help names ADMIN_TOKENS under --admin-port', async () => {
     const help = await runCli(['serve', '--help']);
     const adminPort = help.stdout.split('\n--').find((part) => part.startsWith('admin-port')) ?? help.stdout.slice(help.stdout.indexOf('--admin-port'), help.stdout.indexOf('--studio-write'));
