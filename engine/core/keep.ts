@@ -6,8 +6,11 @@ import type { Mapping } from '../mapping/model';
 import type { TraceStep } from '../trace/steps';
 import type { Served } from './stage';
 
-/** The journal stage: keeps a served request (a contract route's or a push's) in the journal, when it keeps any. */
-export type Keep = (mapping: Mapping, served: Served, durationMs: number, steps: TraceStep[], what: JournalEntryWhat) => JournalEntry | undefined;
+/**
+ * The journal stage: keeps a served request (a contract route's or a push's) in the journal, when it
+ * keeps any. Returns the request's entry, built when first asked (see createKeeper).
+ */
+export type Keep = (mapping: Mapping, served: Served, durationMs: number, steps: TraceStep[], what: JournalEntryWhat) => (() => JournalEntry) | undefined;
 
 /** `mask`: the engine's secrets, masked whenever an entry leaves the journal. */
 export function createKeeper(journal: Journal, mask: Masker): Keep {
@@ -16,7 +19,12 @@ export function createKeeper(journal: Journal, mask: Masker): Keep {
   let journalCount = 0;
   return (mapping, served, durationMs, steps, what) => {
     if (journal.size === 0) return undefined;
-    const entry: JournalEntry = {
+    // The entry is built only for a request the journal keeps, or for what reads it after the answer
+    // (a shadow candidate replays the ERP's answers from it; a dry run shows it). Built for every
+    // request, its time as text and its copies were a sixth of the journal's cost on a code lookup
+    // that its CPU budget then did not keep.
+    let entry: JournalEntry | undefined;
+    const entryOf = (): JournalEntry => (entry ??= {
       id: `${journalPrefix}-${(journalCount += 1)}`,
       requestId: served.requestId, at: new Date(served.startedAt).toISOString(), mapping: mapping.name, file: mapping.file,
       ...what,
@@ -24,10 +32,8 @@ export function createKeeper(journal: Journal, mask: Masker): Keep {
       steps,
       rulesMatched: steps.flatMap((step) => (step.step === 'rule' && step.matched ? [{ call: step.call, when: step.when, result: step.result, at: step.at }] : [])),
       durationMs: Math.round(durationMs * 10) / 10,
-    };
-    // A success past the journal's CPU budget is not kept; its entry still carries the request's trace
-    // to what runs after the answer (a shadow candidate replays the ERP's answers from it).
-    journal.add(entry, mask);
-    return entry;
+    });
+    if (journal.admits(what.success)) journal.add(entryOf(), mask);
+    return entryOf;
   };
 }

@@ -70,10 +70,10 @@ export interface EngineAnswer {
   /** Every step of a contract request or a push, unmasked (mask with maskSteps before showing); with `trace` or a journal. */
   readonly steps?: readonly TraceStep[];
   /**
-   * The journal's entry of this request (unmasked); undefined when the journal keeps none. A success
-   * past the journal's CPU budget has one that the journal did not keep (journal.ts).
+   * The journal's entry of this request (unmasked), built when first asked; undefined when the journal
+   * keeps none. A success past the journal's CPU budget has one that the journal did not keep (journal.ts).
    */
-  readonly entry?: JournalEntry;
+  readonly entry?: () => JournalEntry;
   readonly durationMs: number;
 }
 

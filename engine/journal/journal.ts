@@ -23,9 +23,15 @@ export interface Journal {
   /** Requests kept per mapping; 0 keeps none. */
   readonly size: number;
   /**
-   * `mask`: the secret values to mask whenever the entry leaves (the engine's, which grow as it learns
-   * tokens). False when the entry is not kept: the journal keeps none, or a success came while its CPU
-   * budget was spent.
+   * Whether a request is to be kept, asked before its entry is built: a failure always; a success while
+   * the CPU budget has room (one left out is counted in `stats().notKept`). False when it keeps none.
+   */
+  admits(success: boolean): boolean;
+  /**
+   * Keeps the entry: one the journal admitted, or one it keeps whatever the budget (a shadow candidate's
+   * differing run, a run from the studio). `mask`: the secret values to mask whenever the entry leaves
+   * (the engine's, which grow as it learns tokens). False when it is not kept: the journal keeps none,
+   * or the entry has no JSON text.
    */
   add(entry: JournalEntry, mask: Masker): boolean;
   /** Newest first. From the store when there is one (it also holds other processes' requests). */
@@ -185,13 +191,14 @@ export function createJournal(options: JournalOptions): Journal {
 
   return {
     size,
+    admits(success) {
+      if (size === 0) return false;
+      if (!success || budget.allows()) return true;
+      notKept += 1;
+      return false;
+    },
     add(entry, mask) {
       if (size === 0) return false;
-      // Failures, and a shadow candidate's differing runs (few by their own rule), are always kept.
-      if (entry.success && entry.shadow === undefined && !budget.allows()) {
-        notKept += 1;
-        return false;
-      }
       let ring = rings.get(entry.mapping);
       if (!ring) rings.set(entry.mapping, (ring = new Ring<Kept>(size)));
       let json: { request: string; text: string };

@@ -203,13 +203,14 @@ export function createShadowRunner(settings: ShadowSettings): ShadowRunner {
       return [...byName.values()].map((candidate) => candidate.mapping);
     },
     answered(answer) {
-      const { mapping, route, entry, envelope } = answer;
+      const { mapping, route, envelope } = answer;
       const candidate = mapping && byName.get(mapping.name);
       if (!candidate || !mapping || !route || !isRead(route) || !envelope) return;
       const operation = route.operationId;
       // Without a journal entry there is no trace of the ERP's answers to replay (--journal-size 0).
-      if (!entry) return count({ live: mapping, operation }, 'failed');
+      if (!answer.entry) return count({ live: mapping, operation }, 'failed');
       if (waiting.length >= QUEUE_LIMIT || waitingChars >= QUEUE_CHARS) return count({ live: mapping, operation }, 'skipped');
+      const entry = answer.entry();
       let job: string;
       try {
         job = JSON.stringify({ mapping: mapping.name, operationId: operation, input: inputOf(entry, route), steps: answer.steps ?? [], resultName: entry.result, envelope } satisfies RunJob);

@@ -75,7 +75,7 @@ export async function runCase(mapping: Mapping, route: RouteSpec, rawInput: unkn
     outcome = answer.outcome;
     if (answer.failure) failure = { kind: answer.failure.kind, message: mask.text(answer.failure.message), problems: answer.failure.problems };
     steps = cappedExpressions(maskSteps(answer.steps ?? [], mask));
-    entry = answer.entry;
+    entry = answer.entry?.();
   }
   markSources(steps, client);
   const envelope = mask.deep(toEnvelope(route, outcome)) as Envelope;

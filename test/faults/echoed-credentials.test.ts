@@ -117,8 +117,8 @@ describe('credentials an ERP echoes are masked in everything the engine keeps', 
       expect(JSON.stringify(dead.last)).toContain('echo');
 
       const shown = [
-        JSON.stringify(await engine.describeRequest(lookup.entry?.id as string)),
-        JSON.stringify(await engine.describeRequest(event.entry?.id as string)),
+        JSON.stringify(await engine.describeRequest(lookup.entry?.().id as string)),
+        JSON.stringify(await engine.describeRequest(event.entry?.().id as string)),
         JSON.stringify(dead),
       ];
       await journal.flush();

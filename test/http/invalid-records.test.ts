@@ -69,7 +69,7 @@ describe('onInvalidRecord', () => {
     expect(warnings[0].msg).toMatch(/^record SO-2 left out of the answer \(onInvalidRecord: skip\): \/dueDate must match format "date-time"/);
     expect(await metrics.text()).toContain('adapter_records_skipped_total{mapping="connectivity-test",operation="GetWorkOrders"} 2');
     // Support staff see the same in the request journal (and dry-run in its trace), after the output.
-    const entry = await engine.engine.journal.get(answer.entry?.id ?? 'none');
+    const entry = await engine.engine.journal.get(answer.entry?.().id ?? 'none');
     const steps = entry?.steps.map((step) => step.step);
     expect(steps?.indexOf('skipped')).toBeGreaterThan(steps?.indexOf('output') ?? Infinity);
     expect(entry?.steps.flatMap((step) => (step.step === 'skipped' ? [[step.label, step.message]] : []))).toEqual([

@@ -43,7 +43,7 @@ function describeJournalStore(kind: string, open: () => Promise<JournalStore>, c
       const engine = createEngine({ mappings: [a, b], journal: createJournal({ size: 3, store: await open() }) });
       const ids: string[] = [];
       try {
-        for (const code of ['4701', '4702', '4703', '4704']) ids.push((await engine.handle({ method: 'GET', path: '/a/WorkOrders/Code', query: { Code: code } })).entry!.id);
+        for (const code of ['4701', '4702', '4703', '4704']) ids.push((await engine.handle({ method: 'GET', path: '/a/WorkOrders/Code', query: { Code: code } })).entry!().id);
         await engine.handle({ method: 'GET', path: '/b/WorkOrders/Code', query: { Code: '4799' } });
       } finally {
         await engine.close();

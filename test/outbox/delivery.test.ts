@@ -189,27 +189,27 @@ describe('delivery: outbox in the request journal', () => {
     const engine = engineWith(erp.url, store, '', () => now);
     const refused = await post(engine, placement('SO-9', 1));
     const taken = await post(engine, placement('SO-1', 1));
-    const storedStep = (await engine.describeRequest(refused.entry!.id))?.steps.find((step) => step.step === 'stored');
+    const storedStep = (await engine.describeRequest(refused.entry!().id))?.steps.find((step) => step.step === 'stored');
     expect(storedStep).toEqual({ step: 'stored', eventId: expect.stringMatching(/^[0-9a-f-]{36}$/), orderingKey: 'SO-9' });
     const eventId = (storedStep as { eventId: string }).eventId;
 
     await engine.deliverer!.runOnce();
-    expect((await engine.describeRequest(refused.entry!.id))?.events).toEqual([
+    expect((await engine.describeRequest(refused.entry!().id))?.events).toEqual([
       { id: eventId, status: 'pending', attempts: 1, nextAttemptAt: expect.any(String), last: expect.objectContaining({ status: 503 }) },
     ]);
     refuse = 422;
     now += 10 * 60_000;
     await deliverAll(engine);
-    expect((await engine.describeRequest(refused.entry!.id))?.events).toEqual([
+    expect((await engine.describeRequest(refused.entry!().id))?.events).toEqual([
       { id: eventId, status: 'dead', attempts: 2, settledAt: new Date(now).toISOString(), last: { error: expect.stringContaining('422'), call: 'placement', status: 422, body: '{"error":"refused"}' } },
     ]);
     // A delivered event keeps the answer it got: support staff see it, and an export replays it.
-    expect((await engine.describeRequest(taken.entry!.id))?.events).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1, last: expect.objectContaining({ call: 'placement', status: expect.any(Number) }) })]);
+    expect((await engine.describeRequest(taken.entry!().id))?.events).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1, last: expect.objectContaining({ call: 'placement', status: expect.any(Number) }) })]);
 
     // Delivered and dropped events are purged after a week; the journal still names the event.
     await store.drop(eventId, 'the order was cancelled in the ERP', now);
     await store.purge(now + 1);
-    expect((await engine.describeRequest(refused.entry!.id))?.events).toEqual([{ id: eventId, status: 'gone' }]);
+    expect((await engine.describeRequest(refused.entry!().id))?.events).toEqual([{ id: eventId, status: 'gone' }]);
   });
 });
 
