@@ -199,34 +199,37 @@ export function createJournal(options: JournalOptions): Journal {
     },
     add(entry, mask) {
       if (size === 0) return false;
-      let ring = rings.get(entry.mapping);
-      if (!ring) rings.set(entry.mapping, (ring = new Ring<Kept>(size)));
-      let json: { request: string; text: string };
-      try {
-        // Each body is measured no further than the limit before anything is serialised: an upload or
-        // a large ERP answer costs what 64 KB of it costs, not its size.
-        json = budget.spend(() => serialised(cappedEntry({ ...entry, steps: maskStepNames(entry.steps) })));
-      } catch (error) {
-        // Whatever an ERP answered or a mapping made, keeping it must not fail the request.
-        log?.warn({ err: error, requestId: entry.requestId }, 'the request could not be kept in the journal');
-        return false;
-      }
-      const kept: Kept = {
-        id: entry.id, requestId: entry.requestId, mapping: entry.mapping, operation: entry.operation, method: entry.request.method, result: entry.result,
-        success: entry.success, durationMs: entry.durationMs, at: Date.parse(entry.at), texts: json, mask,
-      };
-      heldChars += json.request.length + json.text.length;
-      const evicted = ring.push(kept);
-      if (evicted) {
-        byId.delete(evicted.id);
-        release(evicted);
-      }
-      byId.set(entry.id, kept);
-      if (store) {
-        pending.push(kept);
-        timer ??= setTimeout(() => void write(), STORE_FLUSH_MS).unref();
-      }
-      return true;
+      // All of it counts in the CPU budget: the ring and the index of what is kept too, not only the text.
+      return budget.spend(() => {
+        let json: { request: string; text: string };
+        try {
+          // Each body is measured no further than the limit before anything is serialised: an upload or
+          // a large ERP answer costs what 64 KB of it costs, not its size.
+          json = serialised(cappedEntry({ ...entry, steps: maskStepNames(entry.steps) }));
+        } catch (error) {
+          // Whatever an ERP answered or a mapping made, keeping it must not fail the request.
+          log?.warn({ err: error, requestId: entry.requestId }, 'the request could not be kept in the journal');
+          return false;
+        }
+        let ring = rings.get(entry.mapping);
+        if (!ring) rings.set(entry.mapping, (ring = new Ring<Kept>(size)));
+        const kept: Kept = {
+          id: entry.id, requestId: entry.requestId, mapping: entry.mapping, operation: entry.operation, method: entry.request.method, result: entry.result,
+          success: entry.success, durationMs: entry.durationMs, at: Date.parse(entry.at), texts: json, mask,
+        };
+        heldChars += json.request.length + json.text.length;
+        const evicted = ring.push(kept);
+        if (evicted) {
+          byId.delete(evicted.id);
+          release(evicted);
+        }
+        byId.set(entry.id, kept);
+        if (store) {
+          pending.push(kept);
+          timer ??= setTimeout(() => void write(), STORE_FLUSH_MS).unref();
+        }
+        return true;
+      });
     },
     async list(filter) {
       if (store) {
