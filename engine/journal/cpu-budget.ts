@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 
 /**
  * The CPU the journal may spend keeping requests in full (cutting the bodies, writing the entry's text,
- * masking it and writing it to the state store): `share` of the time that passes, i.e. of one CPU, so
+ * holding it, masking it and writing it to the state store): `share` of the time that passes, i.e. of one CPU, so
  * that under load the journal costs at most that share of what the server does. After a quiet spell up
  * to BURST_MS may be spent at once: at a few requests a second every request is kept in full.
  */
@@ -15,10 +15,9 @@ export interface CpuBudget {
 
 /**
  * The default share of one CPU: 1%. What a kept request costs besides the work measured here (the GC
- * of its text, about a quarter more), the burst after each pause and the trace every request records
- * (a few µs) come on top; together they stay under issue 41's 10% of a request on a server that shares
- * its two cores with its load (the bench). 1% of a CPU keeps about 100 small requests a second in
- * full, or 3 lists of 500 orders.
+ * of its text), the burst after each pause and the steps every request records come on top; together
+ * they stay under issue 41's 10% of a request on a server that shares its two cores with its load
+ * (bench case 1). 1% of a CPU keeps about 100 small requests a second in full, or 3 lists of 500 orders.
  */
 export const DEFAULT_JOURNAL_CPU_SHARE = 0.01;
 

@@ -49,7 +49,9 @@ interface DiffJson {
 
 describe('adapter-engine diff', () => {
   it('replays 200 journaled requests through a changed mapping and reports exactly the answers it alters', async () => {
-    const serving = await startServe(['--example-erp', '--admin-port', '0', EXAMPLE]);
+    // Every request kept: 200 sent as fast as answered are more than the default CPU budget keeps in full
+    // (docs/operations.md#the-request-journal).
+    const serving = await startServe(['--example-erp', '--admin-port', '0', '--journal-max-cpu-share', '1', EXAMPLE]);
     running.push(serving);
     const sent = Array.from({ length: 200 }, (_, i) => request(i));
     for (const one of sent) {

@@ -291,4 +291,22 @@ describe('request journal', () => {
       await engine.close();
     }
   });
+
+  it('builds the entry of a success it does not keep only when asked, once, for what reads it after the answer', async () => {
+    const journal = createJournal({ size: 5, maxCpuShare: 0 });
+    const engine = createEngine({ mappings: [mappingFromText(head(erp.url) + operations)], journal });
+    try {
+      const answer = await get(engine, '4711');
+      expect(journal.stats()).toEqual({ heldChars: 0, notKept: 1 });
+      // A shadow candidate replays the ERP's answers from it: the request, its steps and its result.
+      const entry = answer.entry?.();
+      expect(entry).toMatchObject({ operation: 'GetWorkOrderByCode', result: 'Succeed', success: true, request: { query: { Code: '4711' } } });
+      expect(entry?.steps.map((step) => step.step)).toEqual(['request', 'response', 'rule', 'output', 'check']);
+      expect(answer.entry?.()).toBe(entry);
+      expect(await journal.get(entry?.id ?? '')).toBeUndefined();
+      expect(await journal.list({})).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+  });
 });
