@@ -1,6 +1,7 @@
 import { compileNode } from '../compile-node';
 import { filterJoinOf, joinOf, type FilterJoinShape } from '../joins';
 import type { AstNode } from '../subset';
+import { groupFunction } from './group-by';
 import { numberLiteral, textLiteral } from './literals';
 import { TICK, type Unit, type Writer } from './unit';
 
@@ -22,7 +23,7 @@ export function isWrittenFilter(node: AstNode): boolean {
 /**
  * compileGeneral of such a node: the variable's raw value (not finished: a filter over a sequence of
  * one list filters the list's items, as evaluate() does), each filter over the last one's items, the
- * grouping (evaluateGroup, its keys and values written as code), then finish. A tuple stream cannot be
+ * grouping (group-by.ts), then finish. A tuple stream cannot be
  * a variable's value; were one met, the interpreter would answer.
  */
 export function filterFunction(node: AstNode, unit: Unit, writer: Writer): string {
@@ -31,13 +32,13 @@ export function filterFunction(node: AstNode, unit: Unit, writer: Writer): strin
     const raw = variable === '' ? '(input && input.outerWrapper ? input[0] : input)' : `readVariable(run, frame, ${textLiteral(variable)})`;
     const filters = ((node.predicate as AstNode[] | undefined) ?? []).map((filter) => predicateFunction(filter.expr as AstNode, unit, writer));
     const group = node.group as AstNode | undefined;
-    const pairs = group === undefined ? undefined : groupPairs(group, unit, writer.functionFor);
+    const grouping = group === undefined ? undefined : groupFunction(group.lhs as AstNode[][], unit, writer);
     return [
       `function ${name}(input, frame, run) {`,
       `let v = ${raw};`,
       'if (v !== null && v !== undefined && v.tupleStream) throw FALLBACK;',
       ...filters.map((filter) => `v = ${filter}(v, frame, run);`),
-      pairs === undefined ? '' : `v = evaluateGroup(${pairs}, v, frame, run);`,
+      grouping === undefined ? '' : `v = ${grouping}(v, frame, run);`,
       'return finish(v, false);',
       '}',
     ].filter(Boolean).join('\n');
@@ -127,10 +128,11 @@ export function isWrittenSortPath(node: AstNode): boolean {
 /**
  * compileGeneralPath of such a path: the steps before the order-by over the input's sequence, the
  * order-by over their items (evaluateSort: the same comparisons in the same order, each key written as
- * code), the steps after it as a plain path's (pathRest), then the grouping (evaluateGroup, which reads
+ * code), the steps after it as a plain path's (pathRest), then the grouping (group-by.ts, which reads
  * nothing and an empty sequence alike). Nothing before the order-by is nothing, or the grouping of it.
  */
-export function sortPathFunction(node: AstNode, unit: Unit, { functionFor }: Writer): string {
+export function sortPathFunction(node: AstNode, unit: Unit, writer: Writer): string {
+  const { functionFor } = writer;
   return unit.memo(node, (name) => {
     const steps = node.steps as AstNode[];
     const at = steps.findIndex((step) => step.type === 'sort');
@@ -140,11 +142,11 @@ export function sortPathFunction(node: AstNode, unit: Unit, { functionFor }: Wri
     // The order-by's place in the steps is never called: pathRest starts after it.
     const functions = steps.map((step, index) => (index === at ? 'undefined' : functionFor(step, unit)));
     const group = node.group as AstNode | undefined;
-    const pairs = group === undefined ? undefined : groupPairs(group, unit, functionFor);
-    const grouped = (value: string): string => (pairs === undefined ? value : `evaluateGroup(${pairs}, ${value}, frame, run)`);
+    const grouping = group === undefined ? undefined : groupFunction(group.lhs as AstNode[][], unit, writer);
+    const grouped = (value: string): string => (grouping === undefined ? value : `${grouping}(${value}, frame, run)`);
     const before = steps.slice(0, at).map((_, index) => [
       `items = evaluateStep(${stepFunctions}[${index}], items, frame, run, false);`,
-      `if (items.length === 0) return ${pairs === undefined ? 'undefined' : grouped('items')};`,
+      `if (items.length === 0) return ${grouping === undefined ? 'undefined' : grouped('items')};`,
     ].join('\n'));
     const rest = at < steps.length - 1 ? `pathRest(run, frame, ${stepFunctions}, sorted, ${at + 1})` : 'finish(sorted, false)';
     return [
@@ -158,14 +160,6 @@ export function sortPathFunction(node: AstNode, unit: Unit, { functionFor }: Wri
       '}',
     ].join('\n');
   });
-}
-
-/** The key and value functions of a grouping `{ key: value, ... }`, as evaluateGroup takes them. */
-function groupPairs(group: AstNode, unit: Unit, functionFor: Writer['functionFor']): string {
-  const pairs = unit.name('G');
-  const written = (group.lhs as AstNode[][]).map(([key, value]) => `[${functionFor(key, unit)}, ${functionFor(value, unit)}]`);
-  unit.lines.push(`const ${pairs} = [${written.join(', ')}];`);
-  return pairs;
 }
 
 /**
