@@ -69,7 +69,7 @@ describe('generated code', () => {
     const own = new Set([...HELPER_NAMES, 'h', 'K', 'C', 'input', 'frame', 'run', 'v', 'items', 'r', 'x', 'o', 'first', 'vars', 'lookup', 'ticks', 'push', 'outerWrapper', 't', 'typeof', '_jsonata_function', '_jsonata_lambda',
       'Array', 'isArray', 'const', 'let', 'function', 'return', 'if', 'new', 'undefined', 'true', 'false', 'null', 'length',
       // The grouping of an object constructor over a list (codegen/group-by.ts).
-      'tupleStream', 'throw', 'else', 'for', 'in', 'i', 'k', 'item', 'key', 'groups', 'group', 'data', 'at', 'rest']);
+      'tupleStream', 'throw', 'else', 'for', 'of', 'Map', 'i', 'k', 'item', 'key', 'groups', 'group', 'data', 'at', 'rest']);
     const strangers = (rest.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((name) => !own.has(name) && !/^[abfpsSG]\d+$/.test(name));
     expect(strangers).toEqual([]);
   });

@@ -110,6 +110,22 @@ describe('grouping written as code (fast-path/codegen/group-by.ts)', () => {
     await expectSame('( $m := l; $count($m{ k: $ }.all) )', { l: input.l.slice(0, 3000) });
   });
 
+  it('a key or a value that binds a variable binds it in a frame of its own, as the interpreter\'s', async () => {
+    const input = { l: [{ k: 'b', v: 1 }, { k: '1', v: 2 }, { k: 'a', v: 3 }, { k: 'b', v: 4 }] };
+    const sources = [
+      '( $y := ""; [l].{ k: $y := $y & k }; $y )', '( $y := "-"; $m := l; $m{ ($y := k; k): $y & k } )', '( $y := ""; $m := l; $m{ k: $y := $y & k } ~> $keys() )',
+      '( $y := ""; $m := l; $x := $m^(v){ $y := k: v }; [$x, $y] )',
+    ];
+    for (const source of sources) {
+      const interpreted = await outcome(() => compileExpression(source, LIMITS, '', { fastPath: false }).evaluate(input));
+      for (const codegen of [true, false]) {
+        const fast = compileExpression(source, LIMITS, '', { codegen });
+        expect([source, codegen, await outcome(() => fast.evaluate(input))]).toEqual([source, codegen, interpreted]);
+        expect([source, codegen, fast.stats.fast]).toEqual([source, codegen, 1]);
+      }
+    }
+  });
+
   it('a group past the sequence limit is the interpreter\'s error', async () => {
     const limits = { ...LIMITS, maxSequence: 5 };
     const input = { l: Array.from({ length: 4 }, () => ({ k: 'a', v: [1, 2] })) };

@@ -1,3 +1,4 @@
+import { mayBind } from '../paths';
 import { FALLBACK, type Run } from '../runtime';
 import type { AstNode } from '../subset';
 import { textLiteral } from './literals';
@@ -8,8 +9,9 @@ import { TICK, type Unit, type Writer } from './unit';
  * `$open^(line){ $string(line): quantity }`) and an object constructor over a list or with computed keys
  * (`{ $string(id): name }`). The generated form of paths.ts's evaluateGroup (jsonata 2.2.2's
  * evaluateGroupExpression) without tuple streams, which never reach it: the items in order, each pair's
- * key written inline with the item as its input, the groups in the order JSONata lists them (an object's
- * keys: integer-like ones first), each group's value once. The same errors hand the evaluation to the
+ * key written inline with the item as its input, the groups in a Map, each group's value once (the
+ * answer, an object, lists its keys in JSONata's order, integer-like ones first, whatever the order they
+ * were set in; paths.ts's mayBind keeps that order unseen otherwise). The same errors hand the evaluation to the
  * interpreter: a key that is not a text (T1003), a function's marker key (D1013), a key two pairs give
  * (D1009), a group past the sequence limit (D2015).
  */
@@ -48,10 +50,13 @@ function groupItems(run: Run, group: Group): unknown {
   return joined ?? data;
 }
 
-/** A new group, or the item added to the key's group (the pair that made it must be this one: D1009). */
-function addToGroup(groups: Record<string, Group>, key: string, item: unknown, at: number): void {
-  const group = groups[key];
-  if (group === undefined) groups[key] = { first: item, rest: undefined, at };
+/**
+ * The groups by key, in a Map (a null-prototype object of many keys is a slow dictionary to fill and to
+ * list): a new group, or the item added to the key's group (the pair that made it must be this one: D1009).
+ */
+function addToGroup(groups: Map<string, Group>, key: string, item: unknown, at: number): void {
+  const group = groups.get(key);
+  if (group === undefined) groups.set(key, { first: item, rest: undefined, at });
   else if (group.at !== at) throw FALLBACK;
   else (group.rest ??= []).push(item);
 }
@@ -79,11 +84,13 @@ export function groupFunction(pairs: readonly (readonly AstNode[])[], unit: Unit
     if (text !== undefined && text !== '_jsonata_lambda' && text !== '_jsonata_function') {
       return `addToGroup(groups, ${textLiteral(text)}, item, ${at});`;
     }
-    return [`key = ${expression(key, unit, 'item')};`, `if (groupKey(key)) addToGroup(groups, key, item, ${at});`].join('\n');
+    // A key or a value that may bind a variable runs in a frame of its own, as the interpreter's (paths.ts's mayBind).
+    const written = mayBind(key) ? `${functionFor(key, unit)}(item, new Frame(frame), run)` : expression(key, unit, 'item');
+    return [`key = ${written};`, `if (groupKey(key)) addToGroup(groups, key, item, ${at});`].join('\n');
   });
-  const values = pairs.map(([, value]) => functionFor(value, unit));
+  const values = pairs.map(([, value]) => `${functionFor(value, unit)}(data, ${mayBind(value) ? 'new Frame(frame)' : 'frame'}, run)`);
   // No pairs (`{}` over a list) make no group, whose value is never asked.
-  const value = values.length === 1 ? `${values[0]}(data, frame, run)` : `(${[...values.map((fn, at) => `group.at === ${at} ? ${fn}(data, frame, run)`), 'undefined'].join(' : ')})`;
+  const value = values.length === 1 ? values[0] : `(${[...values.map((call, at) => `group.at === ${at} ? ${call}`), 'undefined'].join(' : ')})`;
   unit.lines.push([
     `function ${name}(input, frame, run) {`,
     'let items;',
@@ -93,15 +100,14 @@ export function groupFunction(pairs: readonly (readonly AstNode[])[], unit: Unit
     'items = input;',
     '} else items = createSequence(run, input);',
     'if (items.length === 0) items.push(undefined);',
-    'const groups = emptyObject(); let key;',
+    'const groups = new Map(); let key;',
     'for (let i = 0; i < items.length; i++) {',
     TICK,
     'const item = items[i];',
     ...keys,
     '}',
     'const r = emptyObject();',
-    'for (const k in groups) {',
-    'const group = groups[k];',
+    'for (const [k, group] of groups) {',
     'const data = group.rest === undefined ? group.first : groupItems(run, group);',
     `const x = ${value};`,
     'if (x !== undefined) r[k] = x;',
