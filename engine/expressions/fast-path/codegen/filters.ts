@@ -1,5 +1,4 @@
-import { compileNode } from '../compile-node';
-import { filterJoinOf, joinOf, type FilterJoinShape } from '../joins';
+import { joinParts, type FilterJoinShape } from '../joins';
 import type { AstNode } from '../subset';
 import { groupFunction } from './group-by';
 import { numberLiteral, textLiteral } from './literals';
@@ -51,7 +50,7 @@ export function filterFunction(node: AstNode, unit: Unit, writer: Writer): strin
  * built once per list and evaluation); otherwise the predicate, written as code with the item as its
  * input, is asked of each item, the clock checked as every loop checks it.
  */
-function predicateFunction(predicate: AstNode, unit: Unit, { expression }: Writer): string {
+function predicateFunction(predicate: AstNode, unit: Unit, writer: Writer): string {
   const name = unit.name('g');
   // As evaluateFilter: a number literal is a place, whatever follows it.
   if (predicate.type === 'number') {
@@ -59,13 +58,13 @@ function predicateFunction(predicate: AstNode, unit: Unit, { expression }: Write
     unit.lines.push(`function ${name}(v, frame, run) { return filterByIndex(run, v, ${at}, createSequence(run)); }`);
     return name;
   }
-  const join = joinOf(predicate, (child) => compileNode(child, unit.lambdaNames));
-  const test = expression(predicate, unit, 'item');
+  const join = joinFunctions(predicate, unit, writer);
+  const test = writer.expression(predicate, unit, 'item');
   unit.lines.push([
     `function ${name}(v, frame, run) {`,
     'const items = Array.isArray(v) ? v : createSequence(run, v);',
     'const r = createSequence(run);',
-    join === undefined ? '' : `const joined = joinedItems(${unit.constant(join)}, items, frame, run, r); if (joined !== undefined) return joined;`,
+    join === undefined ? '' : `const joined = joinedItems(${join}, items, frame, run, r); if (joined !== undefined) return joined;`,
     'for (let i = 0; i < items.length; i++) {',
     TICK,
     'const item = items[i];',
@@ -78,6 +77,25 @@ function predicateFunction(predicate: AstNode, unit: Unit, { expression }: Write
     '}',
   ].filter(Boolean).join('\n'));
   return name;
+}
+
+/**
+ * The join of a filter (joins.ts's Join: the key, the outer value, the conditions after `and`), its
+ * parts written as code; the name of the object, which also keys the evaluation's index (Run.joins).
+ */
+function joinFunctions(predicate: AstNode, unit: Unit, { functionFor }: Writer): string | undefined {
+  const parts = joinParts(predicate);
+  if (parts === undefined) return undefined;
+  const join = unit.name('J');
+  let rest = parts.rest.length === 0 ? 'undefined' : functionFor(parts.rest[0], unit);
+  if (parts.rest.length > 1) {
+    // As joins.ts's andThen: each condition in order, the next asked only where the last holds.
+    rest = unit.name('f');
+    const tests = parts.rest.map((node) => `toBoolean(${functionFor(node, unit)}(input, frame, run)) === true`);
+    unit.lines.push(`function ${rest}(input, frame, run) { return ${tests.join(' && ')}; }`);
+  }
+  unit.lines.push(`const ${join} = { key: ${functionFor(parts.key, unit)}, outer: ${functionFor(parts.outer, unit)}, rest: ${rest} };`);
+  return join;
 }
 
 /**
@@ -168,8 +186,14 @@ export function sortPathFunction(node: AstNode, unit: Unit, writer: Writer): str
  * value is then never made); otherwise the built-in with the function, as any call. `argument` writes
  * an argument as a call's, over the name `input`.
  */
-export function filterJoinCall(call: AstNode, shape: FilterJoinShape, unit: Unit, input: string, argument: (arg: AstNode) => string): string {
-  const join = unit.constant(filterJoinOf(shape, (child) => compileNode(child, unit.lambdaNames)));
+export function filterJoinCall(call: AstNode, shape: FilterJoinShape, unit: Unit, input: string, argument: (arg: AstNode) => string, functionFor: Writer['functionFor']): string {
+  // filterJoinOf's join, written as code: the key read with the parameter bound to the item.
+  const join = unit.name('J');
+  const key = unit.name('f');
+  unit.lines.push(
+    `function ${key}(input, frame, run) { const inner = new Frame(frame); inner.vars[${textLiteral(shape.param)}] = input; return ${functionFor(shape.key, unit)}(input, inner, run); }`,
+    `const ${join} = { key: ${key}, outer: ${functionFor(shape.outer, unit)} };`,
+  );
   const [list, lambda] = call.arguments as AstNode[];
   const name = unit.name('j');
   const builtin = unit.name('b');

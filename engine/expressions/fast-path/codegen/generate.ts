@@ -177,7 +177,7 @@ function callExpression(node: AstNode, unit: Unit, input: string): string {
   const joinShape = filterJoinShape(node, unit.lambdaNames);
   if (joinShape) {
     const calledOnly = calledOnlyArguments('filter', node.arguments as AstNode[]);
-    return filterJoinCall(node, joinShape, unit, input, (arg) => argumentValue(arg, unit, 'input', calledOnly[(node.arguments as AstNode[]).indexOf(arg)] === true));
+    return filterJoinCall(node, joinShape, unit, input, (arg) => argumentValue(arg, unit, 'input', calledOnly[(node.arguments as AstNode[]).indexOf(arg)] === true), functionFor);
   }
   const name = (node.procedure as AstNode).value as string;
   if (unit.lambdaNames.has(name)) {
