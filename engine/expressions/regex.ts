@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
+import { nativeEquivalent } from './regex-native';
 
 /**
  * Regular expressions in mappings run on RE2 (the pure JavaScript port re2js), whose matching time is
@@ -22,6 +23,8 @@ class UnsupportedRegexReason {
 interface ReadyPattern {
   readonly program: RE2JS;
   readonly start: string | undefined;
+  /** JavaScript's own RegExp where it is bounded and answers as RE2 does (regex-native.ts). */
+  readonly native: RegExp | undefined;
 }
 
 /**
@@ -84,7 +87,7 @@ function compile(pattern: RegExp): ReadyPattern | UnsupportedRegexReason {
     const detail = (error as Error).message.replace(/^error parsing regexp: /, '');
     return new UnsupportedRegexReason(`the regular expression /${pattern.source}/ cannot run in linear time (RE2): ${detail}`);
   }
-  const ready = { program, start: requiredStart(pattern) };
+  const ready = { program, start: requiredStart(pattern), native: nativeEquivalent(pattern) };
   READY_PATTERNS.set(key, ready);
   return ready;
 }
@@ -110,6 +113,8 @@ export class LinearRegex {
   private readonly program: RE2JS;
   /** A text without it has no match: RE2's matcher is not started (most texts a mapping tests have none). */
   private readonly start: string | undefined;
+  /** Shared by every matcher of the pattern: exec is synchronous, and lastIndex is set before each. */
+  private readonly native: RegExp | undefined;
 
   constructor(pattern: RegExp | string) {
     // JSONata always passes the RegExp of the literal; a string would come from a caller outside JSONata.
@@ -120,10 +125,12 @@ export class LinearRegex {
     if (ready instanceof UnsupportedRegexReason) throw new Error(ready.message);
     this.program = ready.program;
     this.start = ready.start;
+    this.native = ready.native;
   }
 
   /** RegExp.prototype.exec with the `g` flag: from lastIndex, which moves to the end of the match. */
   exec(text: string): ExecAnswer | null {
+    if (this.native !== undefined) return this.nativeExec(this.native, text);
     const from = this.lastIndex;
     if (from > text.length || (this.start !== undefined && text.indexOf(this.start, from) < 0)) {
       this.lastIndex = 0;
@@ -143,6 +150,13 @@ export class LinearRegex {
     answer.index = matcher.start();
     answer.input = text;
     this.lastIndex = matcher.end();
+    return answer;
+  }
+
+  private nativeExec(native: RegExp, text: string): ExecAnswer | null {
+    native.lastIndex = this.lastIndex;
+    const answer = native.exec(text);
+    this.lastIndex = native.lastIndex;
     return answer;
   }
 }

@@ -32,8 +32,13 @@ function isUtf8(label: string): boolean {
 
 const NOT_UTF8 = 'the answer is not valid UTF-8 text (it declares no other encoding)';
 
-/** Bytes decoded a piece at a time: a large answer's text comes in parts a sliced parse can take in turns. */
-const DECODE_BYTES = 64 * 1024;
+/**
+ * Bytes decoded a piece at a time: a large answer's text comes in parts a sliced parse can take in turns.
+ * 16 KB of bytes is at most sax.ts's chunk of 16K characters, so the parser is given each part whole: a
+ * part cut into chunks gives it sliced strings, and reading those a character at a time cost 13% more
+ * of the parse (0.17 ms on the 120 KB of a 60-order NAV list, measured).
+ */
+const DECODE_BYTES = 16 * 1024;
 
 function* utf8Parts(bytes: Uint8Array): Generator<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -56,7 +61,7 @@ function* iconvParts(bytes: Uint8Array, encoding: string): Generator<string> {
 }
 
 /**
- * The document's text in parts of about 64 KB of bytes, decoded as they are asked for (a multi-byte
+ * The document's text in parts of 16 KB of bytes, decoded as they are asked for (a multi-byte
  * character across two parts is kept whole). An undecodable byte is an XmlError when its part is reached.
  */
 export function decodeXmlParts(bytes: Uint8Array, charset?: string): Iterable<string> {

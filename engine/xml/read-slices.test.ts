@@ -75,6 +75,25 @@ describe('parseXmlInSlices', () => {
     }
   });
 
+  it('asks for a turn only before writing more of the document: none for a small answer, one per further chunk of a large one', async () => {
+    // Slices whose time is always up: every question is a turn, so the turns count the questions.
+    const counting = () => {
+      const counter = { turns: 0, due: () => true, turn: async () => { counter.turns += 1; } };
+      return counter;
+    };
+    const small = counting();
+    const soap = '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><R xmlns="urn:r"><V>1</V></R></s:Body></s:Envelope>';
+    expect((await parseXmlInSlices(bytes(soap), small)).result).toEqual({ V: '1' });
+    expect(small.turns).toBe(0);
+    // 16 KB of bytes decoded at a time, each part written whole: a 100,000-byte ASCII answer is 7 chunks, 6 turns.
+    const text = `<r>${'<i>1234</i>'.repeat(9_090)}${'x'.repeat(3)}</r>`;
+    expect(text.length).toBe(100_000);
+    expect(Array.from(decodeXmlParts(bytes(text))).filter((part) => part !== '').map((part) => part.length)).toEqual([...Array<number>(6).fill(16 * 1024), 100_000 - 6 * 16 * 1024]);
+    const large = counting();
+    expect((await parseXmlInSlices(bytes(text), large)).text).toBe(text);
+    expect(large.turns).toBe(6);
+  });
+
   it('lets the event loop turn while it parses 1,000,000 sibling elements (8 MB)', async () => {
     const xml = bytes(`<r>${'<i>12345</i>'.repeat(1_000_000)}</r>`);
     expect(xml.length).toBeGreaterThan(8_000_000);
