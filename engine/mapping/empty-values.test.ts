@@ -27,4 +27,19 @@ describe('withoutEmptyValues', () => {
     const view = Object.assign(Object.create(null) as Record<string, unknown>, { Date: '0001-01-01', No: 'SO-1' });
     expect(withoutEmptyValues({ view }, ['0001-01-01'])).toEqual({ view: { No: 'SO-1' } });
   });
+
+  it('copies only the objects and lists on the way to a removed field; the rest is the answer itself', () => {
+    const pair = Object.freeze([7, 'Acme']);
+    const clean = Object.freeze({ id: 2, partner: pair, tags: Object.freeze(['a', 'b']) });
+    const dirty = Object.freeze({ id: 3, partner: pair, note: false, nested: Object.freeze({ lot: false, qty: 1 }) });
+    const answer = Object.freeze({ result: Object.freeze([clean, dirty]), count: 2 });
+    const read = withoutEmptyValues(answer, [false]) as { result: [unknown, { partner: unknown; nested: unknown }] };
+    expect(read).toEqual({ result: [{ id: 2, partner: [7, 'Acme'], tags: ['a', 'b'] }, { id: 3, partner: [7, 'Acme'], nested: { qty: 1 } }], count: 2 });
+    expect(read).not.toBe(answer);
+    expect(read.result[0]).toBe(clean);
+    expect(read.result[1].partner).toBe(pair);
+    expect(Object.keys(read.result[1])).toEqual(['id', 'partner', 'nested']);
+    const untouched = { result: [clean], count: 1 };
+    expect(withoutEmptyValues(untouched, [false])).toBe(untouched);
+  });
 });
