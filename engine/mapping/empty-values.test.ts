@@ -23,6 +23,15 @@ describe('withoutEmptyValues', () => {
     expect(withoutEmptyValues(['0001-01-01'], ['0001-01-01'])).toEqual(['0001-01-01']);
   });
 
+  it('keeps an answer\'s field named __proto__ as a field of the copy, not as its prototype', () => {
+    const answer = JSON.parse('{"__proto__": {"admin": true}, "note": false, "id": 7}') as unknown;
+    const read = withoutEmptyValues(answer, [false]) as Record<string, unknown>;
+    expect(Object.keys(read)).toEqual(['__proto__', 'id']);
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+    expect(read.admin).toBeUndefined();
+    expect(JSON.stringify(read)).toBe('{"__proto__":{"admin":true},"id":7}');
+  });
+
   it('reads a null-prototype object (the XML view) like any other', () => {
     const view = Object.assign(Object.create(null) as Record<string, unknown>, { Date: '0001-01-01', No: 'SO-1' });
     expect(withoutEmptyValues({ view }, ['0001-01-01'])).toEqual({ view: { No: 'SO-1' } });

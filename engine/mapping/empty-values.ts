@@ -49,14 +49,23 @@ function objectFrom(fields: Record<string, unknown>, first: number, atFirst: unk
   let index = 0;
   for (const key in fields) {
     const field = fields[key];
-    if (index < first) kept[key] = field;
+    if (index < first) keep(kept, key, field);
     else if (index === first) {
-      if (atFirst !== DROPPED) kept[key] = atFirst;
-    } else if (field !== null && typeof field === 'object') kept[key] = without(field, empty);
-    else if (!empty.includes(field)) kept[key] = field;
+      if (atFirst !== DROPPED) keep(kept, key, atFirst);
+    } else if (field !== null && typeof field === 'object') keep(kept, key, without(field, empty));
+    else if (!empty.includes(field)) keep(kept, key, field);
     index++;
   }
   return kept;
+}
+
+/**
+ * A field of the copy. An answer's field named `__proto__` (JSON.parse makes it an own field) is defined
+ * as a field too: assigned, it would set the copy's prototype, and the field would vanish from the answer.
+ */
+function keep(kept: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(kept, key, { value, enumerable: true, writable: true, configurable: true });
+  else kept[key] = value;
 }
 
 function listWithout(list: readonly unknown[], empty: readonly unknown[]): readonly unknown[] {
