@@ -1,8 +1,10 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv, { type ErrorObject, type FormatDefinition, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats';
 import type { Problem } from '../errors';
 import { TimeSlices } from '../time-slices';
 import { IMAGE_FORMAT_NAMES, isBase64Image } from './base64';
+import { dateTimeFormat } from './date-time-format';
 import type { JsonSchema } from './routes';
 import { contractSchemaFiles } from './schema-files';
 
@@ -158,6 +160,10 @@ export function createSchemaRegistry(): SchemaRegistry {
     // (two per registry): about 55 ms of every start.
     const ajv = new Ajv({ allErrors, strict: true, allowUnionTypes: true, validateSchema: false });
     addFormats(ajv);
+    // The same answers in one regular expression (date-time-format.ts): every date of a list answer is checked.
+    // Their compare (formatMinimum and the like) is ajv-formats' own.
+    ajv.addFormat('date-time', { ...(fullFormats['date-time'] as FormatDefinition<string>), type: 'string', validate: dateTimeFormat(true) });
+    ajv.addFormat('iso-date-time', { ...(fullFormats['iso-date-time'] as FormatDefinition<string>), type: 'string', validate: dateTimeFormat(false) });
     ajv.addFormat('image-base64', { type: 'string', validate: isBase64Image });
     ajv.addKeyword({ keyword: 'x-enumNames', schemaType: 'array' });
     // AJV annotates the schema objects it is given; each registry gets its own copies of the shared files.

@@ -68,6 +68,74 @@ describe('grouping matches JSONata', () => {
   });
 });
 
+describe('grouping written as code (fast-path/codegen/group-by.ts)', () => {
+  beforeAll(async () => {
+    await whenFastFunctionsReady();
+  });
+
+  // Object constructors over a list (a path's step whose items are lists, a top-level list), with computed,
+  // repeated, number, marker and integer-like keys, and no pairs; groupings after a variable and an order-by.
+  const WRITTEN = [
+    '[[1, 2], [3]].{ "n": $count($), "s": $sum($) }', '{ "n": $count($), "k": k }', '{ $string(k): v }', 'l.[{ k: v, "x": v }]',
+    '[[1, 2]].{ "a": $, "a": 2 }', '{ "a": 1, "a": 2 }', '[l].{ v: k }', '[[{ "k": "2" }, { "k": "10" }, { "k": "b" }, { "k": "a" }, { "k": "2" }]].{ k: $count($) }',
+    '[[1, 2]].{ "_jsonata_lambda": k }', '[[1, 2]].{}', '[[[1, 2], 3, [4, [5]]]].{ "x": $ }', '[l, l].{ k: $count($) }', '( $m := l; $m{ k: $sum(v) } )',
+    '( $m := l; $m[v > 0]{ k: [v] } )', '( $m := l; $m^(>v){ k: $ } )', '[[]].{ "a": $ }', '{ "__proto__": k, "1": v, "b": 3 }',
+  ];
+  const INPUTS: unknown[] = [
+    { l: [{ k: 'a', v: 1 }, { k: 'b', v: 2 }, { k: 'a', v: [3, 4] }, { k: '1', v: null }, { k: '__proto__', v: 5 }], k: 'a', v: 1 },
+    [{ k: 'a', v: 1 }, { k: 'b', v: 2 }, { k: 'a', v: 3 }],
+    [{ k: 1, v: 2 }],
+    { l: [] },
+    {},
+  ];
+
+  it('gives JSONata\'s answer or error, and no part of it runs as the closures', async () => {
+    for (const source of WRITTEN) {
+      for (const input of INPUTS) await expectSame(source, input);
+      const explained = compileExpression(source, LIMITS).explain();
+      expect([source, explained.runs, explained.delegated]).toEqual([source, 'compiled', []]);
+    }
+    // The usual object of a mapping: written out, its grouping (when the input is a list) written too.
+    const object = compileExpression('{ "number": no, "lines": $count(lines) }').explain();
+    expect(object.delegated).toEqual([]);
+    expect(object.code).toContain('addToGroup(');
+  });
+
+  it('one group of 100,000 items is built once, not copied at every item (it outlasted the fast path\'s slice)', async () => {
+    const input = { l: Array.from({ length: 100_000 }, (_, index) => ({ k: 'all', v: index % 7 })) };
+    const grouped = compileExpression('( $m := l; $m{ k: $sum(v) } )', LIMITS);
+    expect(await grouped.evaluate(input)).toEqual({ all: input.l.reduce((sum, row) => sum + row.v, 0) });
+    expect(grouped.stats).toEqual({ fast: 1, fallback: 0, interpreter: 0 });
+    // JSONata's own grouping copies the group at every item: compared on fewer.
+    await expectSame('( $m := l; $count($m{ k: $ }.all) )', { l: input.l.slice(0, 3000) });
+  });
+
+  it('a key or a value that binds a variable binds it in a frame of its own, as the interpreter\'s', async () => {
+    const input = { l: [{ k: 'b', v: 1 }, { k: '1', v: 2 }, { k: 'a', v: 3 }, { k: 'b', v: 4 }] };
+    const sources = [
+      '( $y := ""; [l].{ k: $y := $y & k }; $y )', '( $y := "-"; $m := l; $m{ ($y := k; k): $y & k } )', '( $y := ""; $m := l; $m{ k: $y := $y & k } ~> $keys() )',
+      '( $y := ""; $m := l; $x := $m^(v){ $y := k: v }; [$x, $y] )',
+    ];
+    for (const source of sources) {
+      const interpreted = await outcome(() => compileExpression(source, LIMITS, '', { fastPath: false }).evaluate(input));
+      for (const codegen of [true, false]) {
+        const fast = compileExpression(source, LIMITS, '', { codegen });
+        expect([source, codegen, await outcome(() => fast.evaluate(input))]).toEqual([source, codegen, interpreted]);
+        expect([source, codegen, fast.stats.fast]).toEqual([source, codegen, 1]);
+      }
+    }
+  });
+
+  it('a group past the sequence limit is the interpreter\'s error', async () => {
+    const limits = { ...LIMITS, maxSequence: 5 };
+    const input = { l: Array.from({ length: 4 }, () => ({ k: 'a', v: [1, 2] })) };
+    for (const source of ['( $m := l; $m{ k: $count($) } )', '( $m := l.v; $m{ "all": $ } )']) {
+      const interpreted = await outcome(() => compileExpression(source, limits, '', { fastPath: false }).evaluate(input));
+      expect(await outcome(() => compileExpression(source, limits).evaluate(input)), source).toEqual(interpreted);
+    }
+  });
+});
+
 describe('grouping under the time limit', () => {
   const timed = (source: string, limits: ExpressionLimits) => timedEvaluation(source, limits);
 

@@ -96,6 +96,21 @@ describe('joins', () => {
     expect(sums.reduce((total, sum) => total + sum, 0)).toBe(lines.reduce((total, line) => total + line.qty, 0));
   });
 
+  it('are written as code: the key, the outer value and the conditions after `and` are generated functions, not closures', () => {
+    const cases: [string, RegExp][] = [
+      ['( $o := orders[0]; $l := lines; $l[order_id[0] = $o.id and qty > 3 and qty < 8] )', /const J\d+ = \{ key: f\d+, outer: f\d+, rest: f\d+ \};[\s\S]*joinedItems\(J\d+,/],
+      ['( $o := orders[0]; $l := lines; $l[id = $o.id] )', /const J\d+ = \{ key: f\d+, outer: f\d+, rest: undefined \};/],
+      ['( $o := orders[0]; $filter(lines, function($l) { $l.order_id[0] = $o.id }) )', /const J\d+ = \{ key: f\d+, outer: f\d+ \};[\s\S]*filterJoined\(J\d+,/],
+    ];
+    for (const [source, written] of cases) {
+      const explained = compileExpression(source).explain();
+      expect([source, explained.runs, explained.delegated]).toEqual([source, 'compiled', []]);
+      expect(explained.code).toMatch(written);
+      // No join object is handed over as a constant of closures.
+      expect(explained.code).not.toMatch(/(joinedItems|filterJoined)\(K\[/);
+    }
+  });
+
   it('answer a GET /WorkOrders output with a filter and a lookup inside shared functions on the compiled path', async () => {
     const input = workOrdersInput(41, 7, 60);
     const compiled = compileExpression(WORK_ORDERS_OUTPUT, DEFAULT_EXPRESSION_LIMITS, WORK_ORDERS_FUNCTIONS);

@@ -1,6 +1,6 @@
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
-import { compileExpression, UnsupportedRegexError } from './compile';
+import { compileExpression, DEFAULT_EXPRESSION_LIMITS, UnsupportedRegexError, type CompiledExpression } from './compile';
 import { LinearRegex, requiredStart } from './regex';
 
 /** The same expression on JavaScript's RegExp (JSONata's default), for comparison. */
@@ -102,5 +102,50 @@ describe('regular expressions run on RE2 (linear time)', () => {
     }
     // A backslash-digit inside a class is not a backreference in the check (RE2 then gives its own reason).
     expect(() => compileExpression('$contains(s, /[\\1]/)')).toThrow(UnsupportedRegexError);
+  });
+});
+
+describe('regular expression literals written as code (fast-path/codegen/regex.ts)', () => {
+  /** The value, or the error's code, of one evaluation; and how it was answered. */
+  async function run(expression: CompiledExpression, input: unknown): Promise<unknown> {
+    return expression.evaluate(input).then((value) => ({ value: JSON.stringify(value) }), (error: { code?: string }) => ({ error: error.code }));
+  }
+
+  // The corpus's shapes (a lot number read from a line's text), patterns in variables and functions, a replacement by a function, empty matches.
+  const WRITTEN = [
+    '$match(s, /LOT-([A-Z][0-9]{4})/).groups[0]', '$replace(s, /\\s+LOT-[A-Z]\\d{4}$/, "")', '$contains(s, /LOT-/) ? $substringAfter(s, "LOT-") : null',
+    '$string(s) ~> $match(/LOT-[A-Z]\\d+/) ~> $lookup("match")', '( $r := /SO-(\\d+)/; $match(s, $r).groups )', '$replace(s, /(\\w+)/, function($m) { $uppercase($m.match) })',
+    '$map($split(s, /[,;]\\s*/), function($p) { $match($p, /\\w+/i).match })', '$match(s, /x*/)', '( $f := function($t) { $replace($t, /o/, "0") }; $map([s, s & "o"], $f) )',
+    '$count($match(s, /[A-Z]/))', '$type(/a/)',
+  ];
+  const TEXTS = ['Hex bolt 9 mm LOT-K4821', 'SO-12, SO-7; box', 'no lot here', 'xx', ''];
+
+  it('gives what the closures and the interpreter give, compiled, with no closure for the literal', async () => {
+    for (const source of WRITTEN) {
+      const compiled = compileExpression(source);
+      const explained = compiled.explain();
+      expect([source, explained.runs, explained.delegated]).toEqual([source, 'compiled', []]);
+      expect(explained.code).toContain('regexMatcher(');
+      const closures = compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { codegen: false });
+      const interpreted = compileExpression(source, DEFAULT_EXPRESSION_LIMITS, '', { fastPath: false });
+      let errors = 0;
+      for (const s of TEXTS) {
+        const expected = await run(interpreted, { s });
+        if ('error' in (expected as object)) errors += 1;
+        expect([source, s, await run(compiled, { s })]).toEqual([source, s, expected]);
+        expect([source, s, await run(closures, { s })]).toEqual([source, s, expected]);
+      }
+      // Only called by the built-ins: every answer the fast path's (an error, D1004 of an empty match, the interpreter's).
+      expect([source, compiled.stats.fallback]).toEqual([source, errors]);
+    }
+  });
+
+  it('leaves an answer that holds the matcher itself to the interpreter', async () => {
+    for (const source of ['( $r := /LOT-/; $r )', '{ "r": /a/ }', '$append([1], /a/)', 'true ? /a/ : 0']) {
+      const compiled = compileExpression(source);
+      expect(compiled.explain().delegated).toEqual([]);
+      await compiled.evaluate({});
+      expect([source, compiled.stats]).toEqual([source, { fast: 0, fallback: 1, interpreter: 0 }]);
+    }
   });
 });

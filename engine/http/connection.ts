@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import type { Logger } from '../log';
 import type { CallSpec, SystemSpec } from '../mapping/model';
 import { TransportError, type HttpClient, type OutboundRequest, type OutboundResponse } from './client';
@@ -8,6 +7,7 @@ import { withCsrf } from './csrf';
 import { fetchAsset } from './asset';
 import { ResponseCache } from './response-cache';
 import { SessionSlot } from './session-slot';
+import { Slots } from './slots';
 import { TokenBucket } from './token-bucket';
 import { createAuthenticator, type Authenticator } from './with-auth';
 import { withRetry, type AttemptReport, type WaitAsked } from './with-retry';
@@ -51,7 +51,7 @@ export interface SendResult {
 }
 
 export class ErpConnection {
-  private readonly limit: ReturnType<typeof pLimit>;
+  private readonly slots: Slots;
   private readonly auth: Authenticator;
   /** Keyed by the call's name and cache settings, so a reloaded mapping keeps the answers of an unchanged call. */
   private readonly caches = new Map<string, ResponseCache>();
@@ -61,7 +61,7 @@ export class ErpConnection {
   readonly bucket?: TokenBucket;
 
   constructor(readonly system: SystemSpec, private readonly http: HttpClient, onTokenFetch?: (ok: boolean, token?: string) => void) {
-    this.limit = pLimit(system.maxConcurrency);
+    this.slots = new Slots(system.maxConcurrency);
     if (system.rateLimit) this.bucket = new TokenBucket(system.rateLimit.capacity, system.rateLimit.refillPerSecond);
     // Per connection, below the credentials: the ERP's session cookies, and SAP's CSRF token over them.
     const session = system.cookies === 'session' ? withCookies(http) : http;
@@ -70,30 +70,7 @@ export class ErpConnection {
 
   /** Requests in flight and waiting for a slot, for tests and diagnostics. */
   get load(): { active: number; pending: number } {
-    return { active: this.limit.activeCount, pending: this.limit.pendingCount };
-  }
-
-  /**
-   * Runs `work` in one of the ERP's slots, waiting for the slot no longer than the deadline allows: a
-   * request whose deadline passes in the queue (every slot held by slow ERP answers) fails then, with
-   * DeadlinePassed, and lets its turn go when it comes.
-   */
-  private slotWithin<T>(deadline: Deadline, label: string, work: () => Promise<T>): Promise<T> {
-    const remaining = deadline.remainingMs();
-    if (!Number.isFinite(remaining)) return this.limit(work);
-    return new Promise<T>((resolve, reject) => {
-      let waiting = true;
-      const timer = setTimeout(() => {
-        waiting = false;
-        reject(deadline.failure(label));
-      }, Math.max(0, remaining));
-      void this.limit(async () => {
-        if (!waiting) return;
-        waiting = false;
-        clearTimeout(timer);
-        await work().then(resolve, reject);
-      });
-    });
+    return { active: this.slots.activeCount, pending: this.slots.pendingCount };
   }
 
   cacheOf(call: CallSpec): ResponseCache | undefined {
@@ -140,7 +117,7 @@ export class ErpConnection {
     const sendOnce = async () => {
       sent += 1;
       const attempt = sent > 1 && context.renew ? await context.renew(request) : request;
-      return this.slotWithin(deadline, label, async () => {
+      return this.slots.run(deadline, label, async () => {
         const timeoutMs = deadline.timeoutFor(attempt.timeoutMs, label);
         const outbound = { ...attempt, timeoutMs, tls: this.system.tls, signal: deadline.abandoned };
         // A url taken from an answer (system.assetHosts) goes without the ERP's credentials and session.

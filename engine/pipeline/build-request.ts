@@ -51,6 +51,19 @@ async function render(template: Template, context: ExpressionContext, what: stri
   return text;
 }
 
+/**
+ * A template without placeholders (a call's usual path, `/jsonrpc`): its text as render gives it, with no
+ * promise to wait for; undefined when it has placeholders.
+ */
+function fixedText(template: Template): string | undefined {
+  let text = '';
+  for (const part of template.parts) {
+    if (typeof part !== 'string') return undefined;
+    text += part;
+  }
+  return text;
+}
+
 function encodePathValue(value: string): string {
   if (value === '' || value === '.' || value === '..') {
     throw new OperationFailure('REQUEST_INVALID', `"${value}" cannot be placed into a URL path`, [{ path: 'path', message: `"${value}" cannot be used as a path segment` }]);
@@ -81,6 +94,11 @@ function unsendableInHeader(text: string): string | undefined {
   return `the character U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at position ${bad.index + 1}`;
 }
 
+/** Whether the call's body goes as XML (requestType: xml, soap:, bodyXml:). */
+function writesXml(call: CallSpec): boolean {
+  return Boolean(call.soap) || Boolean(call.bodyXml) || call.requestType === 'xml';
+}
+
 /**
  * The body as XML text when the call writes XML (requestType: xml, soap:, bodyXml:), with the headers
  * that go with it; the JSON value as it is otherwise. A value XML cannot hold fails the request, naming
@@ -88,7 +106,7 @@ function unsendableInHeader(text: string): string | undefined {
  */
 async function xmlBody(call: CallSpec, system: SystemSpec, context: ExpressionContext, value: unknown, observer: TraceObserver | undefined): Promise<{ body: unknown; xmlHeaders: Record<string, string> }> {
   const label = `calls.${call.name}`;
-  if (!call.soap && !call.bodyXml && call.requestType !== 'xml') return { body: value, xmlHeaders: {} };
+  if (!writesXml(call)) return { body: value, xmlHeaders: {} };
   const { namespaces } = system.xml;
   try {
     let text: string | undefined;
@@ -190,7 +208,8 @@ export async function withAttemptHeaders(call: CallSpec, request: OutboundReques
 /** `observer`: told each expression's input and output when it asks (dry runs, the studio). */
 export async function buildRequest(call: CallSpec, system: SystemSpec, context: ExpressionContext, observer?: TraceObserver): Promise<OutboundRequest> {
   const label = `calls.${call.name}`;
-  const path = call.absolute ? undefined : await render(call.path, context, `${label}.path`, observer, encodePathValue);
+  // What has nothing to evaluate (a fixed path, no headers of the call's own, a JSON body) is not waited for.
+  const path = call.absolute ? undefined : (fixedText(call.path) ?? (await render(call.path, context, `${label}.path`, observer, encodePathValue)));
   if (!call.absolute && typeof path !== 'string') {
     throw new OperationFailure('REQUEST_INVALID', `${label}.path gave no value`, [{ path: `${label}.path`, message: 'the path gave no value' }]);
   }
@@ -203,9 +222,10 @@ export async function buildRequest(call: CallSpec, system: SystemSpec, context: 
   const url = withQueryPairs(call.absolute ? await assetUrl(call, system, context, observer) : joinUnderBase(system.baseUrl, path as string, call.name), pairs);
   // A url from an answer goes to another host (system.assetHosts): the system's own headers stay with the system.
   const headers: Record<string, string> = call.absolute ? {} : Object.fromEntries(system.headers);
-  Object.assign(headers, await renderHeaders(call, call.headers.filter(([name]) => !call.attemptHeaders.includes(name)), context, observer));
+  const own = call.headers.filter(([name]) => !call.attemptHeaders.includes(name));
+  if (own.length > 0) Object.assign(headers, await renderHeaders(call, own, context, observer));
   const value = call.graphql ? await graphqlBody(call.graphql, context, label, observer) : call.body ? await evaluateSeen(call.body, context, `${label}.body`, observer) : undefined;
-  const { body, xmlHeaders } = await xmlBody(call, system, context, value, observer);
+  const { body, xmlHeaders } = writesXml(call) ? await xmlBody(call, system, context, value, observer) : { body: value, xmlHeaders: {} };
   // The mapping's own headers win over the ones XML brings (any letter case).
   for (const [name, text] of Object.entries(xmlHeaders)) if (!Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase())) headers[name] = text;
   return {

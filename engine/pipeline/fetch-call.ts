@@ -6,7 +6,7 @@ import type { AttemptReport } from '../http/with-retry';
 import { DeadlinePassed, RequestAbandoned, TokenUnavailable } from '../http/faults';
 import type { Logger } from '../log';
 import { withoutEmptyValues } from '../mapping/empty-values';
-import type { CallSpec, SystemSpec } from '../mapping/model';
+import type { CallSpec, LocatedExpression, SystemSpec } from '../mapping/model';
 export type { Answer } from './answer';
 import { buildRequest, withAttemptHeaders } from './build-request';
 import { recordOf, type Answer, type ReadResponse, type SendPage } from './answer';
@@ -93,11 +93,18 @@ function requestView(request: OutboundRequest): Record<string, unknown> {
   return { method: request.method, path: request.url.pathname, query: Object.fromEntries(request.url.searchParams), headers: request.headers, body: request.body };
 }
 
-/** The points one request takes of system.rateLimit: its cost expression (a number, at least 0), else 1. */
-async function costOf(call: CallSpec, request: OutboundRequest, context: ExpressionContext, label: string, env: CallEnv): Promise<number | undefined> {
+/**
+ * The points one request takes of system.rateLimit: its cost expression (a number, at least 0), else 1
+ * (undefined: no promise to wait for when the system has no cost expression).
+ */
+function costOf(call: CallSpec, request: OutboundRequest, context: ExpressionContext, label: string, env: CallEnv): Promise<number> | undefined {
   const cost = env.connection.system.rateLimit?.cost;
   // A url of system.assetHosts goes to another host: it takes nothing of the system's budget.
   if (!cost || call.absolute) return undefined;
+  return pointsOf(cost, request, context, label);
+}
+
+async function pointsOf(cost: LocatedExpression, request: OutboundRequest, context: ExpressionContext, label: string): Promise<number> {
   const value = await evaluateAt(cost, { ...context, request: requestView(request) }, `calls.${label}: system.rateLimit.cost`);
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
     const message = `calls.${label}: system.rateLimit.cost (${cost.origin.line}:${cost.origin.col}) gave ${JSON.stringify(value) ?? 'nothing'}; it must give a number of points, 0 or more`;
@@ -132,7 +139,9 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
     const asksToWait = waitRule(call, label, context, reads, system);
     const renew = (request: OutboundRequest) => withAttemptHeaders(call, request, context, env.observer);
     // A new span id per request (per page, per fan-out element); retries of it send the same one.
-    const request = await renew(env.trace ? { ...built, trace: traceHeadersOf(childOf(env.trace)) } : built);
+    const traced = env.trace ? { ...built, trace: traceHeadersOf(childOf(env.trace)) } : built;
+    // A call without headers of its own per attempt goes as built, without waiting on a promise for it.
+    const request = call.attemptHeaders.length > 0 ? await renew(traced) : traced;
     env.observer?.request?.(request, label);
     const started = performance.now();
     let attempts = 0;
@@ -141,7 +150,8 @@ function sender(call: CallSpec, label: string, env: CallEnv, keeps: (() => void)
       env.observer?.attempt?.(name, report);
     };
     const seconds = () => (performance.now() - started) / 1000;
-    const cost = await costOf(call, request, context, label, env);
+    const pricing = costOf(call, request, context, label, env);
+    const cost = pricing && (await pricing);
     let result;
     try {
       result = await env.connection.send(call, request, { label, deadline: env.deadline, log: env.log, onAttempt, asksToWait, cost, levelOf, renew: call.attemptHeaders.length > 0 ? renew : undefined });

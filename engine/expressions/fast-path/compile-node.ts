@@ -2,6 +2,7 @@ import { builtinFunction, lookupVariable, readVariable } from './builtins';
 import { calledOnlyArguments } from './called-only';
 import { filterJoinOf, filterJoinShape, filterJoined } from './joins';
 import { compileGeneral, needsGeneral } from './language';
+import { groupPart } from './paths';
 import { binary, boolize } from './operators';
 import {
   CALL_DEPTH, FALLBACK, FastLambda, Frame, Thunk, append, apply, applyBuiltin, checkClock, checkText, createSequence, emptyObject, fieldOf, finish, functionArgument, isSequence, lookup, pushItem,
@@ -217,7 +218,8 @@ interface Group {
 
 /** evaluateGroupExpression without tuple streams (which need `@` or `#`, outside the subset). */
 function compileObject(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator {
-  const pairs = (node.lhs as AstNode[][]).map(([key, value]) => ({ key: compileNode(key, lambdaNames), value: compileNode(value, lambdaNames) }));
+  const sub = (child: AstNode): Evaluator => compileNode(child, lambdaNames);
+  const pairs = (node.lhs as AstNode[][]).map(([key, value]) => ({ key: groupPart(key, sub), value: groupPart(value, sub) }));
   // The usual `{ "number": docNo, ... }` over one object: literal, distinct keys make every group a single
   // pair holding the input itself, so the values can be evaluated directly (same results, no grouping).
   const literalKeys = (node.lhs as AstNode[][]).map(([key]) => (key.type === 'string' ? (key.value as string) : undefined));

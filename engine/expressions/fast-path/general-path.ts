@@ -1,5 +1,5 @@
 import {
-  evaluateGroup, evaluateSort, evaluateStages, frameFromTuple, stagesOf, type Compile, type Evaluator, type Pairs, type SortTerms, type Stage,
+  evaluateGroup, evaluateSort, evaluateStages, frameFromTuple, groupPart, stagesOf, type Compile, type Evaluator, type Pairs, type SortTerms, type Stage,
 } from './paths';
 import { FALLBACK, checkClock, createSequence, isSequence, type Frame, type Run, type Sequence } from './runtime';
 import type { AstNode } from './subset';
@@ -31,7 +31,7 @@ function sortTermsOf(node: AstNode, compile: Compile): SortTerms {
 }
 
 export function pairsOf(group: AstNode, compile: Compile): Pairs {
-  return (group.lhs as AstNode[][]).map(([key, value]) => [compile(key), compile(value)] as const);
+  return (group.lhs as AstNode[][]).map(([key, value]) => [groupPart(key, compile), groupPart(value, compile)] as const);
 }
 
 function stepOf(node: AstNode, compile: Compile): Step {

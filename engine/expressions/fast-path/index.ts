@@ -34,10 +34,10 @@ export interface FastPathLimits {
  * The fast path is synchronous: nothing else in the process runs while it does. An attempt that used
  * more CPU than this gives up and the interpreter, which lets other requests in (guard.ts), finishes the
  * evaluation with what is left of the time limit. Mapping expressions take well under a millisecond.
- * The slice is counted in the process's CPU time, not on the wall clock: on a busy machine the process
- * is descheduled for tens of milliseconds at a time, and a wall-clock slice then sent a 10 ms transform
- * to an interpreter ten times slower (one evaluation in 25 on the shared bench machine) although it had
- * kept nobody waiting. The expression's own time limit stays on the wall clock, as the interpreter's.
+ * The slice is counted in the CPU time of the thread that runs it (checkClock), not on the wall clock:
+ * on a busy machine the process is descheduled for tens of milliseconds at a time, and a wall-clock
+ * slice then sent a 10 ms transform to an interpreter ten times slower (one evaluation in 25 on the
+ * shared bench machine) although it had kept nobody waiting. The expression's own time limit stays on the wall clock, as the interpreter's.
  */
 const FAST_PATH_SLICE_MS = 50;
 

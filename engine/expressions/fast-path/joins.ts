@@ -63,21 +63,34 @@ function readsNothingOfTheItem(node: AstNode): boolean {
   return first.type === 'variable' && first.value !== '' && onlyIndexStages(first) && rest.every((step) => step.type === 'name' && onlyIndexStages(step) && step.focus === undefined && step.index === undefined);
 }
 
-/** The join a filter's expression makes, if it is one. */
-export function joinOf(predicate: AstNode, compile: Compile): Join | undefined {
+/** The sides of a join: the item's key, the outer value, and the conditions after `and`, in order. */
+export interface JoinParts {
+  readonly key: AstNode;
+  readonly outer: AstNode;
+  readonly rest: readonly AstNode[];
+}
+
+/** The parts of the join a filter's expression makes, if it is one (the generated code writes them: codegen/filters.ts). */
+export function joinParts(predicate: AstNode): JoinParts | undefined {
   if (predicate.type !== 'binary' || predicate.predicate !== undefined || predicate.group !== undefined) return undefined;
   const lhs = predicate.lhs as AstNode;
   const rhs = predicate.rhs as AstNode;
   if (predicate.value === 'and') {
-    const first = joinOf(lhs, compile);
-    if (!first) return undefined;
-    const rest = compile(rhs);
-    return { key: first.key, outer: first.outer, rest: first.rest ? andThen(first.rest, rest) : rest };
+    const first = joinParts(lhs);
+    return first && { key: first.key, outer: first.outer, rest: [...first.rest, rhs] };
   }
   if (predicate.value !== '=') return undefined;
-  if (readsOnlyTheItem(lhs) && readsNothingOfTheItem(rhs)) return { key: compile(lhs), outer: compile(rhs) };
-  if (readsOnlyTheItem(rhs) && readsNothingOfTheItem(lhs)) return { key: compile(rhs), outer: compile(lhs) };
+  if (readsOnlyTheItem(lhs) && readsNothingOfTheItem(rhs)) return { key: lhs, outer: rhs, rest: [] };
+  if (readsOnlyTheItem(rhs) && readsNothingOfTheItem(lhs)) return { key: rhs, outer: lhs, rest: [] };
   return undefined;
+}
+
+/** The join a filter's expression makes, if it is one. */
+export function joinOf(predicate: AstNode, compile: Compile): Join | undefined {
+  const parts = joinParts(predicate);
+  if (!parts) return undefined;
+  const rest = parts.rest.map(compile);
+  return { key: compile(parts.key), outer: compile(parts.outer), rest: rest.length === 0 ? undefined : rest.reduce(andThen) };
 }
 
 /** `(a and b) and c` where the index answers `a`: `b`, then `c` only where `b` holds, as `and` does. */

@@ -130,26 +130,33 @@ interface Match {
   next?: () => Match | undefined;
 }
 
-/** evaluateRegex: the matcher function JSONata makes of a regular expression literal, over the same RE2 engine (regex.ts). */
+/**
+ * evaluateRegex: the matcher function JSONata makes of a regular expression literal at each evaluation of
+ * it, over the same RE2 engine (regex.ts). The generated code (codegen/regex.ts) makes it here too.
+ */
+export function regexMatcher(pattern: RegExp): (text: string, fromIndex?: number) => Match | undefined {
+  const engine = new LinearRegex(pattern);
+  const closure = (text: string, fromIndex?: number): Match | undefined => {
+    engine.lastIndex = fromIndex ?? 0;
+    const found = engine.exec(text);
+    if (found === null) return undefined;
+    const result: Match = { match: found[0], start: found.index, end: found.index + found[0].length, groups: found.slice(1) };
+    result.next = () => {
+      if (engine.lastIndex >= text.length) return undefined;
+      const next = closure(text, engine.lastIndex);
+      if (next && next.match === '') throw FALLBACK; // D1004
+      return next;
+    };
+    return result;
+  };
+  return closure;
+}
+
 function regexValue(node: AstNode): Evaluator {
   const pattern = node.value as RegExp;
   return (_input, _frame, run) => {
     run.functionsMade = true;
-    const engine = new LinearRegex(pattern);
-    const closure = (text: string, fromIndex?: number): Match | undefined => {
-      engine.lastIndex = fromIndex ?? 0;
-      const found = engine.exec(text);
-      if (found === null) return undefined;
-      const result: Match = { match: found[0], start: found.index, end: found.index + found[0].length, groups: found.slice(1) };
-      result.next = () => {
-        if (engine.lastIndex >= text.length) return undefined;
-        const next = closure(text, engine.lastIndex);
-        if (next && next.match === '') throw FALLBACK; // D1004
-        return next;
-      };
-      return result;
-    };
-    return closure;
+    return regexMatcher(pattern);
   };
 }
 

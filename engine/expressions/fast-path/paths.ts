@@ -148,6 +148,26 @@ export function evaluateSort(sort: SortTerms, input: unknown[], frame: Frame, ru
 /** An object constructor `{ key: value, ... }` over a list: its pairs. */
 export type Pairs = readonly (readonly [Evaluator, Evaluator])[];
 
+/**
+ * Whether a grouping's key or value may bind a variable (`{ k: $x := v }`; a bind inside a block or a
+ * function counted too). The interpreter evaluates each as a function of its own (group-by.ts), whose
+ * bindings end with it: such a key or value runs in a frame of its own in the fast path too (groupPart;
+ * codegen/group-by.ts writes the same). Then no binding outlives a value, and the order the values run
+ * in is not seen.
+ */
+export function mayBind(node: unknown, seen = new Set<object>()): boolean {
+  if (typeof node !== 'object' || node === null || node instanceof RegExp || seen.has(node)) return false;
+  seen.add(node);
+  if ((node as AstNode).type === 'bind') return true;
+  return Object.values(node).some((child) => mayBind(child, seen));
+}
+
+/** A grouping's key or value, in a frame of its own when it may bind a variable (mayBind). */
+export function groupPart(node: AstNode, compile: Compile): Evaluator {
+  const evaluate = compile(node);
+  return mayBind(node) ? (input, frame, run) => evaluate(input, new Frame(frame), run) : evaluate;
+}
+
 /** evaluateGroupExpression, and reduceTupleStream for a tuple stream's groups. */
 export function evaluateGroup(pairs: Pairs, input: unknown, frame: Frame, run: Run): Record<string, unknown> {
   const result = emptyObject();

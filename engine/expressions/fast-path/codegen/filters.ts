@@ -1,6 +1,6 @@
-import { compileNode } from '../compile-node';
-import { filterJoinOf, joinOf, type FilterJoinShape } from '../joins';
+import { joinParts, type FilterJoinShape } from '../joins';
 import type { AstNode } from '../subset';
+import { groupFunction } from './group-by';
 import { numberLiteral, textLiteral } from './literals';
 import { TICK, type Unit, type Writer } from './unit';
 
@@ -22,7 +22,7 @@ export function isWrittenFilter(node: AstNode): boolean {
 /**
  * compileGeneral of such a node: the variable's raw value (not finished: a filter over a sequence of
  * one list filters the list's items, as evaluate() does), each filter over the last one's items, the
- * grouping (evaluateGroup, its keys and values written as code), then finish. A tuple stream cannot be
+ * grouping (group-by.ts), then finish. A tuple stream cannot be
  * a variable's value; were one met, the interpreter would answer.
  */
 export function filterFunction(node: AstNode, unit: Unit, writer: Writer): string {
@@ -31,13 +31,13 @@ export function filterFunction(node: AstNode, unit: Unit, writer: Writer): strin
     const raw = variable === '' ? '(input && input.outerWrapper ? input[0] : input)' : `readVariable(run, frame, ${textLiteral(variable)})`;
     const filters = ((node.predicate as AstNode[] | undefined) ?? []).map((filter) => predicateFunction(filter.expr as AstNode, unit, writer));
     const group = node.group as AstNode | undefined;
-    const pairs = group === undefined ? undefined : groupPairs(group, unit, writer.functionFor);
+    const grouping = group === undefined ? undefined : groupFunction(group.lhs as AstNode[][], unit, writer);
     return [
       `function ${name}(input, frame, run) {`,
       `let v = ${raw};`,
       'if (v !== null && v !== undefined && v.tupleStream) throw FALLBACK;',
       ...filters.map((filter) => `v = ${filter}(v, frame, run);`),
-      pairs === undefined ? '' : `v = evaluateGroup(${pairs}, v, frame, run);`,
+      grouping === undefined ? '' : `v = ${grouping}(v, frame, run);`,
       'return finish(v, false);',
       '}',
     ].filter(Boolean).join('\n');
@@ -50,7 +50,7 @@ export function filterFunction(node: AstNode, unit: Unit, writer: Writer): strin
  * built once per list and evaluation); otherwise the predicate, written as code with the item as its
  * input, is asked of each item, the clock checked as every loop checks it.
  */
-function predicateFunction(predicate: AstNode, unit: Unit, { expression }: Writer): string {
+function predicateFunction(predicate: AstNode, unit: Unit, writer: Writer): string {
   const name = unit.name('g');
   // As evaluateFilter: a number literal is a place, whatever follows it.
   if (predicate.type === 'number') {
@@ -58,13 +58,13 @@ function predicateFunction(predicate: AstNode, unit: Unit, { expression }: Write
     unit.lines.push(`function ${name}(v, frame, run) { return filterByIndex(run, v, ${at}, createSequence(run)); }`);
     return name;
   }
-  const join = joinOf(predicate, (child) => compileNode(child, unit.lambdaNames));
-  const test = expression(predicate, unit, 'item');
+  const join = joinFunctions(predicate, unit, writer);
+  const test = writer.expression(predicate, unit, 'item');
   unit.lines.push([
     `function ${name}(v, frame, run) {`,
     'const items = Array.isArray(v) ? v : createSequence(run, v);',
     'const r = createSequence(run);',
-    join === undefined ? '' : `const joined = joinedItems(${unit.constant(join)}, items, frame, run, r); if (joined !== undefined) return joined;`,
+    join === undefined ? '' : `const joined = joinedItems(${join}, items, frame, run, r); if (joined !== undefined) return joined;`,
     'for (let i = 0; i < items.length; i++) {',
     TICK,
     'const item = items[i];',
@@ -77,6 +77,25 @@ function predicateFunction(predicate: AstNode, unit: Unit, { expression }: Write
     '}',
   ].filter(Boolean).join('\n'));
   return name;
+}
+
+/**
+ * The join of a filter (joins.ts's Join: the key, the outer value, the conditions after `and`), its
+ * parts written as code; the name of the object, which also keys the evaluation's index (Run.joins).
+ */
+function joinFunctions(predicate: AstNode, unit: Unit, { functionFor }: Writer): string | undefined {
+  const parts = joinParts(predicate);
+  if (parts === undefined) return undefined;
+  const join = unit.name('J');
+  let rest = parts.rest.length === 0 ? 'undefined' : functionFor(parts.rest[0], unit);
+  if (parts.rest.length > 1) {
+    // As joins.ts's andThen: each condition in order, the next asked only where the last holds.
+    rest = unit.name('f');
+    const tests = parts.rest.map((node) => `toBoolean(${functionFor(node, unit)}(input, frame, run)) === true`);
+    unit.lines.push(`function ${rest}(input, frame, run) { return ${tests.join(' && ')}; }`);
+  }
+  unit.lines.push(`const ${join} = { key: ${functionFor(parts.key, unit)}, outer: ${functionFor(parts.outer, unit)}, rest: ${rest} };`);
+  return join;
 }
 
 /**
@@ -127,10 +146,11 @@ export function isWrittenSortPath(node: AstNode): boolean {
 /**
  * compileGeneralPath of such a path: the steps before the order-by over the input's sequence, the
  * order-by over their items (evaluateSort: the same comparisons in the same order, each key written as
- * code), the steps after it as a plain path's (pathRest), then the grouping (evaluateGroup, which reads
+ * code), the steps after it as a plain path's (pathRest), then the grouping (group-by.ts, which reads
  * nothing and an empty sequence alike). Nothing before the order-by is nothing, or the grouping of it.
  */
-export function sortPathFunction(node: AstNode, unit: Unit, { functionFor }: Writer): string {
+export function sortPathFunction(node: AstNode, unit: Unit, writer: Writer): string {
+  const { functionFor } = writer;
   return unit.memo(node, (name) => {
     const steps = node.steps as AstNode[];
     const at = steps.findIndex((step) => step.type === 'sort');
@@ -140,11 +160,11 @@ export function sortPathFunction(node: AstNode, unit: Unit, { functionFor }: Wri
     // The order-by's place in the steps is never called: pathRest starts after it.
     const functions = steps.map((step, index) => (index === at ? 'undefined' : functionFor(step, unit)));
     const group = node.group as AstNode | undefined;
-    const pairs = group === undefined ? undefined : groupPairs(group, unit, functionFor);
-    const grouped = (value: string): string => (pairs === undefined ? value : `evaluateGroup(${pairs}, ${value}, frame, run)`);
+    const grouping = group === undefined ? undefined : groupFunction(group.lhs as AstNode[][], unit, writer);
+    const grouped = (value: string): string => (grouping === undefined ? value : `${grouping}(${value}, frame, run)`);
     const before = steps.slice(0, at).map((_, index) => [
       `items = evaluateStep(${stepFunctions}[${index}], items, frame, run, false);`,
-      `if (items.length === 0) return ${pairs === undefined ? 'undefined' : grouped('items')};`,
+      `if (items.length === 0) return ${grouping === undefined ? 'undefined' : grouped('items')};`,
     ].join('\n'));
     const rest = at < steps.length - 1 ? `pathRest(run, frame, ${stepFunctions}, sorted, ${at + 1})` : 'finish(sorted, false)';
     return [
@@ -160,22 +180,20 @@ export function sortPathFunction(node: AstNode, unit: Unit, { functionFor }: Wri
   });
 }
 
-/** The key and value functions of a grouping `{ key: value, ... }`, as evaluateGroup takes them. */
-function groupPairs(group: AstNode, unit: Unit, functionFor: Writer['functionFor']): string {
-  const pairs = unit.name('G');
-  const written = (group.lhs as AstNode[][]).map(([key, value]) => `[${functionFor(key, unit)}, ${functionFor(value, unit)}]`);
-  unit.lines.push(`const ${pairs} = [${written.join(', ')}];`);
-  return pairs;
-}
-
 /**
  * `$filter(list, function($v) { $v.key = outer })` (joins.ts's filterJoinShape), as compile-node.ts's
  * compileCall answers it: the list first; through the index when filterJoined can answer (the function
  * value is then never made); otherwise the built-in with the function, as any call. `argument` writes
  * an argument as a call's, over the name `input`.
  */
-export function filterJoinCall(call: AstNode, shape: FilterJoinShape, unit: Unit, input: string, argument: (arg: AstNode) => string): string {
-  const join = unit.constant(filterJoinOf(shape, (child) => compileNode(child, unit.lambdaNames)));
+export function filterJoinCall(call: AstNode, shape: FilterJoinShape, unit: Unit, input: string, argument: (arg: AstNode) => string, functionFor: Writer['functionFor']): string {
+  // filterJoinOf's join, written as code: the key read with the parameter bound to the item.
+  const join = unit.name('J');
+  const key = unit.name('f');
+  unit.lines.push(
+    `function ${key}(input, frame, run) { const inner = new Frame(frame); inner.vars[${textLiteral(shape.param)}] = input; return ${functionFor(shape.key, unit)}(input, inner, run); }`,
+    `const ${join} = { key: ${key}, outer: ${functionFor(shape.outer, unit)} };`,
+  );
   const [list, lambda] = call.arguments as AstNode[];
   const name = unit.name('j');
   const builtin = unit.name('b');

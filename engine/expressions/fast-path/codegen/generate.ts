@@ -5,6 +5,7 @@ import { CALL_DEPTH } from '../runtime';
 import { isEvalCall, treeDepth, type AstNode } from '../subset';
 import { filterFunction, filterJoinCall, isWrittenFilter, isWrittenSortPath, isWrittenStagedPath, sortPathFunction } from './filters';
 import { fieldRead, numberLiteral, plainLiteral, textLiteral } from './literals';
+import { isWrittenRegex, regexExpression } from './regex';
 import { arrayFunction, blockFunction, objectFunction, pathFunction } from './structures';
 import type { Unit, Writer } from './unit';
 
@@ -17,6 +18,7 @@ import type { Unit, Writer } from './unit';
 function expression(node: AstNode, unit: Unit, input = 'input'): string {
   if (isWrittenApply(node)) return applyExpression(node, unit, input);
   if (isWrittenLambda(node)) return lambdaExpression(node, unit, input);
+  if (isWrittenRegex(node)) return regexExpression(node, unit);
   // What this generator does not write itself yet runs as the node's closure (compile-node.ts, language.ts).
   if (needsGeneral(node) && !writtenDespiteFilters(node)) return `${unit.closure(node, closureWhy(node))}(${input}, frame, run)`;
   const nodeFunction = functionOf(node, unit);
@@ -55,7 +57,7 @@ function writtenDespiteFilters(node: AstNode): boolean {
 
 /** The nodes written as functions of their own; undefined for those written as expressions. */
 function functionOf(node: AstNode, unit: Unit): string | undefined {
-  if (isWrittenApply(node) || isWrittenLambda(node)) return undefined;
+  if (isWrittenApply(node) || isWrittenLambda(node) || isWrittenRegex(node)) return undefined;
   if (isWrittenFilter(node)) return filterFunction(node, unit, WRITER);
   if (isWrittenSortPath(node)) return sortPathFunction(node, unit, WRITER);
   if (isWrittenStagedPath(node)) return pathFunction(node, unit, WRITER);
@@ -175,7 +177,7 @@ function callExpression(node: AstNode, unit: Unit, input: string): string {
   const joinShape = filterJoinShape(node, unit.lambdaNames);
   if (joinShape) {
     const calledOnly = calledOnlyArguments('filter', node.arguments as AstNode[]);
-    return filterJoinCall(node, joinShape, unit, input, (arg) => argumentValue(arg, unit, 'input', calledOnly[(node.arguments as AstNode[]).indexOf(arg)] === true));
+    return filterJoinCall(node, joinShape, unit, input, (arg) => argumentValue(arg, unit, 'input', calledOnly[(node.arguments as AstNode[]).indexOf(arg)] === true), functionFor);
   }
   const name = (node.procedure as AstNode).value as string;
   if (unit.lambdaNames.has(name)) {

@@ -1,13 +1,15 @@
 import { binary, boolize } from '../operators';
 import { evaluateStep, lastStepArray, type Evaluator } from '../compile-node';
 import { filterJoined, joinedItems } from '../joins';
-import { evaluateGroup, evaluateSort, filterByIndex, timesKept } from '../paths';
+import { regexMatcher } from '../language';
+import { evaluateSort, filterByIndex, timesKept } from '../paths';
 import { builtinFunction, lookupVariable, readVariable } from '../builtins';
 import {
   FALLBACK, FastLambda, Frame, Thunk, apply, applyBuiltin, checkClock, checkText, createSequence, emptyObject, fieldOf, finish, functionArgument, lookup,
-  toBoolean, type JsonataFunction, type Run, type Sequence,
+  isSequence, toBoolean, type JsonataFunction, type Run, type Sequence,
 } from '../runtime';
 import { CallSiteSignature } from '../signature-plan';
+import { GROUP_HELPERS } from './group-by';
 
 /**
  * What generated code calls: handed to each generated function as its parameter `h` and unpacked into
@@ -109,7 +111,8 @@ function markCons(result: unknown[]): unknown[] {
 
 export const HELPERS = Object.freeze({
   FALLBACK, Frame, FastLambda, Thunk, CallSiteSignature, apply, applyBuiltin, appendItem, calledOnly, binary, boolize, checkClock, checkText, createSequence,
-  emptyObject, keepMark, evaluateGroup, evaluateSort, evaluateStep, filterByIndex, filterJoined, finish, functionArgument, hasOwn, joinedItems, lastStepArray, lookup, lookupVariable, markCons, readVariable, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, timesKept, toBoolean,
+  emptyObject, keepMark, evaluateSort, evaluateStep, filterByIndex, filterJoined, finish, functionArgument, hasOwn, joinedItems, lastStepArray, lookup, lookupVariable, markCons, readVariable, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, timesKept, toBoolean, isSequence,
+  regexMatcher, ...GROUP_HELPERS,
 });
 
 export type Helpers = typeof HELPERS;

@@ -1,5 +1,6 @@
 import type { AstNode } from '../subset';
 import { stagedStepFunction } from './filters';
+import { groupFunction } from './group-by';
 import { fieldRead, textLiteral } from './literals';
 import { TICK, type Unit, type Writer } from './unit';
 
@@ -65,14 +66,18 @@ export function arrayFunction(node: AstNode, unit: Unit, { expression }: Writer)
   });
 }
 
-/** Literal, distinct keys over one object (the usual `{ "number": docNo }`): written out; grouping is the closure's. */
-export function objectFunction(node: AstNode, unit: Unit, { expression }: Writer): string {
+/**
+ * Literal, distinct keys over one object (the usual `{ "number": docNo }`): written out. Over a list, or
+ * with computed or repeated keys, the constructor groups its input (group-by.ts), as compileObject does.
+ */
+export function objectFunction(node: AstNode, unit: Unit, writer: Writer): string {
+  const { expression } = writer;
   const pairs = node.lhs as AstNode[][];
   const keys = pairs.map(([key]) => (key.type === 'string' ? (key.value as string) : undefined));
   const direct = keys.every((key) => key !== undefined && key !== '_jsonata_lambda' && key !== '_jsonata_function') && new Set(keys).size === keys.length;
-  if (!direct) return unit.closure(node, 'object constructor with computed or repeated keys');
+  if (!direct) return unit.memo(node, (name) => `function ${name}(input, frame, run) { return ${groupFunction(pairs, unit, writer)}(input, frame, run); }`);
   return unit.memo(node, (name) => {
-    const grouping = unit.closure(node, 'object constructor over a list (grouping)');
+    const grouping = groupFunction(pairs, unit, writer);
     const body = [`function ${name}(input, frame, run) {`, `if (Array.isArray(input)) return ${grouping}(input, frame, run);`, TICK, 'const o = emptyObject(); let x;'];
     pairs.forEach(([, value], index) => body.push(`x = ${expression(value, unit)};`, `if (x !== undefined) o[${textLiteral(keys[index] as string)}] = x;`));
     body.push('return o;', '}');
