@@ -1,5 +1,6 @@
 import { ExpressionLimitError, textTooLong } from './guard';
 import { driveSteps, isFunction, isThenable, type Focus } from './guarded-slices';
+import { ownRegexOf, type OwnRegex } from './regex';
 
 /**
  * `$split`, `$replace` and `$match` in slices (guarded-slices.ts). JSONata's own loop over the matches
@@ -11,12 +12,16 @@ import { driveSteps, isFunction, isThenable, type Focus } from './guarded-slices
  * limit and `$replace` at the text limit while they work instead of after.
  */
 
-/** What a matcher answers (JSONata's regex closure, or a function of the mapping): one match and the way to the next. */
-interface Found {
+/** One match, as the loops below read it. */
+interface Match {
   readonly match: string;
   readonly start: number;
   readonly end: number;
   readonly groups: readonly unknown[];
+}
+
+/** What a matcher answers (JSONata's regex closure, or a function of the mapping): one match and the way to the next. */
+interface Found extends Match {
   readonly next: unknown;
 }
 
@@ -41,17 +46,33 @@ function callMatcher(matcher: unknown, text: string | undefined): Found | undefi
 }
 
 /**
+ * A text this short is matched in one go: at most SHORT_TEXT + 1 matches of a pattern whose every match
+ * costs microseconds on it, far from a time slice, so the slices' machinery (driveSteps, a closure per
+ * step and per match) would be all the cost: on the order lines of an integrator mapping it was four
+ * fifths of a `$match`.
+ */
+const SHORT_TEXT = 1024;
+
+/** The engine of the engine's own matcher, when the loop may run it itself: on a short text, nothing of the mapping called in between. */
+function ownLane(matcher: unknown, text: string): OwnRegex | undefined {
+  return text.length <= SHORT_TEXT ? ownRegexOf(matcher) : undefined;
+}
+
+/**
  * JSONata's loop over the matches: the first match of `text`, then, while there is one and fewer than
- * `limit` were taken, `visit` it and ask it for the next. `finish` gets the number taken.
+ * `limit` were taken, `visit` it and ask it for the next. `finish` gets the number taken. `own`: the
+ * matcher's engine (ownLane), run directly; `visit` is then synchronous.
  */
 function eachMatch<T>(
   focus: Focus | undefined,
   matcher: unknown,
   text: string,
   limit: number | undefined,
-  visit: (found: Found) => void | PromiseLike<void>,
+  visit: (found: Match) => void | PromiseLike<void>,
   finish: (count: number) => T,
+  own?: OwnRegex,
 ): T | Promise<T> {
+  if (own !== undefined) return eachOwnMatch(own, text, limit, visit, finish);
   let found: Found | undefined;
   let started = false;
   let count = 0;
@@ -82,6 +103,27 @@ function eachMatch<T>(
     return isThenable(visited) ? visited.then(advance) : advance();
   };
   return driveSteps(focus, step, () => finish(count));
+}
+
+/**
+ * eachMatch over the own matcher's engine: the same calls of `exec` as the matcher and each match's
+ * `next` make (language.ts's regexMatcher), in the same order, the one after the last visit included
+ * (its D1004 too), without the match objects and closures.
+ */
+function eachOwnMatch<T>(own: OwnRegex, text: string, limit: number | undefined, visit: (found: Match) => unknown, finish: (count: number) => T): T {
+  const { regex } = own;
+  regex.lastIndex = 0;
+  let answer = regex.exec(text);
+  let count = 0;
+  while (answer !== null && (limit === undefined || count < limit)) {
+    const match = answer[0];
+    visit({ match, start: answer.index, end: answer.index + match.length, groups: answer.slice(1) });
+    // `next`: none once the match reached the end of the text, else the match from where this one ended.
+    answer = regex.lastIndex >= text.length ? null : regex.exec(text);
+    if (answer !== null && answer[0] === '') own.zeroLength();
+    count += 1;
+  }
+  return finish(count);
 }
 
 function maxItems(focus: Focus | undefined): number {
@@ -120,7 +162,7 @@ function split(this: Focus | undefined, text: string | undefined, separator: unk
     // The rest after the last separator, unless the limit stopped the loop (no match at all: the whole text).
     if (limit === undefined || count < limit) add(text.substring(start));
     return result;
-  });
+  }, ownLane(separator, text));
 }
 
 /** String.prototype.split(separator, limit), one part per step. */
@@ -155,7 +197,7 @@ function splitByText(focus: Focus | undefined, text: string, separator: string, 
 // ---------------------------------------------------------------------------------------------- $replace
 
 /** JSONata's text replacement: `$0` the match, `$1`… its groups, `$$` a dollar. */
-function substitute(replacement: string, found: Found): string {
+function substitute(replacement: string, found: Match): string {
   let text = '';
   let position = 0;
   let index = replacement.indexOf('$', position);
@@ -231,7 +273,7 @@ function replace(this: Focus | undefined, text: string | undefined, pattern: unk
       return flush();
     });
   }
-  const written = (value: unknown, found: Found): void => {
+  const written = (value: unknown, found: Match): void => {
     if (typeof value !== 'string') throw { code: 'D3012', stack: new Error().stack, value };
     append(value);
     position = found.start + found.match.length;
@@ -244,7 +286,8 @@ function replace(this: Focus | undefined, text: string | undefined, pattern: unk
   }, () => {
     append(text.substring(position));
     return flush();
-  });
+    // A function of the mapping as the replacement gets each match with its `next`: the matcher's own.
+  }, typeof replacement === 'string' ? ownLane(pattern, text) : undefined);
 }
 
 // ---------------------------------------------------------------------------------------------- $match
@@ -257,7 +300,7 @@ function match(this: Focus | undefined, text: string | undefined, pattern: unkno
   if (!(limit === undefined || limit > 0)) return result;
   return eachMatch(this, pattern, text, limit, (found) => {
     result.push({ match: found.match, index: found.start, groups: found.groups });
-  }, () => result);
+  }, () => result, ownLane(pattern, text));
 }
 
 export const PATTERN_BUILTINS = [

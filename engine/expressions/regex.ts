@@ -92,8 +92,11 @@ function compile(pattern: RegExp): ReadyPattern | UnsupportedRegexReason {
   return ready;
 }
 
+/** RE2's matcher of one text. */
+type Matcher = ReturnType<RE2JS['matcher']>;
+
 /** What JSONata reads of `exec`'s answer: the match, its groups, where it starts. */
-type ExecAnswer = string[] & { index: number; input: string };
+export type ExecAnswer = string[] & { index: number; input: string };
 
 /**
  * Text every match must contain, starting at the match: the pattern's leading run of plain characters
@@ -106,6 +109,25 @@ export function requiredStart(pattern: RegExp): string | undefined {
   const next = pattern.source[run.length];
   const text = next === '?' || next === '*' || next === '+' || next === '{' ? run.slice(0, -1) : run;
   return text.length >= 2 ? text : undefined;
+}
+
+/**
+ * The key under which the engine's own matcher of a literal (fast-path/language.ts's regexMatcher)
+ * carries its engine, so that `$match`, `$replace`, `$split` and `$contains` (guarded-patterns.ts,
+ * fast-path/higher-order.ts) can run the pattern themselves, without a match object and a `next`
+ * closure per match: they call `exec` exactly as the matcher and its `next` would, in the same order.
+ */
+export const OWN_REGEX = Symbol('own regex');
+
+/** The engine of an own matcher, and what its `next` does with a zero-length match after the first (D1004). */
+export interface OwnRegex {
+  readonly regex: LinearRegex;
+  readonly zeroLength: () => never;
+}
+
+/** The own matcher's engine, if `matcher` is one (any other value: a function of the mapping, JSONata's closure). */
+export function ownRegexOf(matcher: unknown): OwnRegex | undefined {
+  return typeof matcher === 'function' ? (matcher as { [OWN_REGEX]?: OwnRegex })[OWN_REGEX] : undefined;
 }
 
 export class LinearRegex {
@@ -131,16 +153,8 @@ export class LinearRegex {
   /** RegExp.prototype.exec with the `g` flag: from lastIndex, which moves to the end of the match. */
   exec(text: string): ExecAnswer | null {
     if (this.native !== undefined) return this.nativeExec(this.native, text);
-    const from = this.lastIndex;
-    if (from > text.length || (this.start !== undefined && text.indexOf(this.start, from) < 0)) {
-      this.lastIndex = 0;
-      return null;
-    }
-    const matcher = this.program.matcher(text);
-    if (!matcher.find(from)) {
-      this.lastIndex = 0;
-      return null;
-    }
+    const matcher = this.find(text);
+    if (matcher === undefined) return null;
     const answer = [] as unknown as ExecAnswer;
     const groups = matcher.groupCount();
     for (let group = 0; group <= groups; group++) {
@@ -151,6 +165,32 @@ export class LinearRegex {
     answer.input = text;
     this.lastIndex = matcher.end();
     return answer;
+  }
+
+  /** exec(text) !== null, with the same move of lastIndex, without building the answer. */
+  test(text: string): boolean {
+    if (this.native !== undefined) {
+      const native = this.native;
+      native.lastIndex = this.lastIndex;
+      const found = native.test(text);
+      this.lastIndex = native.lastIndex;
+      return found;
+    }
+    const matcher = this.find(text);
+    if (matcher === undefined) return false;
+    this.lastIndex = matcher.end();
+    return true;
+  }
+
+  /** RE2's first match from lastIndex, or lastIndex back to 0 and none. */
+  private find(text: string): Matcher | undefined {
+    const from = this.lastIndex;
+    if (from <= text.length && (this.start === undefined || text.indexOf(this.start, from) >= 0)) {
+      const matcher = this.program.matcher(text);
+      if (matcher.find(from)) return matcher;
+    }
+    this.lastIndex = 0;
+    return undefined;
   }
 
   private nativeExec(native: RegExp, text: string): ExecAnswer | null {

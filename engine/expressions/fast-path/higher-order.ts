@@ -1,3 +1,4 @@
+import { ownRegexOf } from '../regex';
 import { FALLBACK, apply, arityOf, checkClock, createSequence, emptyObject, fastFunction, toBoolean, type JsonataFunction, type Run } from './runtime';
 
 /**
@@ -186,6 +187,13 @@ function matched(result: unknown): unknown {
 function contains(this: FastFocus, text: string | undefined, token: unknown): unknown {
   if (text === undefined || token === undefined) return undefined;
   if (typeof token === 'string') return text.indexOf(token) !== -1;
+  const own = ownRegexOf(token);
+  if (own !== undefined) {
+    // The matcher's one `exec`, without its match object: any match has the shape evaluateMatcher asks for.
+    tick(this.run);
+    own.regex.lastIndex = 0;
+    return own.regex.test(text);
+  }
   return matched(call(this.run, token, [text])) !== undefined;
 }
 

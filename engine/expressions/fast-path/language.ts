@@ -1,4 +1,4 @@
-import { LinearRegex } from '../regex';
+import { LinearRegex, OWN_REGEX, type OwnRegex } from '../regex';
 import { compileGeneralPath, pairsOf } from './general-path';
 import { evaluateFilter, evaluateGroup, finishNode, predicateOf, type Compile, type Evaluator } from './paths';
 import {
@@ -144,12 +144,18 @@ export function regexMatcher(pattern: RegExp): (text: string, fromIndex?: number
     result.next = () => {
       if (engine.lastIndex >= text.length) return undefined;
       const next = closure(text, engine.lastIndex);
-      if (next && next.match === '') throw FALLBACK; // D1004
+      if (next && next.match === '') zeroLengthMatch();
       return next;
     };
     return result;
   };
+  // The built-ins that take a matcher run this engine themselves (guarded-patterns.ts): as `next` does, a zero-length match after the first is D1004.
+  (closure as { [OWN_REGEX]?: OwnRegex })[OWN_REGEX] = { regex: engine, zeroLength: zeroLengthMatch };
   return closure;
+}
+
+function zeroLengthMatch(): never {
+  throw FALLBACK; // D1004
 }
 
 function regexValue(node: AstNode): Evaluator {

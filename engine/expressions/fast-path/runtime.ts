@@ -1,5 +1,6 @@
 import jsonata from 'jsonata';
 import { HELPER_FUNCTIONS } from '../functions';
+import { ownRegexOf } from '../regex';
 import { GUARDED_BUILTINS } from '../guarded-builtins';
 import type { CallSiteSignature, Signature } from './signature-plan';
 
@@ -274,6 +275,9 @@ export function arityOf(proc: unknown): number {
 export function functionArgument(run: Run, value: unknown): unknown {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function') || !isFunctionValue(value)) return value;
   run.functionsMade = true;
+  // A regular expression's matcher (language.ts's regexMatcher) as it is: the wrapper would call it as it is, with
+  // its own arity, and the built-ins that take a matcher run its engine themselves (guarded-patterns.ts).
+  if (ownRegexOf(value) !== undefined) return value;
   const wrapped = ((...params: unknown[]) => apply(run, value, params, null)) as FunctionArgument;
   wrapped.arity = arityOf(value);
   return wrapped;
