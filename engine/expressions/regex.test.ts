@@ -1,7 +1,7 @@
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { compileExpression, DEFAULT_EXPRESSION_LIMITS, UnsupportedRegexError, type CompiledExpression } from './compile';
-import { LinearRegex, requiredStart } from './regex';
+import { LinearRegex, requiredText } from './regex';
 
 /** The same expression on JavaScript's RegExp (JSONata's default), for comparison. */
 async function withJavaScriptRegex(source: string, input: unknown): Promise<unknown> {
@@ -45,14 +45,35 @@ describe('regular expressions run on RE2 (linear time)', () => {
     }
   });
 
-  it('names the text every match starts with only where it is required', () => {
-    expect(requiredStart(/LOT-([A-Z]\d{4})/g)).toBe('LOT-');
-    expect(requiredStart(/SO-?\d+/g)).toBe('SO');
-    expect(requiredStart(/abc+d/g)).toBe('ab');
-    expect(requiredStart(/de|ab/g)).toBeUndefined();
-    expect(requiredStart(/DEF/gi)).toBeUndefined();
-    expect(requiredStart(/^SO/g)).toBeUndefined();
-    expect(requiredStart(/\d{4}/g)).toBeUndefined();
+  it('names a text every match contains only where it is required', () => {
+    expect(requiredText(/LOT-([A-Z]\d{4})/g)).toBe('LOT-');
+    expect(requiredText(/SO-?\d+/g)).toBe('SO');
+    expect(requiredText(/abc+d/g)).toBe('ab');
+    expect(requiredText(/de|ab/g)).toBeUndefined();
+    expect(requiredText(/DEF/gi)).toBeUndefined();
+    expect(requiredText(/^SO/g)).toBe('SO');
+    expect(requiredText(/\d{4}/g)).toBeUndefined();
+    // Anywhere in the pattern, outside groups, classes and a quantifier's bounds.
+    expect(requiredText(/\s+LOT-[A-Z]\d{4}$/g)).toBe('LOT-');
+    expect(requiredText(/\d{4}xy[,;]ab,c/g)).toBe('ab,c');
+    expect(requiredText(/a{10,20}/g)).toBeUndefined();
+    expect(requiredText(/(LOT-)?x/g)).toBeUndefined();
+    expect(requiredText(/x(?:LOT-[A-Z])*y/g)).toBeUndefined();
+    expect(requiredText(/[ab,cd]e/g)).toBeUndefined();
+    expect(requiredText(/[]ab]/g)).toBe('ab');
+    expect(requiredText(/\u0041BC/g)).toBeUndefined();
+    expect(requiredText(/\.xy\.z/g)).toBe('xy');
+  });
+
+  it('gives what JavaScript gives, with and without the required text, on RE2', async () => {
+    const texts = ['Hex bolt 9 mm LOT-K4821', 'Hex bolt 9 mm', 'LOT-K4821', ' LOT-K482', 'a  LOT-Q1234', 'LOT- LOT-A0001'];
+    for (const pattern of ['/\\s+LOT-[A-Z]\\d{4}$/', '/\\s*LOT-(\\w)/', '/.LOT-/', '/\\S+ LOT/']) {
+      for (const s of texts) {
+        for (const source of [`$match(s, ${pattern})`, `$replace(s, ${pattern}, "")`, `$contains(s, ${pattern})`]) {
+          expect([source, s, await compileExpression(source).evaluate({ s })]).toEqual([source, s, await jsonata(source).evaluate({ s })]);
+        }
+      }
+    }
   });
 
   it('keeps one program per pattern and flags: the same source with other flags matches as its flags say', async () => {

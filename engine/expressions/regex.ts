@@ -19,10 +19,10 @@ class UnsupportedRegexReason {
   constructor(readonly message: string) {}
 }
 
-/** A pattern made ready to match: RE2's program and the text every match starts with (requiredStart). */
+/** A pattern made ready to match: RE2's program and the text every match contains (requiredText). */
 interface ReadyPattern {
   readonly program: RE2JS;
-  readonly start: string | undefined;
+  readonly required: string | undefined;
   /** JavaScript's own RegExp where it is bounded and answers as RE2 does (regex-native.ts). */
   readonly native: RegExp | undefined;
 }
@@ -87,7 +87,7 @@ function compile(pattern: RegExp): ReadyPattern | UnsupportedRegexReason {
     const detail = (error as Error).message.replace(/^error parsing regexp: /, '');
     return new UnsupportedRegexReason(`the regular expression /${pattern.source}/ cannot run in linear time (RE2): ${detail}`);
   }
-  const ready = { program, start: requiredStart(pattern), native: nativeEquivalent(pattern) };
+  const ready = { program, required: requiredText(pattern), native: nativeEquivalent(pattern) };
   READY_PATTERNS.set(key, ready);
   return ready;
 }
@@ -98,17 +98,51 @@ type Matcher = ReturnType<RE2JS['matcher']>;
 /** What JSONata reads of `exec`'s answer: the match, its groups, where it starts. */
 export type ExecAnswer = string[] & { index: number; input: string };
 
+/** Characters that stand for themselves outside a class, in both engines. */
+const PLAIN = /[A-Za-z0-9 _\-:@#,;=<>"'%&~]/;
+
 /**
- * Text every match must contain, starting at the match: the pattern's leading run of plain characters
- * (`LOT-` of `/LOT-([A-Z]\d{4})/`), without its last one when a quantifier follows it. None when the
- * pattern has an alternative anywhere (`/LOT|SER/` needs neither), ignores case, or the run is short.
+ * Text every match must contain: the pattern's longest run of plain characters outside any group or
+ * class (`LOT-` of `/\s+LOT-[A-Z]\d{4}$/`), without its last one when a quantifier follows it. None when
+ * the pattern has an alternative anywhere (`/LOT|SER/` needs neither), ignores case, or the run is short.
+ * A text without it has no match, and RE2 is not started: most texts a mapping tests have none.
  */
-export function requiredStart(pattern: RegExp): string | undefined {
-  if (pattern.flags.includes('i') || pattern.source.includes('|')) return undefined;
-  const run = /^[A-Za-z0-9 _\-:@#,;=<>"'%&~]+/.exec(pattern.source)?.[0] ?? '';
-  const next = pattern.source[run.length];
-  const text = next === '?' || next === '*' || next === '+' || next === '{' ? run.slice(0, -1) : run;
-  return text.length >= 2 ? text : undefined;
+export function requiredText(pattern: RegExp): string | undefined {
+  const source = pattern.source;
+  if (pattern.flags.includes('i') || source.includes('|')) return undefined;
+  let longest = '';
+  let run = '';
+  let depth = 0;
+  for (let at = 0; at < source.length; at++) {
+    const ch = source[at];
+    if (depth === 0 && PLAIN.test(ch)) {
+      run += ch;
+      continue;
+    }
+    // A quantifier takes the run's last character, which may then be absent or repeated.
+    const kept = ch === '?' || ch === '*' || ch === '+' || ch === '{' ? run.slice(0, -1) : run;
+    if (kept.length > longest.length) longest = kept;
+    run = '';
+    if (ch === '\\') {
+      // `\u0041`, `\x41`, `\cA` and `\012` are characters written with other characters: left alone.
+      if (/[uxc0-9]/.test(source[at + 1] ?? '')) return undefined;
+      at++;
+    }
+    else if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === '[') at = classEnd(source, at);
+    else if (ch === '{') at = Math.max(at, source.indexOf('}', at));
+  }
+  if (run.length > longest.length) longest = run;
+  return longest.length >= 2 ? longest : undefined;
+}
+
+/** The position of the `]` that closes the class opened at `open` (escapes inside it skipped; `[]` is empty in JavaScript). */
+function classEnd(source: string, open: number): number {
+  let at = open + 1;
+  if (source[at] === '^') at++;
+  for (; at < source.length && source[at] !== ']'; at++) if (source[at] === '\\') at++;
+  return at;
 }
 
 /**
@@ -134,7 +168,7 @@ export class LinearRegex {
   lastIndex = 0;
   private readonly program: RE2JS;
   /** A text without it has no match: RE2's matcher is not started (most texts a mapping tests have none). */
-  private readonly start: string | undefined;
+  private readonly required: string | undefined;
   /** Shared by every matcher of the pattern: exec is synchronous, and lastIndex is set before each. */
   private readonly native: RegExp | undefined;
 
@@ -146,7 +180,7 @@ export class LinearRegex {
     // Only reachable through $eval (text known at request time): the expression's own literals were checked at load.
     if (ready instanceof UnsupportedRegexReason) throw new Error(ready.message);
     this.program = ready.program;
-    this.start = ready.start;
+    this.required = ready.required;
     this.native = ready.native;
   }
 
@@ -185,7 +219,7 @@ export class LinearRegex {
   /** RE2's first match from lastIndex, or lastIndex back to 0 and none. */
   private find(text: string): Matcher | undefined {
     const from = this.lastIndex;
-    if (from <= text.length && (this.start === undefined || text.indexOf(this.start, from) >= 0)) {
+    if (from <= text.length && (this.required === undefined || text.indexOf(this.required, from) >= 0)) {
       const matcher = this.program.matcher(text);
       if (matcher.find(from)) return matcher;
     }
