@@ -60,7 +60,7 @@ describe('regular expressions run on RE2 (linear time)', () => {
     expect(requiredText(/(LOT-)?x/g)).toBeUndefined();
     expect(requiredText(/x(?:LOT-[A-Z])*y/g)).toBeUndefined();
     expect(requiredText(/[ab,cd]e/g)).toBeUndefined();
-    expect(requiredText(/[]ab]/g)).toBe('ab');
+    expect(requiredText(new RegExp('[]ab]', 'g'))).toBe('ab');
     expect(requiredText(/\u0041BC/g)).toBeUndefined();
     expect(requiredText(/\.xy\.z/g)).toBe('xy');
   });
