@@ -87,11 +87,11 @@ function filterByIndex(run: Run, input: unknown, at: number, results: unknown[])
 }
 
 /**
- * The generated code's filter `[n]` with a number literal (codegen/filters.ts): where the answer is one
- * item that is not a list, that item itself. filterByIndex would put it in a sequence of one, which each
- * reader unwraps again: the next filter and a path's step read an item as the sequence of it, finish()
- * gives the item (and a path's last step copied the sequence first, lastStepArray). Any other answer
- * (nothing, a list, an input that is nothing) as filterByIndex.
+ * The generated code's filter `[n]` with a number literal (codegen/filters.ts): the item found, itself.
+ * filterByIndex gives a list item as it is, but puts any other in a sequence of one, which each reader
+ * unwraps again: the next filter and a path's step read an item as the sequence of it, finish() gives
+ * the item (and a path's last step copied the sequence first, lastStepArray). Nothing found (or an input
+ * that is nothing) as filterByIndex: an empty sequence.
  */
 export function itemByIndex(run: Run, input: unknown, at: number): unknown {
   const index = Math.floor(at);
@@ -99,8 +99,7 @@ export function itemByIndex(run: Run, input: unknown, at: number): unknown {
   // A value that is not a list is read as the sequence of it: its place is 0, or -1 from the end.
   if (Array.isArray(input)) item = input[index < 0 ? input.length + index : index];
   else if (index === 0 || index === -1) item = input;
-  if (item !== undefined && !Array.isArray(item)) return item;
-  return filterByIndex(run, input, at, createSequence(run));
+  return item !== undefined ? item : filterByIndex(run, input, at, createSequence(run));
 }
 
 /**
