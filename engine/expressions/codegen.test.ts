@@ -277,7 +277,7 @@ describe('filters and order-by written as code', () => {
     expect(grouped.code).not.toContain('evaluateGroup(');
     const scan = compileExpression('($ls := lines; $map(orders, function($o) { $ls[n > $o.id] }))').explain().code ?? '';
     expect(scan).toContain('timesKept(');
-    expect(compileExpression('($l := lines; $l[0])').explain().code).toContain('filterByIndex(');
+    expect(compileExpression('($l := lines; $l[0])').explain().code).toContain('itemByIndex(');
   });
 
   async function answerOf(expression: CompiledExpression, input: unknown): Promise<unknown> {

@@ -42,6 +42,18 @@ describe('toIsoDateTime', () => {
     expect(toIsoDateTime('/Date(1764547200000)/', undefined, 'Asia/Tokyo')).toBe('2025-12-01T00:00:00Z');
   });
 
+  it('remembers a value read without format or zone apart from the same value read with them', () => {
+    // The plain call's answers are kept by the value alone: the same text with a zone or format is another answer.
+    for (let round = 0; round < 2; round++) {
+      expect(toIsoDateTime('2026-07-01 08:00')).toBe('2026-07-01T08:00:00Z');
+      expect(toIsoDateTime('2026-07-01 08:00', null)).toBe('2026-07-01T08:00:00Z');
+      expect(toIsoDateTime('2026-07-01 08:00', null, 'Europe/Berlin')).toBe('2026-07-01T06:00:00Z');
+      expect(toIsoDateTime('2026-07-01 08:00', undefined, 'America/Chicago')).toBe('2026-07-01T13:00:00Z');
+      expect(toIsoDateTime('01.07.2026', 'DD.MM.YYYY', 'Europe/Berlin')).toBe('2026-06-30T22:00:00Z');
+      expect(toIsoDateTime('01.07.2026')).toBe('2026-07-01T00:00:00Z');
+    }
+  });
+
   it('refuses an unknown zone with a message naming it', () => {
     expect(() => toIsoDateTime('2026-12-01', undefined, 'Europe/Atlantis')).toThrow(/unknown time zone "Europe\/Atlantis"; give an IANA name/);
   });

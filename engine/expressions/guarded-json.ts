@@ -120,10 +120,15 @@ function serializer(root: unknown, gap: string, maxLength: number): { work: () =
 function string(this: Focus | undefined, value: unknown, prettify = false): unknown {
   if (value === undefined) return undefined;
   if (typeof value === 'string') return value;
-  if (isFunction(value)) return '';
-  if (typeof value === 'number' && !Number.isFinite(value)) throw { code: 'D3001', value, stack: new Error().stack };
-  const root = Array.isArray(value) && (value as { outerWrapper?: unknown }).outerWrapper ? (value as unknown[])[0] : value;
   const limit = this?.options?.maxTextLength;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw { code: 'D3001', value, stack: new Error().stack };
+    // `$string(qty)` on every line: what JSON.stringify writes of a finite number, without its call.
+    const text = String(replace(value));
+    if (typeof limit !== 'number' || limit <= 0 || text.length <= limit) return text;
+  }
+  if (isFunction(value)) return '';
+  const root = Array.isArray(value) && (value as { outerWrapper?: unknown }).outerWrapper ? (value as unknown[])[0] : value;
   if (typeof root === 'number' || typeof root === 'boolean' || root === null) {
     // One short text, nothing to slice (`$string(docId)` on every order: 200 ns through the serializer, 40 here).
     const text = JSON.stringify(replace(root)) as string;

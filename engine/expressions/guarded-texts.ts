@@ -77,18 +77,36 @@ function substring(this: Focus, text: string | undefined, start: number, size?: 
   });
 }
 
+/** No surrogate in `text`: each UTF-16 unit is one character. */
+function withoutSurrogates(text: string): boolean {
+  for (let offset = 0; offset < text.length; offset++) {
+    const unit = text.charCodeAt(offset);
+    if (unit >= 0xd800 && unit <= 0xdfff) return false;
+  }
+  return true;
+}
+
+function tooLongFor(focus: Focus | undefined, units: number): boolean {
+  const limit = focus?.options?.maxTextLength;
+  return typeof limit === 'number' && limit > 0 && units > limit;
+}
+
 /** $pad(text, width, char?): `char` repeated to |width| characters in all, after the text (before it for a negative width). */
 function pad(this: Focus, text: string | undefined, width: number, char?: string): unknown {
   if (text === undefined) return undefined;
   const filler = char === undefined || char.length === 0 ? ' ' : char;
   const target = Math.abs(Math.trunc(width));
+  // The usual call (`$pad($string(n), -6, "0")` on every line): short texts without surrogates, whose
+  // characters are their units, so nothing needs walking and all fits in one slice.
+  const small = target <= UNITS_PER_SLICE && text.length <= UNITS_PER_SLICE && filler.length <= UNITS_PER_SLICE;
+  if (small && withoutSurrogates(text) && withoutSurrogates(filler)) return padUnits(this, text, width, target, filler);
   return andThen(walk(this, text, Infinity), ({ points }) => {
     const missing = target - points;
     if (!(missing > 0)) return text;
     // JSONata's `new Array(missing + 1)` for an infinite width.
     if (!Number.isFinite(missing)) throw new RangeError('Invalid array length');
     const limit = this?.options?.maxTextLength;
-    const tooLong = (units: number): boolean => typeof limit === 'number' && limit > 0 && units > limit;
+    const tooLong = (units: number): boolean => tooLongFor(this, units);
     // Every character is at least one unit: refused before anything is built.
     if (tooLong(text.length + missing)) throw textTooLong(text.length + missing, limit as number);
     return andThen(walk(this, filler, Infinity), ({ points: fillerPoints }) => {
@@ -104,6 +122,15 @@ function pad(this: Focus, text: string | undefined, width: number, char?: string
       });
     });
   });
+}
+
+/** $pad of a text and a filler whose units are characters: the same answers and errors as the walk's. */
+function padUnits(focus: Focus | undefined, text: string, width: number, target: number, filler: string): string {
+  const missing = target - text.length;
+  if (missing <= 0) return text;
+  if (tooLongFor(focus, target)) throw textTooLong(target, focus?.options?.maxTextLength as number);
+  const padding = filler.repeat(Math.ceil(missing / filler.length)).slice(0, missing);
+  return width > 0 ? text + padding : padding + text;
 }
 
 /** JSONata's whitespace for $trim: runs become one space. */

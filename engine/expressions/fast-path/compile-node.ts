@@ -333,10 +333,13 @@ function compilePath(node: AstNode, lambdaNames: ReadonlySet<string>): Evaluator
 
 /**
  * What evaluateStep gives for the last step over one item whose value is an array: the array itself,
- * unless it is a sequence, whose items are taken into a new one (a cons sequence stays one item).
+ * unless it is a sequence, whose items are taken into a new one (a cons sequence stays one item). Its
+ * callers finish() the answer: a sequence of one item that is not a list gives that item, not copied
+ * first (a filter's answer, `lines[state = "sale"]` of one).
  */
 export function lastStepArray(run: Run, value: unknown[]): unknown {
   if (!isSequence(value)) return value;
+  if (value.length === 1 && !value.cons && 0 in value && !Array.isArray(value[0])) return value[0];
   const flat = createSequence(run);
   if (value.cons) pushItem(run, flat, value);
   else for (let index = 0; index < value.length; index++) if (index in value) pushItem(run, flat, value[index]);

@@ -75,7 +75,7 @@ export function evaluateFilter(predicate: Predicate, input: unknown, frame: Fram
 }
 
 /** A filter `[n]` with a number literal: the item at that place (from the end when negative), added to `results`. */
-export function filterByIndex(run: Run, input: unknown, at: number, results: unknown[]): unknown {
+function filterByIndex(run: Run, input: unknown, at: number, results: unknown[]): unknown {
   const items: unknown[] = Array.isArray(input) ? input : createSequence(run, input);
   let index = Math.floor(at);
   if (index < 0) index = items.length + index;
@@ -84,6 +84,22 @@ export function filterByIndex(run: Run, input: unknown, at: number, results: unk
   if (Array.isArray(item)) return item;
   results.push(item);
   return results;
+}
+
+/**
+ * The generated code's filter `[n]` with a number literal (codegen/filters.ts): the item found, itself.
+ * filterByIndex gives a list item as it is, but puts any other in a sequence of one, which each reader
+ * unwraps again: the next filter and a path's step read an item as the sequence of it, finish() gives
+ * the item (and a path's last step copied the sequence first, lastStepArray). Nothing found (or an input
+ * that is nothing) as filterByIndex: an empty sequence.
+ */
+export function itemByIndex(run: Run, input: unknown, at: number): unknown {
+  const index = Math.floor(at);
+  let item: unknown;
+  // A value that is not a list is read as the sequence of it: its place is 0, or -1 from the end.
+  if (Array.isArray(input)) item = input[index < 0 ? input.length + index : index];
+  else if (index === 0 || index === -1) item = input;
+  return item !== undefined ? item : filterByIndex(run, input, at, createSequence(run));
 }
 
 /**

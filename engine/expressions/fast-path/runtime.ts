@@ -390,6 +390,9 @@ export function fastFunction(name: string): JsonataFunction | undefined {
 
 /** fn.boolean and fn.string, which the operators `and`, `or`, `? :` and `&` use directly. */
 export function toBoolean(value: unknown): unknown {
+  // fn.boolean's own answers for the usual conditions (a comparison, a field's text), without the call.
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') return value.length > 0;
   return (functions.get('boolean') as JsonataFunction).implementation(value);
 }
 

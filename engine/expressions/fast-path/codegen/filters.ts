@@ -55,7 +55,7 @@ function predicateFunction(predicate: AstNode, unit: Unit, writer: Writer): stri
   // As evaluateFilter: a number literal is a place, whatever follows it.
   if (predicate.type === 'number') {
     const at = numberLiteral(predicate.value as number) ?? unit.constant(predicate.value);
-    unit.lines.push(`function ${name}(v, frame, run) { return filterByIndex(run, v, ${at}, createSequence(run)); }`);
+    unit.lines.push(`function ${name}(v, frame, run) { return itemByIndex(run, v, ${at}); }`);
     return name;
   }
   const join = joinFunctions(predicate, unit, writer);

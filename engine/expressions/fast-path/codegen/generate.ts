@@ -84,13 +84,17 @@ function tailCallFunction(node: AstNode, unit: Unit): string {
     const callee = (call.procedure as AstNode).value as string;
     const isLambda = unit.lambdaNames.has(callee);
     const procedure = unit.name('p');
+    const builtin = isLambda ? '' : unit.name('b');
     const site = isLambda ? 'undefined' : unit.name('s');
     const args = unit.name('a');
     // The trampoline hands a tail call's arguments on unwrapped; a function the built-in only calls is not marked (called-only.ts).
     const calledOnly = isLambda ? [] : calledOnlyArguments(callee, call.arguments as AstNode[]);
     const argFunctions = (call.arguments as AstNode[]).map((arg, index) => (calledOnly[index] === true ? calledOnlyFunction(arg, unit) : functionFor(arg, unit)));
     return [
-      isLambda ? `function ${procedure}(input, frame, run) { return lookupVariable(run, frame, ${textLiteral(callee)}); }` : `function ${procedure}() { return resolveBuiltin(${textLiteral(callee)}); }`,
+      // A built-in is looked up once, as a direct call's is.
+      isLambda
+        ? `function ${procedure}(input, frame, run) { return lookupVariable(run, frame, ${textLiteral(callee)}); }`
+        : `let ${builtin}; function ${procedure}() { return ${builtin} === undefined ? (${builtin} = resolveBuiltin(${textLiteral(callee)})) : ${builtin}; }`,
       isLambda ? '' : `const ${site} = new CallSiteSignature();`,
       `const ${args} = [${argFunctions.join(', ')}];`,
       `function ${name}(input, frame, run) { return new Thunk(${procedure}, ${args}, input, frame, ${site}); }`,

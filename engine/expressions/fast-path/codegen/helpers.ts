@@ -2,7 +2,7 @@ import { binary, boolize } from '../operators';
 import { evaluateStep, lastStepArray, type Evaluator } from '../compile-node';
 import { filterJoined, joinedItems } from '../joins';
 import { regexMatcher } from '../language';
-import { evaluateSort, filterByIndex, timesKept } from '../paths';
+import { evaluateSort, itemByIndex, timesKept } from '../paths';
 import { builtinFunction, lookupVariable, readVariable } from '../builtins';
 import {
   FALLBACK, FastLambda, Frame, Thunk, apply, applyBuiltin, checkClock, checkText, createSequence, emptyObject, fieldOf, finish, functionArgument, lookup,
@@ -111,7 +111,7 @@ function markCons(result: unknown[]): unknown[] {
 
 export const HELPERS = Object.freeze({
   FALLBACK, Frame, FastLambda, Thunk, CallSiteSignature, apply, applyBuiltin, appendItem, calledOnly, binary, boolize, checkClock, checkText, createSequence,
-  emptyObject, keepMark, evaluateSort, evaluateStep, filterByIndex, filterJoined, finish, functionArgument, hasOwn, joinedItems, lastStepArray, lookup, lookupVariable, markCons, readVariable, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, timesKept, toBoolean, isSequence,
+  emptyObject, keepMark, evaluateSort, evaluateStep, filterJoined, finish, functionArgument, hasOwn, joinedItems, lastStepArray, lookup, lookupVariable, markCons, readVariable, needProcedure, negate, pathRest, plainOwner, resolveBuiltin, slowField, stepItems, timesKept, toBoolean, isSequence, itemByIndex,
   regexMatcher, ...GROUP_HELPERS,
 });
 
