@@ -186,7 +186,7 @@ export class LinearRegex {
 
   /** RegExp.prototype.exec with the `g` flag: from lastIndex, which moves to the end of the match. */
   exec(text: string): ExecAnswer | null {
-    if (this.native !== undefined) return this.nativeExec(this.native, text);
+    if (this.native !== undefined) return this.onNative(this.native, (native) => native.exec(text) as ExecAnswer | null);
     const matcher = this.find(text);
     if (matcher === undefined) return null;
     const answer = [] as unknown as ExecAnswer;
@@ -203,13 +203,7 @@ export class LinearRegex {
 
   /** exec(text) !== null, with the same move of lastIndex, without building the answer. */
   test(text: string): boolean {
-    if (this.native !== undefined) {
-      const native = this.native;
-      native.lastIndex = this.lastIndex;
-      const found = native.test(text);
-      this.lastIndex = native.lastIndex;
-      return found;
-    }
+    if (this.native !== undefined) return this.onNative(this.native, (native) => native.test(text));
     const matcher = this.find(text);
     if (matcher === undefined) return false;
     this.lastIndex = matcher.end();
@@ -227,9 +221,10 @@ export class LinearRegex {
     return undefined;
   }
 
-  private nativeExec(native: RegExp, text: string): ExecAnswer | null {
+  /** A call of the shared native RegExp from this matcher's lastIndex, which then moves as the RegExp's did. */
+  private onNative<T>(native: RegExp, call: (native: RegExp) => T): T {
     native.lastIndex = this.lastIndex;
-    const answer = native.exec(text);
+    const answer = call(native);
     this.lastIndex = native.lastIndex;
     return answer;
   }

@@ -100,13 +100,12 @@ function writesXml(call: CallSpec): boolean {
 }
 
 /**
- * The body as XML text when the call writes XML (requestType: xml, soap:, bodyXml:), with the headers
- * that go with it; the JSON value as it is otherwise. A value XML cannot hold fails the request, naming
- * the field; a bodyXml placeholder's value is escaped for its place, so it can never add markup.
+ * The body as XML text of a call that writes XML (writesXml), with the headers that go with it. A value
+ * XML cannot hold fails the request, naming the field; a bodyXml placeholder's value is escaped for its
+ * place, so it can never add markup.
  */
 async function xmlBody(call: CallSpec, system: SystemSpec, context: ExpressionContext, value: unknown, observer: TraceObserver | undefined): Promise<{ body: unknown; xmlHeaders: Record<string, string> }> {
   const label = `calls.${call.name}`;
-  if (!writesXml(call)) return { body: value, xmlHeaders: {} };
   const { namespaces } = system.xml;
   try {
     let text: string | undefined;
@@ -225,6 +224,7 @@ export async function buildRequest(call: CallSpec, system: SystemSpec, context: 
   const own = call.headers.filter(([name]) => !call.attemptHeaders.includes(name));
   if (own.length > 0) Object.assign(headers, await renderHeaders(call, own, context, observer));
   const value = call.graphql ? await graphqlBody(call.graphql, context, label, observer) : call.body ? await evaluateSeen(call.body, context, `${label}.body`, observer) : undefined;
+  // Any other body goes as its JSON value, without waiting on a promise for it.
   const { body, xmlHeaders } = writesXml(call) ? await xmlBody(call, system, context, value, observer) : { body: value, xmlHeaders: {} };
   // The mapping's own headers win over the ones XML brings (any letter case).
   for (const [name, text] of Object.entries(xmlHeaders)) if (!Object.keys(headers).some((key) => key.toLowerCase() === name.toLowerCase())) headers[name] = text;
